@@ -1,0 +1,184 @@
+"""The contract between the daemon and a dialogue policy. Pure types, no I/O.
+
+A policy is hard-coded logic that sees every turn *before* any model or tool runs. The runtime (console or
+phone, see `conversation.py`) feeds it events and gets back a `Reply`. A reply may carry an `Effect`: work the
+policy wants done outside itself (a knowledge-base search, a model-written line). The runtime performs the
+effect and hands the result back with `on_effect_result`, which yields the next `Reply`; so the policy decides
+what may happen, the runtime only does it.
+
+A model's tool call is checked with `call_tool` before anything runs: the policy answers with a `ToolCall`
+(allowed or not, and why) and, for tools it owns (language, region, handoff, end of call), applies it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One permission decision on a tool, as recorded in the turn and session history."""
+
+    name: str
+    allowed: bool
+    reason: str
+    arguments: Mapping[str, Any] = field(default_factory=dict)
+    result: Any = None  # what a policy-owned tool returned (for the model), or None
+    effect: Effect | None = None  # for an allowed tool the runtime must run (e.g. the knowledge base)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "allowed": self.allowed, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class KnowledgeHit:
+    """One knowledge-base result with its citation."""
+
+    entry_id: str
+    title: str
+    source: str
+    text: str
+    score: float
+    language: str
+    fallback: bool = False  # found in another language than asked (kk -> ru)
+
+
+@dataclass(frozen=True)
+class KnowledgeSearch:
+    """Effect: search the knowledge base. Result: `list[KnowledgeHit]`, or `None` when no KB is configured."""
+
+    query: str
+    language: str
+    region_code: str
+    limit: int = 3
+
+
+@dataclass(frozen=True)
+class ModelTurn:
+    """Effect: ask the model for the next line.
+
+    Result: the model's text, or `None` when no model is configured or it failed (the policy then speaks
+    `fallback`). `tools` lists the tool names the policy allows *now*; every call the model makes still goes
+    through `PolicySession.call_tool`.
+    """
+
+    system: str
+    messages: Sequence[Mapping[str, Any]]
+    fallback: str
+    tools: Sequence[str] = ()
+    purpose: str = ""  # short tag for logs and records, e.g. "answer", "probe", "goodbye"
+
+
+Effect = KnowledgeSearch | ModelTurn
+
+
+@dataclass
+class Reply:
+    """What the policy wants said and done after one event."""
+
+    text: str | None
+    language: str  # TTS voice: "ru", "kk", "hi", ...
+    hang_up: bool = False  # arm CallEnd once this reply has played
+    hang_up_reason: str | None = None
+    disposition: str | None = None
+    transfer: bool = False  # hand the caller to the route's handoff target after this reply
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    effect: Effect | None = None
+    fields: dict[str, Any] = field(default_factory=dict)  # policy-specific turn fields (state, phase, ...)
+
+
+@runtime_checkable
+class PolicySession(Protocol):
+    """One conversation with one policy. Every method is pure and fast (well under 1 ms)."""
+
+    call_id: str
+    hold_s: float  # how long a dangling utterance is held for its continuation; 0 = never
+
+    def start(self) -> Reply:
+        """The call is answered: the greeting."""
+        ...
+
+    def on_utterance(self, text: str) -> Reply:
+        """The caller said `text` (already merged across a turn boundary)."""
+        ...
+
+    def on_dtmf(self, digit: str) -> Reply:
+        """The caller pressed a key."""
+        ...
+
+    def on_silence(self) -> Reply:
+        """The caller said nothing for the idle timeout: re-prompt, or give up (hang_up) after repeats."""
+        ...
+
+    def on_not_heard(self) -> Reply:
+        """Speech arrived but could not be transcribed (STT failure): the hearing-problem line."""
+        ...
+
+    def on_effect_result(self, result: Any) -> Reply:
+        """The result of the previous reply's `effect`."""
+        ...
+
+    def call_tool(self, name: str, arguments: Mapping[str, Any]) -> ToolCall:
+        """A model asks for a tool: check it (and apply it when the policy owns it). Recorded either way."""
+        ...
+
+    def utterance_may_continue(self, text: str) -> bool:
+        """True when `text` ends dangling and should be held `hold_s` for its continuation."""
+        ...
+
+    def on_call_ended(self, ended_by: str) -> None:
+        """The call is over (bot, caller, watchdog, system). Idempotent."""
+        ...
+
+    def snapshot(self) -> dict[str, Any]:
+        """Current state for records and the console (same keys as `Reply.fields`)."""
+        ...
+
+
+@dataclass(frozen=True)
+class SelfTestResult:
+    name: str
+    passed: bool
+    details: str = ""
+
+
+@dataclass(frozen=True)
+class SelfTestCase:
+    """One scripted conversation or rule check of `dialogue-self-test`; runs with no I/O."""
+
+    name: str
+    run: Callable[[], SelfTestResult]
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One line of `doctor`: OK, WARN or FAIL, what was checked, and for a failure what to do."""
+
+    name: str
+    status: str  # "OK" | "WARN" | "FAIL"
+    detail: str = ""
+
+    def as_dict(self) -> dict[str, str]:
+        return {"name": self.name, "status": self.status, "detail": self.detail}
+
+
+class PolicyDefinition(Protocol):
+    """What a policy package exposes as `POLICY` in its `__init__.py`."""
+
+    name: str
+    languages: tuple[str, ...]  # TTS voices its calls need
+    turn_fields: tuple[str, ...]  # keys its `Reply.fields` always carries
+
+    def validate_route(self, route: Any) -> list[str]:
+        """Errors in a route's options for this policy (e.g. a bad freight load file); [] when fine."""
+        ...
+
+    def new_session(self, call_id: str, route: Any, *, options: Mapping[str, Any] | None = None) -> PolicySession:
+        """A fresh session. `options` may carry e.g. `load` (freight), `model_available`, `knowledge_available`."""
+        ...
+
+    def self_test(self) -> list[SelfTestCase]: ...
+
+    def doctor_checks(self) -> list[CheckResult]: ...

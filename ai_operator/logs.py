@@ -1,0 +1,68 @@
+"""Logging set-up: every log line goes through structlog.
+
+On a terminal the lines are readable (key=value, coloured); otherwise (systemd, CI, files) each line is one
+JSON object. Secrets never reach a log line: `redact` masks known secret values wherever they appear.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import Any
+
+import structlog
+
+_SECRETS: set[str] = set()
+
+
+def register_secret(value: str | None) -> None:
+    """Remember a secret value (password, API key) so that no log line can carry it."""
+    if value and len(value) >= 4:
+        _SECRETS.add(value)
+
+
+def redact(text: str) -> str:
+    """Replace every registered secret in `text` by `***`."""
+    for secret in _SECRETS:
+        if secret in text:
+            text = text.replace(secret, "***")
+    return text
+
+
+def _redact_processor(_logger: Any, _name: str, event_dict: dict[str, Any]) -> dict[str, Any]:
+    if not _SECRETS:
+        return event_dict
+    for key, value in list(event_dict.items()):
+        if isinstance(value, str):
+            event_dict[key] = redact(value)
+        elif isinstance(value, BaseException):
+            event_dict[key] = redact(repr(value))
+    return event_dict
+
+
+def configure_logging(level: str = "info", fmt: str = "auto", stream: Any = None) -> None:
+    """Configure structlog. `fmt` is `json`, `console` or `auto` (console when the stream is a TTY)."""
+    stream = stream or sys.stderr
+    if fmt == "auto":
+        fmt = "console" if getattr(stream, "isatty", lambda: False)() else "json"
+    renderer: Any = (
+        structlog.dev.ConsoleRenderer(colors=True) if fmt == "console" else structlog.processors.JSONRenderer(ensure_ascii=False)
+    )
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            _redact_processor,
+            structlog.processors.format_exc_info,
+            renderer,
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelName(level.upper())),
+        logger_factory=structlog.PrintLoggerFactory(file=stream),
+        cache_logger_on_first_use=False,
+    )
+
+
+def get_logger(name: str) -> Any:
+    """A structlog logger bound with the component name."""
+    return structlog.get_logger(component=name)
