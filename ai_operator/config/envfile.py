@@ -38,8 +38,10 @@ def _unquote(raw: str, path: str, lineno: int) -> str:
         return ""
     quote = raw[0]
     if quote in ("'", '"'):
-        end = raw.find(quote, 1)
-        if end == -1:
+        end = 1
+        while end < len(raw) and raw[end] != quote:
+            end += 2 if quote == '"' and raw[end] == "\\" else 1
+        if end >= len(raw):
             raise EnvFileError(path, lineno, f"unterminated {quote} quote")
         rest = raw[end + 1 :].strip()
         if rest and not rest.startswith("#"):

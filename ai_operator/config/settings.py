@@ -86,6 +86,7 @@ ROUTE_OPTIONS: dict[str, str] = {
     "LLM": "per-route model provider override",
     "HOLD_S": "turn-boundary hold for dangling utterances (seconds)",
 }
+PATH_OPTIONS = ("LOAD",)  # relative paths are resolved against the env file's folder
 PRODUCTION_ROUTES = ("KAZAKHTELECOM",)
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -233,6 +234,9 @@ def build_settings(entries: list[EnvEntry], environ: Mapping[str, str] | None = 
                 f"{policy!r}, which does not exist"
             )
         options = {k: v for k, v in opts.items() if k not in ("ENABLED", "POLICY")}
+        for opt in PATH_OPTIONS:
+            if options.get(opt) and not Path(options[opt]).is_absolute() and Path(source).is_file():
+                options[opt] = str(Path(source).resolve().parent / options[opt])
         routes[name.lower()] = Route(name=name.lower(), enabled=enabled, policy=policy, options=options)
 
     codec = values["RTP_CODEC"]

@@ -1,0 +1,162 @@
+"""Runs one policy session and performs the effects it asks for. The same code serves the console and the phone.
+
+Every event goes to the policy first. Only when the policy's reply carries an effect does anything else run:
+a knowledge-base search, or a model turn. A model's tool calls go back through `PolicySession.call_tool` before
+they run, so the gate stays in code whatever the model says. The outcome of one event is a `TurnOutcome`: the
+final reply, every tool decision made on the way, and the time spent in the policy, the KB and the model.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ai_operator.dialogue import KnowledgeHit, KnowledgeSearch, ModelTurn, PolicySession, Reply, ToolCall
+from ai_operator.logs import get_logger
+
+log = get_logger("conversation")
+
+MAX_EFFECT_STEPS = 6  # a policy that keeps asking for effects is cut off here
+
+
+class KnowledgeSource(Protocol):
+    async def search(self, query: str, language: str, region_code: str, limit: int = 3) -> list[KnowledgeHit]: ...
+
+
+class ChatModelLike(Protocol):
+    async def complete(
+        self,
+        system: str,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        tools: Sequence[str] = (),
+        run_tool: Callable[[str, dict], Awaitable[str]] | None = None,
+    ) -> str: ...
+
+
+@dataclass
+class TurnOutcome:
+    """The result of one event: what to say and do, and how long each part took (ms)."""
+
+    reply: Reply
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+
+
+class Conversation:
+    """A policy session plus the adapters its effects need. `knowledge`/`model` may be None (not configured)."""
+
+    def __init__(
+        self,
+        session: PolicySession,
+        *,
+        knowledge: KnowledgeSource | None = None,
+        model: ChatModelLike | None = None,
+        log_context: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.session = session
+        self.knowledge = knowledge
+        self.model = model
+        self._log = log.bind(call_id=session.call_id, **(log_context or {}))
+
+    async def start(self) -> TurnOutcome:
+        return await self._run(self.session.start)
+
+    async def utterance(self, text: str) -> TurnOutcome:
+        return await self._run(lambda: self.session.on_utterance(text))
+
+    async def dtmf(self, digit: str) -> TurnOutcome:
+        return await self._run(lambda: self.session.on_dtmf(digit))
+
+    async def silence(self) -> TurnOutcome:
+        return await self._run(self.session.on_silence)
+
+    async def not_heard(self) -> TurnOutcome:
+        return await self._run(self.session.on_not_heard)
+
+    async def _run(self, first: Callable[[], Reply]) -> TurnOutcome:
+        timings = {"policy_ms": 0.0, "kb_ms": 0.0, "model_ms": 0.0}
+        outcome = TurnOutcome(reply=Reply(text=None, language=""), timings=timings)
+        t0 = time.perf_counter()
+        reply = first()
+        timings["policy_ms"] += (time.perf_counter() - t0) * 1000
+        outcome.tool_calls.extend(reply.tool_calls)
+        steps = 0
+        while reply.effect is not None and steps < MAX_EFFECT_STEPS:
+            steps += 1
+            result = await self._perform(reply.effect, outcome)
+            t0 = time.perf_counter()
+            reply = self.session.on_effect_result(result)
+            timings["policy_ms"] += (time.perf_counter() - t0) * 1000
+            outcome.tool_calls.extend(reply.tool_calls)
+        if reply.effect is not None:
+            self._log.error("policy_effect_loop", steps=steps, effect=type(reply.effect).__name__)
+            outcome.errors.append("policy asked for too many effects in one turn")
+        outcome.reply = reply
+        outcome.reply.tool_calls = list(outcome.tool_calls)
+        return outcome
+
+    async def _perform(self, effect: Any, outcome: TurnOutcome) -> Any:
+        if isinstance(effect, KnowledgeSearch):
+            return await self._search(effect, outcome)
+        if isinstance(effect, ModelTurn):
+            return await self._model_turn(effect, outcome)
+        self._log.error("policy_effect_unknown", effect=type(effect).__name__)
+        outcome.errors.append(f"unknown effect {type(effect).__name__}")
+        return None
+
+    async def _search(self, effect: KnowledgeSearch, outcome: TurnOutcome) -> list[KnowledgeHit] | None:
+        source = self.knowledge
+        if source is None:
+            return None
+        t0 = time.perf_counter()
+        try:
+            hits = await source.search(effect.query, effect.language, effect.region_code, effect.limit)
+        except Exception as exc:
+            self._log.error("kb_search_failed", error=str(exc))
+            outcome.errors.append(f"kb: {exc}")
+            hits = []
+        outcome.timings["kb_ms"] += (time.perf_counter() - t0) * 1000
+        return hits
+
+    async def _model_turn(self, effect: ModelTurn, outcome: TurnOutcome) -> str | None:
+        if self.model is None:
+            return None
+
+        async def run_tool(name: str, arguments: dict) -> str:
+            call = self.session.call_tool(name, arguments)
+            outcome.tool_calls.append(call)
+            if not call.allowed:
+                self._log.info("tool_denied", tool=name, reason=call.reason)
+                return json.dumps({"error": "denied", "reason": call.reason}, ensure_ascii=False)
+            if isinstance(call.effect, KnowledgeSearch):
+                hits = await self._search(call.effect, outcome)
+                if hits is None:
+                    return json.dumps({"error": "no knowledge base configured"})
+                return json.dumps([_hit_for_model(h) for h in hits], ensure_ascii=False)
+            return json.dumps({"ok": True, "result": call.result}, ensure_ascii=False, default=str)
+
+        t0 = time.perf_counter()
+        try:
+            return await self.model.complete(effect.system, effect.messages, tools=effect.tools, run_tool=run_tool)
+        except Exception as exc:
+            self._log.warning("model_failed", purpose=effect.purpose, error=str(exc))
+            outcome.errors.append(f"model: {exc}")
+            return None
+        finally:
+            outcome.timings["model_ms"] += (time.perf_counter() - t0) * 1000
+
+
+def _hit_for_model(hit: KnowledgeHit) -> dict[str, Any]:
+    return {
+        "id": hit.entry_id,
+        "title": hit.title,
+        "source": hit.source,
+        "text": hit.text,
+        "language": hit.language,
+        "fallback": hit.fallback,
+    }

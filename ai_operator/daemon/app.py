@@ -1,0 +1,211 @@
+"""`ai-operator run`: the daemon. Wires ARI, storage, media and metrics; handles SIGHUP (reload) and SIGTERM (drain).
+
+SIGTERM: stop taking calls (they go back to the dialplan), let calls finish for DRAIN_TIMEOUT_S, end the rest
+through CallEnd with a closing line, flush the records, exit 0. SIGHUP: re-read the env file; route changes
+apply to new calls at once, calls in progress keep their route; a bad file is rejected and the old settings
+stay. With systemd (`Type=notify`), READY=1 is sent once ARI is connected and the watchdog is pinged while
+ARI is connected.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from collections.abc import Callable
+from contextlib import suppress
+from pathlib import Path
+from typing import Any
+
+from ai_operator.config import ConfigError, EnvFileError, Settings, load_settings, require
+from ai_operator.daemon.manager import CallManager
+from ai_operator.daemon.services import Services
+from ai_operator.logs import get_logger, register_secret
+from ai_operator.media.codecs import get_codec
+from ai_operator.media.playout import Pacer
+from ai_operator.media.transport import TOTALS, PortAllocator
+
+log = get_logger("daemon")
+
+
+class Daemon:
+    """The running daemon; `serve()` returns when it has stopped."""
+
+    def __init__(self, settings: Settings, *, env_path: str | None, overrides: dict[str, Any] | None = None) -> None:
+        self.settings = settings
+        self.env_path = env_path
+        self.overrides = overrides or {}
+        self.stop_requested = asyncio.Event()
+        self.ready = asyncio.Event()
+        self.svc: Services | None = None
+        self.manager: CallManager | None = None
+        self.stream: Any = None
+        self.db: Any = None
+        self._db_ok = False
+
+    # ---- signals ----------------------------------------------------------------------------------------------
+    def reload(self) -> bool:
+        """Re-read the env file (SIGHUP). Returns whether the new settings were taken."""
+        if self.env_path is None or self.svc is None:
+            return False
+        try:
+            new = load_settings(self.env_path)
+        except (EnvFileError, ConfigError) as exc:
+            log.error("reload_rejected", reason=str(exc), kept="previous settings")
+            return False
+        for secret in new.secrets():
+            register_secret(secret)
+        old_routes = {n: (r.enabled, r.policy) for n, r in self.settings.routes.items()}
+        new_routes = {n: (r.enabled, r.policy) for n, r in new.routes.items()}
+        self.settings = new
+        self.svc.settings = new
+        log.info("reloaded", routes={n: ("on" if e else "off") for n, (e, _) in new_routes.items()},
+                 changed=sorted(n for n in set(old_routes) | set(new_routes) if old_routes.get(n) != new_routes.get(n)))
+        return True
+
+    def request_stop(self) -> None:
+        log.info("stop_requested")
+        self.stop_requested.set()
+
+    # ---- life ---------------------------------------------------------------------------------------------------
+    async def _open_storage(self) -> tuple[Any, Any, Any]:
+        from ai_operator.kb.embeddings import build_embedder
+        from ai_operator.kb.store import KnowledgeBase
+        from ai_operator.storage.database import Database
+        from ai_operator.storage.records import RecordStore
+
+        state_dir = Path(self.settings.STATE_DIR)
+        try:
+            self.db = await Database.open(self.settings.DATABASE_URL or None, state_dir)
+            self._db_ok = True
+        except Exception as exc:  # records are spooled until the database is back
+            log.error("database_unavailable", error=str(exc), action="spooling records to disk")
+            self.db = None
+        records = RecordStore(self.db, state_dir / "spool" / "records.jsonl")
+        await records.start()
+        knowledge = KnowledgeBase(self.db, build_embedder(self.settings)) if self.db is not None else None
+        return self.db, records, knowledge
+
+    async def serve(self) -> int:
+        from ai_operator.ari.errors import AriAuthError, AriError
+        from ai_operator.ari.events_ws import AriEventStream
+        from ai_operator.ari.rest import AriRestClient
+        from ai_operator.ops.http import MetricsServer
+        from ai_operator.ops.metrics import Metrics
+        from ai_operator.ops.sdnotify import Notifier
+
+        s = self.settings
+        require(s, "ARI_URL", "ARI_USER", "ARI_PASSWORD", "ARI_APP")
+        state_dir = Path(s.STATE_DIR)
+        state_dir.mkdir(parents=True, exist_ok=True)
+        _, records, knowledge = await self._open_storage()
+        metrics = self.overrides.get("metrics") or Metrics()
+        pacer = Pacer()
+        await pacer.start()
+        metrics.set_rtp_source(lambda: {**TOTALS.as_dict(), "underruns": pacer_underruns(pacer)})
+        ari = AriRestClient(s.ARI_URL, s.ARI_USER, s.ARI_PASSWORD)
+        self.svc = Services(
+            settings=s, ari=ari, records=records, knowledge=knowledge, pacer=pacer,
+            ports=PortAllocator(s.RTP_HOST, s.RTP_PORT_MIN, s.RTP_PORT_MAX), codec=get_codec(s.RTP_CODEC),
+            metrics=metrics, state_dir=state_dir,
+            stt_override=self.overrides.get("stt"), tts_override=self.overrides.get("tts"),
+            model_override=self.overrides.get("model"), observer=self.overrides.get("observer"),
+        )
+        self.manager = manager = CallManager(self.svc)
+        notifier = Notifier.from_env()
+        metrics_server = None
+        if s.METRICS_PORT:
+            metrics_server = MetricsServer(metrics, s.METRICS_HOST, s.METRICS_PORT, health=self.health)
+            await metrics_server.start()
+
+        async def on_connect(reconnected: bool) -> None:
+            if reconnected:
+                metrics.ari_reconnects_total.inc()
+                await manager.reconcile()
+            else:
+                notifier.ready(f"ARI connected to {s.ARI_URL}")
+                self.ready.set()
+                log.info("ready", app=s.ARI_APP, ari=s.ARI_URL, rtp=f"{s.RTP_HOST}:{s.RTP_PORT_MIN}-{s.RTP_PORT_MAX}",
+                         codec=s.RTP_CODEC, max_calls=s.MAX_CALLS)
+
+        self.stream = AriEventStream(s.ARI_URL, s.ARI_USER, s.ARI_PASSWORD, s.ARI_APP, on_connect=on_connect)
+        consumer = asyncio.create_task(self._consume(manager))
+        watchdog = asyncio.create_task(self._watchdog(notifier))
+        exit_code = 0
+        stop_wait = asyncio.create_task(self.stop_requested.wait())
+        done, _ = await asyncio.wait({consumer, stop_wait}, return_when=asyncio.FIRST_COMPLETED)
+        if consumer in done and consumer.exception() is not None:
+            exc = consumer.exception()
+            kind = "ari_auth_failed" if isinstance(exc, AriAuthError) else "ari_failed"
+            if isinstance(exc, AriError):
+                log.error(kind, error=str(exc))
+            else:
+                log.error("event_loop_failed", error=repr(exc))
+            exit_code = 1
+        notifier.stopping("draining calls")
+        await manager.drain(s.DRAIN_TIMEOUT_S if exit_code == 0 else 0.0)
+        stop_wait.cancel()
+        watchdog.cancel()
+        await self.stream.close()
+        consumer.cancel()
+        with suppress(asyncio.CancelledError, Exception):
+            await consumer
+        await pacer.stop()
+        await records.close()
+        if metrics_server is not None:
+            await metrics_server.stop()
+        await ari.close()
+        if self.db is not None:
+            await self.db.close()
+        log.info("stopped", exit_code=exit_code, spooled_records=records.spooled)
+        return exit_code
+
+    async def _consume(self, manager: CallManager) -> None:
+        async for event in self.stream:
+            await manager.handle(event)
+
+    async def _watchdog(self, notifier: Any) -> None:
+        interval = notifier.watchdog_interval_s()
+        if not interval:
+            return
+        while True:
+            await asyncio.sleep(interval / 2)
+            if self.stream is not None and self.stream.connected:
+                notifier.watchdog()
+
+    async def health(self) -> dict[str, Any]:
+        db_ok = False
+        if self.db is not None:
+            with suppress(Exception):
+                db_ok = await self.db.ping()
+        return {
+            "ari_connected": bool(self.stream is not None and self.stream.connected),
+            "database_ok": db_ok,
+            **(self.manager.health() if self.manager else {}),
+        }
+
+
+def pacer_underruns(pacer: Pacer) -> int:
+    return getattr(pacer, "underruns", 0)
+
+
+def install_signal_handlers(daemon: Daemon, loop: asyncio.AbstractEventLoop) -> Callable[[], None]:
+    """SIGHUP reloads, SIGTERM/SIGINT stop. Returns a function that removes the handlers."""
+    loop.add_signal_handler(signal.SIGHUP, daemon.reload)
+    loop.add_signal_handler(signal.SIGTERM, daemon.request_stop)
+    loop.add_signal_handler(signal.SIGINT, daemon.request_stop)
+
+    def remove() -> None:
+        for sig in (signal.SIGHUP, signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(sig)
+
+    return remove
+
+
+async def run_daemon(settings: Settings, *, env_path: str | None) -> int:
+    """Run until SIGTERM; returns the exit code."""
+    daemon = Daemon(settings, env_path=env_path)
+    remove = install_signal_handlers(daemon, asyncio.get_running_loop())
+    try:
+        return await daemon.serve()
+    finally:
+        remove()

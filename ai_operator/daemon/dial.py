@@ -1,0 +1,45 @@
+"""`ai-operator dial`: originate an outbound call into our Stasis app on a route (freight calls are outbound).
+
+The route (and a load file, for freight) travel as Stasis arguments: `<route>,outbound[,load=<path>]`; the
+daemon picks the call up when the callee answers and the channel enters Stasis.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from pathlib import Path
+
+from ai_operator.config import ConfigError, Settings, require
+from policies import load_policy
+
+
+def stasis_args(route: str, load: str | None) -> str:
+    args = [route, "outbound"]
+    if load:
+        args.append(f"load={Path(load).resolve()}")
+    return ",".join(args)
+
+
+async def dial(settings: Settings, *, route_name: str, endpoint: str, load: str | None, caller_id: str | None) -> int:
+    from ai_operator.ari.errors import AriError
+    from ai_operator.ari.rest import AriRestClient
+
+    require(settings, "ARI_URL", "ARI_USER", "ARI_PASSWORD", "ARI_APP")
+    route = settings.route(route_name)
+    if route is None or not route.enabled:
+        raise ConfigError(f"ROUTE_{route_name.upper()}_ENABLED: route {route_name!r} is unknown or disabled")
+    if load:
+        errors = load_policy(route.policy).validate_route(
+            dataclasses.replace(route, options={**route.options, "LOAD": str(Path(load).resolve())})
+        )
+        if errors:
+            raise ConfigError(f"--load {load}: {'; '.join(errors)}")
+    async with AriRestClient(settings.ARI_URL, settings.ARI_USER, settings.ARI_PASSWORD) as ari:
+        try:
+            channel = await ari.originate(endpoint, settings.ARI_APP, stasis_args(route.name, load), caller_id=caller_id)
+        except AriError as exc:
+            print(f"ai-operator dial: {exc}", file=sys.stderr)
+            return 1
+    print(f"originated {channel.id} ({channel.name}) to {endpoint} on route {route.name}")
+    return 0

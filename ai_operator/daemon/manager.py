@@ -1,0 +1,171 @@
+"""Routes ARI events to calls: admission (route enabled, capacity, draining), DTMF, hang-ups, reconcile, drain.
+
+A caller channel's `StasisStart` names the route in its first Stasis argument (`Stasis(<app>,<route>)`);
+further arguments are `outbound` and `load=<path>` for calls we originated. A call that the bot must not take
+goes back to the dialplan untouched (`continue`) with a log line saying why. Our own externalMedia channels'
+`StasisStart` is recognised and handed to the call waiting for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+from typing import Any
+
+from ai_operator.ari.events import (
+    ApplicationReplaced,
+    ChannelDestroyed,
+    ChannelDtmfReceived,
+    ChannelHangupRequest,
+    StasisEnd,
+    StasisStart,
+)
+from ai_operator.daemon.call import Call
+from ai_operator.daemon.services import Services
+from ai_operator.logs import get_logger
+
+log = get_logger("manager")
+
+EXTERNAL_MEDIA_PREFIX = "UnicastRTP/"
+SHUTDOWN_GRACE_S = 25.0  # after the drain timeout: closing line + CallEnd watchdog bound
+
+
+def parse_stasis_args(args: list[str]) -> tuple[str, dict[str, str]]:
+    """`[route, "outbound", "load=/x.json"]` -> ("route", {"outbound": "", "load": "/x.json"})."""
+    route = (args[0] if args else "").strip().lower()
+    extra: dict[str, str] = {}
+    for arg in args[1:]:
+        key, _, value = arg.partition("=")
+        extra[key.strip().lower()] = value.strip()
+    return route, extra
+
+
+class CallManager:
+    """Owns the live calls of the daemon."""
+
+    def __init__(self, svc: Services) -> None:
+        self.svc = svc
+        self.calls: dict[str, Call] = {}
+        self.media_owner: dict[str, Call] = {}
+        self.tasks: dict[str, asyncio.Task[None]] = {}
+        self.draining = False
+        self.rejected: dict[str, int] = {}
+
+    async def handle(self, event: Any) -> None:
+        """One ARI event. Never raises: a failure is logged with the event type."""
+        try:
+            if isinstance(event, StasisStart):
+                await self._stasis_start(event)
+            elif isinstance(event, StasisEnd | ChannelDestroyed | ChannelHangupRequest):
+                call = self.calls.get(event.channel.id)
+                if call is not None:
+                    call.on_caller_gone("caller")
+            elif isinstance(event, ChannelDtmfReceived):
+                call = self.calls.get(event.channel.id)
+                if call is not None:
+                    call.on_dtmf(event.digit)
+            elif isinstance(event, ApplicationReplaced):
+                log.error("ari_application_replaced", app=event.application, reason="another client took over this app")
+        except Exception as exc:
+            log.error("event_handling_failed", type=getattr(event, "type", "?"), error=str(exc))
+
+    async def _stasis_start(self, event: StasisStart) -> None:
+        channel = event.channel
+        owner = self.media_owner.get(channel.id)
+        if owner is not None or channel.name.startswith(EXTERNAL_MEDIA_PREFIX):
+            if owner is not None:
+                owner.on_external_media_started()
+            return
+        route_name, extra = parse_stasis_args(event.args)
+        route = self.svc.settings.route(route_name) if route_name else None
+        reason = None
+        if self.draining:
+            reason = "draining"
+        elif route is None:
+            reason = "route_unknown"
+        elif not route.enabled:
+            reason = "route_disabled"
+        elif len(self.calls) >= self.svc.settings.MAX_CALLS:
+            reason = "over_capacity"
+        if reason is not None:
+            await self._reject(channel, route_name, reason)
+            return
+        assert route is not None
+        direction = "outbound" if "outbound" in extra else "inbound"
+        call = Call(self.svc, channel, route, direction=direction, load=extra.get("load") or None)
+        self.calls[call.call_id] = call
+        self.media_owner[call.em_channel_id] = call
+        self.tasks[call.call_id] = asyncio.create_task(self._run(call), name=f"call-{call.call_id}")
+
+    async def _reject(self, channel: Any, route_name: str, reason: str) -> None:
+        self.rejected[reason] = self.rejected.get(reason, 0) + 1
+        self.svc.metrics.reject(reason)
+        log.info("call_rejected", call_id=channel.id, route=route_name or None, reason=reason,
+                 action="continue in dialplan")
+        try:
+            await self.svc.ari.continue_in_dialplan(channel.id)
+        except Exception as exc:
+            log.warning("continue_failed", call_id=channel.id, error=str(exc))
+
+    async def _run(self, call: Call) -> None:
+        from ai_operator.storage.records import CallRecord
+
+        metrics = self.svc.metrics
+        metrics.calls_active.labels(route=call.route.name).inc()
+        caller = getattr(getattr(call.channel, "caller", None), "number", "") or None
+        try:
+            await self.svc.records.call_started(
+                CallRecord(
+                    call_id=call.call_id,
+                    route=call.route.name,
+                    policy=call.route.policy,
+                    caller_id=caller,
+                    direction=call.direction,
+                    started_at=call.started_at,
+                )
+            )
+            log.info("call_started", call_id=call.call_id, route=call.route.name, caller=caller, direction=call.direction)
+            await call.run()
+        finally:
+            metrics.calls_active.labels(route=call.route.name).dec()
+            self.calls.pop(call.call_id, None)
+            self.media_owner.pop(call.em_channel_id, None)
+            self.tasks.pop(call.call_id, None)
+
+    async def reconcile(self) -> None:
+        """After an ARI reconnect: calls whose channel no longer exists are closed (`ended_by=system`)."""
+        if not self.calls:
+            return
+        try:
+            live = {c.id for c in await self.svc.ari.list_channels()}
+        except Exception as exc:
+            log.warning("reconcile_failed", error=str(exc))
+            return
+        gone = [c for cid, c in self.calls.items() if cid not in live]
+        for call in gone:
+            call.on_caller_gone("system")
+        log.info("reconciled", live=len(self.calls) - len(gone), closed=len(gone))
+
+    async def drain(self, timeout_s: float) -> None:
+        """Stop taking calls; let calls finish for `timeout_s`, then end the rest with a closing line."""
+        self.draining = True
+        log.info("draining", calls=len(self.calls), timeout_s=timeout_s)
+        if await self._wait_empty(timeout_s):
+            return
+        for call in list(self.calls.values()):
+            call.shutdown()
+        if await self._wait_empty(SHUTDOWN_GRACE_S):
+            return
+        for task in list(self.tasks.values()):
+            task.cancel()
+        await asyncio.gather(*self.tasks.values(), return_exceptions=True)
+
+    async def _wait_empty(self, timeout_s: float) -> bool:
+        tasks = list(self.tasks.values())
+        if not tasks:
+            return True
+        await asyncio.wait(tasks, timeout=timeout_s)
+        return not self.tasks
+
+    def health(self) -> dict[str, Any]:
+        return {"calls": len(self.calls), "draining": self.draining, "at": datetime.now(UTC).isoformat()}

@@ -1,0 +1,76 @@
+"""Speaks replies: TTS chunks into the call's playout stream, one utterance at a time, cancellable on barge-in."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ai_operator.logs import get_logger
+from ai_operator.media.playout import PlayoutStream
+
+log = get_logger("speaker")
+_EMPTY = np.zeros(0, dtype=np.int16)
+
+
+class Speaker:
+    """Streams one reply at a time from a TTS adapter into `stream`; `cut()` stops it at once."""
+
+    def __init__(self, stream: PlayoutStream, tts: Any, *, on_error: Callable[[str, Exception], None]) -> None:
+        self.stream = stream
+        self.tts = tts
+        self._on_error = on_error
+        self._task: asyncio.Task[None] | None = None
+        self._count = 0
+        self.first_chunk_ms: dict[str, float] = {}
+
+    def say(self, text: str, language: str, *, cache: bool) -> str:
+        """Start speaking `text`; returns the utterance id. A previous utterance still playing is cut first."""
+        self.cut()
+        self._count += 1
+        utterance_id = f"u{self._count}"
+        self._task = asyncio.create_task(self._run(utterance_id, text, language, cache))
+        return utterance_id
+
+    async def _run(self, utterance_id: str, text: str, language: str, cache: bool) -> None:
+        t0 = time.perf_counter()
+        first = True
+        try:
+            stream_fn = self.tts.stream
+            chunks = stream_fn(text, language, cache=cache) if _accepts_cache(stream_fn) else stream_fn(text, language)
+            async for chunk in chunks:
+                if first:
+                    self.first_chunk_ms[utterance_id] = (time.perf_counter() - t0) * 1000
+                    first = False
+                self.stream.enqueue(chunk, utterance_id, final=False)
+            self.stream.enqueue(_EMPTY, utterance_id, final=True)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # TTS failure: the line is lost, the call goes on
+            self._on_error(utterance_id, exc)
+            if not first:
+                self.stream.enqueue(_EMPTY, utterance_id, final=True)
+
+    def cut(self) -> str | None:
+        """Stop synthesis and playout now (barge-in); returns the utterance that was playing, if any."""
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+        self._task = None
+        return self.stream.flush()
+
+    @property
+    def busy(self) -> bool:
+        """Synthesising or playing."""
+        return (self._task is not None and not self._task.done()) or self.stream.speaking or self.stream.queued_utterances > 0
+
+
+def _accepts_cache(fn: Any) -> bool:
+    import inspect
+
+    try:
+        return "cache" in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False

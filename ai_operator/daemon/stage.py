@@ -1,0 +1,146 @@
+"""A stage for the real daemon against the simulated PBX, in one process: the demo, the integration tests and
+the benchmarks use it. Also the caller side: espeak-ng speech for the simulated caller, and a scripted
+transcriber served by the local OpenAI-compatible test server (for machines without a real STT).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import secrets
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ai_operator.config import Settings
+from ai_operator.daemon.app import Daemon
+from ai_operator.simpbx import SimCall, SimulatedPbx
+
+DAEMON_READY_TIMEOUT_S = 30.0
+
+
+def settings_with(settings: Settings, **values: Any) -> Settings:
+    """A copy of `settings` with some keys replaced (keys as in the env file)."""
+    return dataclasses.replace(settings, values={**settings.values, **values})
+
+
+async def espeak_pcm(text: str, language: str) -> np.ndarray:
+    """`text` spoken by espeak-ng, int16 at 8 kHz (the simulated caller's voice)."""
+    from ai_operator.speech.espeak import EspeakTTS
+
+    chunks = [c async for c in EspeakTTS().stream(text, language)]
+    return np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.int16)
+
+
+class ScriptedTranscripts:
+    """What the local test server answers to a transcription request: the line the caller is saying now.
+
+    Honest simulation for machines with no speech recognizer: the caller's audio is real (espeak-ng, over RTP,
+    through the real VAD); the text comes from the caller's script. A second fragment of the same line is
+    transcribed as empty.
+    """
+
+    def __init__(self) -> None:
+        self.current: str = ""
+
+    def __call__(self, _wav: bytes, _fields: dict) -> str:
+        text, self.current = self.current, ""
+        return text
+
+
+@dataclass
+class Stage:
+    pbx: SimulatedPbx
+    daemon: Daemon
+    settings: Settings
+    fake_openai: Any = None
+    transcripts: ScriptedTranscripts | None = None
+
+    def call_of(self, sim: SimCall) -> Any:
+        """The daemon's `Call` object for a simulated call (None once it has ended)."""
+        assert self.daemon.manager is not None
+        return self.daemon.manager.calls.get(sim.channel_id)
+
+    async def wait_bot_quiet(self, sim: SimCall, *, min_turns: int = 0, timeout: float = 30.0, quiet_s: float = 0.3) -> None:
+        """Until the bot has taken `min_turns` turns and is neither thinking nor speaking."""
+        deadline = time.monotonic() + timeout
+        quiet_since: float | None = None
+        while time.monotonic() < deadline:
+            call = self.call_of(sim)
+            if call is None:
+                return
+            busy = call.queue.qsize() > 0 or (call.speaker is not None and call.speaker.busy) or call.segmenter.in_speech
+            if call.turns.seq >= min_turns and not busy:
+                quiet_since = quiet_since or time.monotonic()
+                if time.monotonic() - quiet_since >= quiet_s:
+                    return
+            else:
+                quiet_since = None
+            await asyncio.sleep(0.05)
+        raise TimeoutError(f"bot still busy after {timeout} s")
+
+    async def say(self, sim: SimCall, text: str, language: str) -> None:
+        """The simulated caller says `text` (espeak-ng audio over RTP); the scripted STT will hear `text`."""
+        if self.transcripts is not None:
+            self.transcripts.current = text
+        sim.say(await espeak_pcm(text, language))
+        await sim.wait_said(timeout=60)
+
+
+@asynccontextmanager
+async def simulated_stage(
+    settings: Settings,
+    *,
+    state_dir: Path,
+    scripted_stt: bool = True,
+    overrides: dict[str, Any] | None = None,
+    **values: Any,
+) -> AsyncIterator[Stage]:
+    """Start the simulated PBX and the daemon against it; stop both on exit."""
+    password = secrets.token_hex(8)
+    pbx = SimulatedPbx(user="ai-operator", password=password)
+    url = await pbx.start()
+    fake = transcripts = None
+    overrides = dict(overrides or {})
+    try:
+        if scripted_stt and "stt" not in overrides:
+            from ai_operator.speech.stt import OpenAITranscriber
+            from ai_operator.testing.openai_server import FakeOpenAI
+
+            fake = FakeOpenAI()
+            transcripts = ScriptedTranscripts()
+            fake.transcripts = transcripts
+            base = await fake.start()
+            overrides["stt"] = OpenAITranscriber(api_key=fake.api_key, base_url=base, timeout_s=5.0)
+        staged = settings_with(
+            settings,
+            ARI_URL=url,
+            ARI_USER="ai-operator",
+            ARI_PASSWORD=password,
+            STATE_DIR=str(state_dir),
+            METRICS_PORT=values.pop("METRICS_PORT", 0),
+            **values,
+        )
+        daemon = Daemon(staged, env_path=None, overrides=overrides)
+        task = asyncio.create_task(daemon.serve())
+        ready = asyncio.create_task(daemon.ready.wait())
+        done, _ = await asyncio.wait({task, ready}, timeout=DAEMON_READY_TIMEOUT_S, return_when=asyncio.FIRST_COMPLETED)
+        if ready not in done:
+            ready.cancel()
+            if task in done:
+                raise RuntimeError(f"daemon stopped before it was ready (exit {task.result()})")
+            raise TimeoutError("daemon not ready in time")
+        try:
+            yield Stage(pbx, daemon, staged, fake, transcripts)
+        finally:
+            daemon.request_stop()
+            await asyncio.wait_for(task, timeout=60)
+    finally:
+        if fake is not None:
+            await fake.stop()
+        await pbx.stop()

@@ -1,0 +1,119 @@
+"""Turn records and per-turn latency of one call.
+
+A turn's record is written when its reply's first RTP frame has gone out (that is when the last stage,
+`first_rtp_ms`, is known), or at once when the reply has no audio. Latency stages, in ms: `eou_ms` (caller
+speech end -> VAD end of utterance), `stt_ms`, `hold_ms` (turn boundary), `policy_ms`, `kb_ms`, `model_ms`,
+`tts_first_chunk_ms`, `first_rtp_ms` (caller speech end -> first RTP frame out) and `bridge_ms`, our own share:
+first_rtp minus the configured end-of-utterance silence, STT, model, TTS and a deliberate hold.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+from typing import Any
+
+from ai_operator.conversation import TurnOutcome
+
+_STAGE_FOR_METRIC = {
+    "eou_ms": "vad",
+    "stt_ms": "stt",
+    "policy_ms": "policy",
+    "model_ms": "model",
+    "tts_first_chunk_ms": "tts_first_frame",
+    "first_rtp_ms": "first_rtp",
+    "bridge_ms": "bridge",
+}
+
+
+def _p(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 1)
+
+
+class TurnLog:
+    """Builds and writes one call's turn records; keeps the latency figures for the call summary."""
+
+    def __init__(self, call: Any, svc: Any) -> None:
+        self.call = call
+        self.svc = svc
+        self.seq = 0
+        self._pending: dict[str, tuple[Any, dict[str, float], float | None]] = {}
+        self._speech_end: float | None = None
+        self._writes: set[asyncio.Task[None]] = set()
+        self.first_rtp: list[float] = []
+        self.bridge: list[float] = []
+
+    def speech_ended(self, at: float) -> None:
+        """The caller's last speech frame of the utterance being handled (monotonic)."""
+        self._speech_end = at
+
+    async def add(self, caller: str | None, outcome: TurnOutcome, timings: dict[str, float], utterance_id: str | None) -> None:
+        from ai_operator.storage.records import TurnRecord
+
+        reply = outcome.reply
+        t = {**timings, **{k: round(v, 3) for k, v in outcome.timings.items()}}
+        speech_end = self._speech_end if "stt_ms" in timings else None
+        if speech_end is not None:
+            self._speech_end = None
+        self.seq += 1
+        fields = dict(reply.fields)
+        record = TurnRecord(
+            call_id=self.call.call_id,
+            seq=self.seq,
+            at=datetime.now(UTC),
+            caller_text=caller,
+            bot_text=reply.text,
+            state=str(fields.get("state") or fields.get("phase") or "") or None,
+            fields={**fields, "hang_up": reply.hang_up, "transfer": reply.transfer, "language": fields.get("language", reply.language)},
+            tool_calls=[c.as_dict() for c in outcome.tool_calls],
+            timings=t,
+        )
+        if utterance_id is None:
+            await self._write(record)
+        else:
+            self._pending[utterance_id] = (record, t, speech_end)
+
+    def first_frame_sent(self, utterance_id: str, at: float | None) -> None:
+        """Playout sent the first frame of `utterance_id` at `at` (None: it never will, e.g. TTS failed)."""
+        entry = self._pending.pop(utterance_id, None)
+        if entry is None:
+            return
+        record, t, speech_end = entry
+        speaker = self.call.speaker
+        if speaker is not None and utterance_id in speaker.first_chunk_ms:
+            t["tts_first_chunk_ms"] = round(speaker.first_chunk_ms.pop(utterance_id), 3)
+        if at is not None and speech_end is not None:
+            first = (at - speech_end) * 1000
+            silence = self.call.tuning.vad_end_silence_ms
+            own = first - silence - sum(t.get(k, 0.0) for k in ("stt_ms", "model_ms", "tts_first_chunk_ms", "hold_ms"))
+            t["first_rtp_ms"] = round(first, 3)
+            t["bridge_ms"] = round(own, 3)
+            self.first_rtp.append(first)
+            self.bridge.append(own)
+        task = asyncio.get_running_loop().create_task(self._write(record))
+        self._writes.add(task)
+        task.add_done_callback(self._writes.discard)
+
+    async def _write(self, record: Any) -> None:
+        for key, stage in _STAGE_FOR_METRIC.items():
+            if key in record.timings:
+                self.svc.metrics.observe_stage(stage, max(0.0, record.timings[key]) / 1000)
+        await self.svc.records.turn(record)
+
+    async def close(self) -> None:
+        """Write what is still waiting for a first frame (the call ended first)."""
+        for utterance_id in list(self._pending):
+            self.first_frame_sent(utterance_id, None)
+        if self._writes:
+            await asyncio.gather(*self._writes, return_exceptions=True)
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "turns": self.seq,
+            "first_rtp_p50_ms": _p(self.first_rtp, 0.5),
+            "first_rtp_p95_ms": _p(self.first_rtp, 0.95),
+            "bridge_p95_ms": _p(self.bridge, 0.95),
+        }

@@ -1,0 +1,51 @@
+"""Doctor checks for Asterisk ARI: reachable, credentials, version, externalMedia, the Stasis app."""
+
+from __future__ import annotations
+
+from ai_operator.config import Settings
+from ai_operator.dialogue import CheckResult
+
+MIN_ARI_MAJOR_FOR_EXTERNAL_MEDIA = 5  # externalMedia arrived with Asterisk 16.6 (ARI 5.x)
+
+
+async def ari_checks(settings: Settings) -> list[CheckResult]:
+    from ai_operator.ari.errors import AriAuthError, AriError, AriHttpError, AriUnavailable
+    from ai_operator.ari.rest import AriRestClient
+
+    url, app = settings.ARI_URL, settings.ARI_APP
+    if not settings.ARI_USER or not settings.ARI_PASSWORD:
+        return [CheckResult("ARI credentials", "FAIL", "ARI_USER/ARI_PASSWORD not set: copy them from ari.conf")]
+    out: list[CheckResult] = []
+    async with AriRestClient(url, settings.ARI_USER, settings.ARI_PASSWORD, timeout_s=3.0) as ari:
+        try:
+            info = await ari.asterisk_info()
+        except AriAuthError:
+            return [CheckResult("ARI credentials", "FAIL", f"{url} refused ARI_USER={settings.ARI_USER}: check ari.conf")]
+        except AriUnavailable as exc:
+            return [CheckResult("ARI reachable", "FAIL", f"{exc}")]
+        except AriError as exc:
+            return [CheckResult("ARI reachable", "FAIL", f"{url}: {exc}")]
+        version = (info.get("system") or {}).get("version", "?")
+        out.append(CheckResult("ARI reachable", "OK", f"{url}, Asterisk {version}"))
+        out.append(CheckResult("ARI credentials", "OK", f"user {settings.ARI_USER} accepted"))
+        try:
+            resources = await ari.api_docs_resources()
+            api_version = str(resources.get("apiVersion", "0"))
+            major = int(api_version.split(".")[0] or 0)
+            if major >= MIN_ARI_MAJOR_FOR_EXTERNAL_MEDIA:
+                out.append(CheckResult("ARI externalMedia", "OK", f"ARI {api_version} supports POST /channels/externalMedia"))
+            else:
+                out.append(CheckResult("ARI externalMedia", "FAIL",
+                                       f"ARI {api_version} predates externalMedia: Asterisk 16.6+ needed (22 LTS targeted)"))
+        except AriError as exc:
+            out.append(CheckResult("ARI externalMedia", "WARN", f"could not read /api-docs/resources.json: {exc}"))
+        try:
+            await ari.get_application(app)
+            out.append(CheckResult("ARI application", "OK", f"Stasis app {app!r} registered (the daemon is connected)"))
+        except AriHttpError as exc:
+            if exc.status == 404:
+                out.append(CheckResult("ARI application", "WARN",
+                                       f"Stasis app {app!r} not registered: the daemon is not connected (start `ai-operator run`)"))
+            else:
+                out.append(CheckResult("ARI application", "FAIL", str(exc)))
+    return out

@@ -1,0 +1,94 @@
+"""Runs the doctor's check groups and prints one line per check (or JSON). Exit 0 when nothing FAILs."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import TextIO
+
+from ai_operator.config import ConfigError, EnvFileError, Settings, load_settings
+from ai_operator.dialogue import CheckResult
+
+GROUPS = ("dialogue", "system", "speech", "ari", "database")
+CheckGroup = Callable[[Settings, str], Awaitable[list[CheckResult]]]
+
+
+async def _dialogue(settings: Settings, env_path: str) -> list[CheckResult]:
+    from ai_operator.doctor.dialogue_checks import dialogue_checks
+
+    return dialogue_checks(settings)
+
+
+async def _system(settings: Settings, env_path: str) -> list[CheckResult]:
+    from ai_operator.doctor import system_checks as sc
+
+    return [
+        sc.env_file_permissions(env_path),
+        sc.state_dir_writable(settings.STATE_DIR),
+        sc.rtp_port_range_bindable(settings.RTP_HOST, settings.RTP_PORT_MIN, settings.RTP_PORT_MAX),
+    ]
+
+
+async def _speech(settings: Settings, env_path: str) -> list[CheckResult]:
+    from ai_operator.doctor.speech_checks import speech_checks
+
+    return await speech_checks(settings)
+
+
+async def _ari(settings: Settings, env_path: str) -> list[CheckResult]:
+    from ai_operator.doctor.ari_checks import ari_checks
+
+    return await ari_checks(settings)
+
+
+async def _database(settings: Settings, env_path: str) -> list[CheckResult]:
+    from ai_operator.doctor.database_checks import database_checks
+
+    return await database_checks(settings)
+
+
+GROUP_FUNCS: dict[str, CheckGroup] = {
+    "dialogue": _dialogue,
+    "system": _system,
+    "speech": _speech,
+    "ari": _ari,
+    "database": _database,
+}
+
+
+async def collect(env_path: str, groups: list[str]) -> list[CheckResult]:
+    """The env-file check, then every selected group (a group that crashes is one FAIL line, not a crash)."""
+    results: list[CheckResult] = []
+    try:
+        settings = load_settings(env_path)
+    except (EnvFileError, ConfigError) as exc:
+        return [CheckResult("env file", "FAIL", f"{exc}")]
+    results.append(CheckResult("env file", "OK", f"{env_path} valid ({len(settings.routes)} routes)"))
+    results.extend(CheckResult("env file", "WARN", w) for w in settings.warnings)
+    for group in groups:
+        try:
+            results.extend(await GROUP_FUNCS[group](settings, env_path))
+        except Exception as exc:
+            from ai_operator.logs import redact
+
+            results.append(CheckResult(f"{group} checks", "FAIL", redact(f"check crashed: {type(exc).__name__}: {exc}")))
+    return results
+
+
+def print_results(results: list[CheckResult], out: TextIO, *, as_json: bool) -> int:
+    failed = sum(r.status == "FAIL" for r in results)
+    warned = sum(r.status == "WARN" for r in results)
+    if as_json:
+        out.write(
+            json.dumps(
+                {"ok": failed == 0, "failed": failed, "warnings": warned, "checks": [r.as_dict() for r in results]},
+                ensure_ascii=False,
+                indent=2,
+            )
+            + "\n"
+        )
+    else:
+        for r in results:
+            out.write(f"[{r.status:<4}] {r.name}: {r.detail}\n")
+        out.write(f"\n{len(results)} checks: {len(results) - failed - warned} OK, {warned} WARN, {failed} FAIL\n")
+    return 1 if failed else 0
