@@ -1,0 +1,239 @@
+"""`OperatorSession`: the event handlers of the operator policy (greeting, language, region, questions). Pure.
+
+Caller intents are checked in a fixed order on every utterance: handoff, goodbye, then what the state expects
+(language in LANGUAGE_SELECTION, region in REGION_SELECTION, and in READY_TO_HELP an explicit language change,
+an explicit region change, or else a question). A question mentioning a city never changes the region.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ai_operator.dialogue import KnowledgeSearch, ModelTurn, Reply
+from policies.operator.answers import answer_from_hits
+from policies.operator.catalog import GREETING, bilingual
+from policies.operator.intents import is_closing, is_handoff_request
+from policies.operator.language import DTMF_LANGUAGE, detect_language, language_change
+from policies.operator.regions import (
+    RegionResult,
+    is_region_change_request,
+    resolve_almaty_answer,
+    resolve_region,
+)
+from policies.operator.session import REGION_AMBIGUOUS, SessionCore
+from policies.operator.states import Event, State
+
+MAX_REPROMPTS = 2  # silences re-prompted before the give-up line
+PRE_DIALOGUE = (State.CALL_STARTED, State.GREETING)
+
+
+class OperatorSession(SessionCore):
+    """One conversation; see the package docstring for the contract."""
+
+    def start(self) -> Reply:
+        if self.state != State.CALL_STARTED:
+            self.machine.record("start", False, f"already started (state {self.state.value})")
+            return self.reply(None)
+        self.machine.fire(Event.CALL_STARTED)
+        self.machine.fire(Event.GREETING_PLAYED)
+        return self.reply(GREETING, language="ru")
+
+    def on_utterance(self, text: str) -> Reply:
+        if self.state == State.ENDED:
+            self.machine.record("utterance", False, "ENDED is immutable")
+            return self.reply(None)
+        if not (text or "").strip():
+            return self.on_not_heard()
+        self.silences = 0
+        if self.state in PRE_DIALOGUE:
+            self.machine.record("utterance", False, f"no dialogue yet in {self.state.value}")
+            return self.reply(None)
+        if is_handoff_request(text):
+            return self._handoff_reply()
+        if is_closing(text):
+            return self._close_reply()
+        if self.state == State.HANDOFF:
+            return self.reply(self.say("handoff_already"))
+        if self.state == State.CLOSING:
+            return self.reply(
+                self.say("closing"), hang_up=True, hang_up_reason="caller_goodbye", disposition="completed"
+            )
+        if self.state == State.LANGUAGE_SELECTION:
+            lang = detect_language(text)
+            return (
+                self._language_chosen(lang)
+                if lang
+                else self.reply(bilingual("language_reask"), language="ru")
+            )
+        if self.state == State.REGION_SELECTION:
+            change = language_change(text)
+            if change and change != self.language:
+                return self._language_changed(change)
+            return self._region_answer(text)
+        return self._ready(text)
+
+    def on_dtmf(self, digit: str) -> Reply:
+        if self.state == State.ENDED:
+            self.machine.record(f"dtmf:{digit}", False, "ENDED is immutable")
+            return self.reply(None)
+        self.silences = 0
+        if digit == "0":
+            return self._handoff_reply()
+        if self.state == State.LANGUAGE_SELECTION and digit in DTMF_LANGUAGE:
+            return self._language_chosen(DTMF_LANGUAGE[digit])
+        self.machine.record(f"dtmf:{digit}", False, f"key {digit!r} has no meaning in {self.state.value}")
+        return self.reply(None)
+
+    def on_silence(self) -> Reply:
+        if self.state in (*PRE_DIALOGUE, State.HANDOFF, State.CLOSING, State.ENDED):
+            return self.reply(None)
+        self.silences += 1
+        if self.silences > MAX_REPROMPTS:
+            self.end_call("no_input", "no_input")
+            return self.reply(
+                self.say("give_up"), hang_up=True, hang_up_reason="no_input", disposition="no_input"
+            )
+        if self.state == State.LANGUAGE_SELECTION:
+            return self.reply(bilingual("language_prompt"), language="ru")
+        if self.state == State.REGION_SELECTION or self.awaiting:
+            key = "region_clarify_almaty" if self.awaiting == "almaty" else "region_prompt"
+            return self.reply(self.say(key))
+        return self.reply(self.say("idle"))
+
+    def on_not_heard(self) -> Reply:
+        if self.state == State.ENDED:
+            return self.reply(None)
+        self.silences = 0
+        return self.reply(self.say("not_heard"))
+
+    def on_effect_result(self, result: Any) -> Reply:
+        pending, self._pending = self._pending, ""
+        if not pending:
+            self.machine.record("effect_result", False, "no effect was pending")
+            return self.reply(None)
+        if self.state in (State.HANDOFF, State.CLOSING):  # a tool call moved the call on meanwhile
+            spoken = (
+                result.strip() if pending == "model" and isinstance(result, str) and result.strip() else ""
+            )
+            return self.reply(spoken or self.say("handoff" if self.state == State.HANDOFF else "closing"))
+        if pending == "model":
+            if isinstance(result, str) and result.strip():
+                return self._answered(result.strip())
+            self.machine.record("model", False, "model gave no text: falling back to the knowledge base")
+            return self._search_effect(self._last_question)
+        if result is None:
+            return self._answered(self.say("no_knowledge"))
+        if not result:
+            return self._answered(self.say("nothing_found"))
+        return self._answered(answer_from_hits(result, self.lang))
+
+    def utterance_may_continue(self, text: str) -> bool:
+        return False
+
+    def on_call_ended(self, ended_by: str) -> None:
+        if self.state != State.ENDED:
+            self.ended_by = ended_by
+            self._pending = ""
+            self.machine.fire(Event.CALL_ENDED)
+
+    # --- helpers ---------------------------------------------------------------------------------------------
+    def _handoff_reply(self) -> Reply:
+        already = self.state == State.HANDOFF
+        call = self.handoff()
+        if already:
+            return self.reply(self.say("handoff_already"))
+        if not call.allowed:
+            key = "no_handoff" if self.state not in PRE_DIALOGUE else "denial"
+            return self.reply(self.say(key))
+        return self.reply(self.say("handoff"))
+
+    def _close_reply(self) -> Reply:
+        call = self.end_call()
+        if not call.allowed:
+            return self.reply(self.say("denial"))
+        return self.reply(
+            self.say("closing"), hang_up=True, hang_up_reason="caller_goodbye", disposition="completed"
+        )
+
+    def _language_chosen(self, lang: str) -> Reply:
+        call = self.set_language(lang)
+        if not call.allowed:
+            return self.reply(bilingual("language_reask"), language="ru")
+        return self.reply(f"{self.say('language_changed')} {self.say('region_prompt')}")
+
+    def _language_changed(self, lang: str) -> Reply:
+        call = self.set_language(lang)
+        if not call.allowed:
+            return self.reply(self.say("denial"))
+        if self.state == State.REGION_SELECTION or self.awaiting:
+            key = "region_clarify_almaty" if self.awaiting == "almaty" else "region_prompt"
+            return self.reply(f"{self.say('language_changed')} {self.say(key)}")
+        return self.reply(f"{self.say('language_changed')} {self.say('ready', region=self.region_name())}")
+
+    def _region_answer(self, text: str) -> Reply:
+        result = resolve_almaty_answer(text) if self.awaiting == "almaty" else resolve_region(text)
+        return self._apply_region(result)
+
+    def _apply_region(self, result: RegionResult) -> Reply:
+        if result.selected:
+            call = self.set_region(result)
+            if not call.allowed:
+                return self.reply(self.say("denial"))
+            return self.reply(self.say("ready", region=self.region_name()))
+        if result.almaty:
+            self.awaiting = "almaty"
+            if self.state == State.REGION_SELECTION:
+                self.region_status = REGION_AMBIGUOUS
+            return self.reply(self.say("region_clarify_almaty"))
+        self.machine.record("region", False, f"region {result.status}: {result.reason}")
+        key = "region_clarify_almaty" if self.awaiting == "almaty" else "region_reask"
+        return self.reply(self.say(key))
+
+    def _ready(self, text: str) -> Reply:
+        if self.awaiting:
+            return self._region_answer(text)
+        change = language_change(text)
+        if change:
+            return self._language_changed(change)
+        if is_region_change_request(text):
+            result = resolve_region(text)
+            if result.selected or result.almaty:
+                return self._apply_region(result)
+            self.awaiting = "region"
+            return self.reply(self.say("region_change_prompt"))
+        return self._question(text)
+
+    def _question(self, text: str) -> Reply:
+        self._last_question = text.strip()
+        if self.state == State.READY_TO_HELP:
+            decision = self.decide("search_knowledge_base")
+            if not decision.allowed:
+                self.log_call("search_knowledge_base", False, decision.reason, {"query": self._last_question})
+                return self.reply(self.say("denial"))
+            self.machine.fire(Event.QUESTION_RECEIVED)
+        if not self.model_available:
+            return self._search_effect(self._last_question)
+        call = self.search(self._last_question)
+        if not call.allowed:
+            return self.reply(self.say("denial"))
+        self._pending = "model"
+        turn = ModelTurn(
+            system=self.system_prompt(),
+            messages=[{"role": "user", "content": self._last_question}],
+            fallback=self.say("checking"),
+            tools=tuple(self.allowed_tools()),
+            purpose="answer",
+        )
+        return self.reply(None, effect=turn)
+
+    def _search_effect(self, query: str) -> Reply:
+        call = self.search(query)
+        if not call.allowed or not isinstance(call.effect, KnowledgeSearch):
+            return self._answered(self.say("denial"))
+        self._pending = "search"
+        return self.reply(None, effect=call.effect)
+
+    def _answered(self, text: str) -> Reply:
+        if self.state == State.QUESTION_ANSWERING:
+            self.machine.fire(Event.ANSWER_COMPLETED)
+        return self.reply(text)

@@ -1,0 +1,140 @@
+"""The operator's `dialogue-self-test` cases: scripted conversations plus the rule checks. Pure, no I/O."""
+
+from __future__ import annotations
+
+from ai_operator.dialogue import KnowledgeHit, KnowledgeSearch, ModelTurn, SelfTestCase
+from policies.operator.flow import OperatorSession
+from policies.operator.selftest_rules import rule_cases
+from policies.operator.selftest_support import case, check, session_in
+
+HIT = KnowledgeHit(
+    "kb-1",
+    "Тарифы на интернет",
+    "Тарифы 2024",
+    "Тариф «Домашний» стоит 5990 тенге. Скорость 100 Мбит/с. Подключение бесплатно.",
+    0.9,
+    "ru",
+)
+
+
+def _conversation(language: str, region: str, code: str, lang: str) -> None:
+    s = OperatorSession("selftest")
+    r = s.start()
+    check(
+        "Выберите язык обслуживания" in (r.text or "") and s.state.value == "LANGUAGE_SELECTION", "greeting"
+    )
+    r = s.on_utterance(language)
+    check(s.language == lang and s.state.value == "REGION_SELECTION", f"language {language!r} not selected")
+    check(r.tool_calls and r.tool_calls[0].name == "set_language", "set_language not listed in tool_calls")
+    r = s.on_utterance(region)
+    check(s.region_code == code and s.state.value == "READY_TO_HELP", f"region {region!r} not {code}")
+    r = s.on_utterance("сколько стоит интернет?" if lang == "ru" else "интернет қанша тұрады?")
+    check(isinstance(r.effect, KnowledgeSearch), "a question must emit KnowledgeSearch")
+    check(r.effect.language == lang and r.effect.region_code == code, f"search carries {r.effect}")
+    r = s.on_effect_result([HIT])
+    check("Тарифы 2024" in (r.text or "") and s.state.value == "READY_TO_HELP", f"answer: {r.text}")
+
+
+def _almaty_flow() -> None:
+    s = session_in("REGION_SELECTION")
+    r = s.on_utterance("Алматы")
+    check("Алматинская область" in (r.text or "") and not s.region_code, "no clarification for Алматы")
+    s.on_utterance("область")
+    check(s.region_code == "KZ-19" and s.state.value == "READY_TO_HELP", f"область -> {s.region_code}")
+    k = session_in("REGION_SELECTION", language="қазақша")
+    k.on_utterance("Алматы")
+    k.on_utterance("қала")
+    check(k.region_code == "KZ-75", f"қала -> {k.region_code}")
+
+
+def _region_change() -> None:
+    s = session_in("READY_TO_HELP")
+    r = s.on_utterance("а в Павлодаре есть скидки?")
+    check(s.region_code == "KZ-35" and isinstance(r.effect, KnowledgeSearch), "a question changed the region")
+    s.on_effect_result([])
+    s.on_utterance("смените регион на Павлодар")
+    check(s.region_code == "KZ-55", "explicit change to Павлодар ignored")
+    r = s.on_utterance("другой регион")
+    check(s.region_code == "KZ-55" and "новый регион" in (r.text or ""), "'другой регион' should ask for one")
+    s.on_utterance("Шымкент")
+    check(s.region_code == "KZ-79", "new region after 'другой регион' not applied")
+
+
+def _handoff_idempotent() -> None:
+    s = session_in("READY_TO_HELP")
+    r1 = s.on_utterance("соедините с оператором")
+    check(r1.transfer and s.state.value == "HANDOFF", "first handoff did not transfer")
+    c = s.call_tool("request_human_handoff", {})
+    check(c.allowed and "already" in c.reason and s.state.value == "HANDOFF", f"second handoff: {c.reason}")
+
+
+def _ended_immutable() -> None:
+    s = session_in("ENDED")
+    s.on_call_ended("caller")
+    r = s.on_utterance("оператор")
+    check(s.state.value == "ENDED" and not r.transfer and r.text is None, "ENDED changed")
+
+
+def _no_kb() -> None:
+    s = session_in("QUESTION_ANSWERING")
+    r = s.on_effect_result(None)
+    check("не подключена" in (r.text or "") and "оператор" in (r.text or ""), f"no-KB line: {r.text}")
+
+
+def _model_path() -> None:
+    s = session_in("REGION_SELECTION", model_available=True)
+    c = s.call_tool("search_knowledge_base", {"query": "тариф"})
+    check(not c.allowed, "search allowed before region selected")
+    s.on_utterance("Караганда")
+    r = s.on_utterance("сколько стоит интернет?")
+    check(isinstance(r.effect, ModelTurn) and "search_knowledge_base" in r.effect.tools, "no ModelTurn")
+    c = s.call_tool("search_knowledge_base", {"query": "тариф", "language": "en", "region_code": "KZ-75"})
+    check(
+        c.allowed and c.effect.language == "ru" and c.effect.region_code == "KZ-35",
+        "model args not overridden",
+    )
+    r = s.on_effect_result(None)
+    check(isinstance(r.effect, KnowledgeSearch), "failed model did not fall back to the knowledge base")
+
+
+def _silence() -> None:
+    s = session_in("READY_TO_HELP")
+    r1, r2, r3 = s.on_silence(), s.on_silence(), s.on_silence()
+    check(
+        not r1.hang_up and not r2.hang_up and r3.hang_up and r3.disposition == "no_input", "give-up after 2"
+    )
+
+
+def _closing() -> None:
+    s = session_in("READY_TO_HELP", language="қазақша")
+    r = s.on_utterance("рахмет, болды")
+    check(r.hang_up and r.hang_up_reason == "caller_goodbye" and s.state.value == "CLOSING", "closing")
+
+
+def cases() -> list[SelfTestCase]:
+    return [
+        case(
+            "conversation ru: greeting, русский, Караганда, question -> KnowledgeSearch",
+            lambda: _conversation("на русском", "в Караганде", "KZ-35", "ru"),
+        ),
+        case(
+            "conversation kk: greeting, қазақша, Қарағанды облысы, question -> KnowledgeSearch",
+            lambda: _conversation("қазақша", "Қарағанды облысы", "KZ-35", "kk"),
+        ),
+        case(
+            "DTMF 2 selects Kazakh",
+            lambda: check(
+                (lambda s: (s.on_dtmf("2"), s.language)[1])(session_in("LANGUAGE_SELECTION")) == "kk",
+                "dtmf 2",
+            ),
+        ),
+        case("Almaty clarification flow", _almaty_flow),
+        case("region change only on explicit request", _region_change),
+        case("handoff is idempotent", _handoff_idempotent),
+        case("ENDED ignores further events", _ended_immutable),
+        case("no knowledge base: says so and offers a human", _no_kb),
+        case("model path: guardrail before region, args overridden, fallback", _model_path),
+        case("silence: two re-prompts then give up", _silence),
+        case("closing in Kazakh hangs up", _closing),
+        *rule_cases(),
+    ]

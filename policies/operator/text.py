@@ -1,0 +1,48 @@
+"""Text normalisation shared by the operator's detectors (language, region, intents). Pure.
+
+`fold` lower-cases, maps `ё` to `е`, folds Kazakh-specific Cyrillic letters onto their nearest Russian ones
+(қ->к, ғ->г, ұ/ү->у, ө->о, ә->а, і->и, ң->н, һ->х), turns hyphens and punctuation into spaces and collapses
+whitespace, so one set of patterns serves Russian, Kazakh and Latin transliterations.
+"""
+
+from __future__ import annotations
+
+import re
+
+_KK_FOLD = str.maketrans(
+    {
+        "ё": "е",
+        "қ": "к",
+        "ғ": "г",
+        "ұ": "у",
+        "ү": "у",
+        "ө": "о",
+        "ә": "а",
+        "і": "и",
+        "ң": "н",
+        "һ": "х",
+        "ъ": "",
+        "«": " ",
+        "»": " ",
+    }
+)
+_NON_WORD = re.compile(r"[^\w]+", re.UNICODE)
+_SPACES = re.compile(r"\s+")
+
+
+def fold(text: str) -> str:
+    """Lower-case, fold Kazakh letters, replace punctuation/hyphens by single spaces; padded with one space."""
+    t = (text or "").lower().translate(_KK_FOLD)
+    t = _NON_WORD.sub(" ", t).replace("_", " ")
+    t = _SPACES.sub(" ", t).strip()
+    return f" {t} " if t else " "
+
+
+def words(text: str) -> list[str]:
+    """The folded words of `text`."""
+    return fold(text).split()
+
+
+def has_any(folded: str, patterns: re.Pattern[str]) -> bool:
+    """True when the compiled pattern occurs in already folded text."""
+    return patterns.search(folded) is not None

@@ -1,0 +1,206 @@
+"""Operator sessions end to end (pure): greeting, language, region, questions, effects, handoff, closing, idle."""
+
+from ai_operator.dialogue import KnowledgeHit, KnowledgeSearch, ModelTurn, PolicySession
+from policies import load_policy
+from policies.operator.catalog import GREETING
+from policies.operator.selftest_support import session_in
+from policies.operator.states import State
+
+POLICY = load_policy("operator")
+HIT = KnowledgeHit(
+    "e1",
+    "Тарифы на интернет",
+    "Прайс-лист 2024",
+    "Тариф стоит 5990 тенге. Скорость 100 Мбит. Ещё.",
+    0.8,
+    "ru",
+)
+
+
+def new(**options):
+    return POLICY.new_session("call-1", None, options=options)
+
+
+def test_policy_object() -> None:
+    assert POLICY.name == "operator" and POLICY.languages == ("ru", "kk")
+    assert POLICY.turn_fields == ("state", "language", "region_code")
+    assert POLICY.validate_route(None) == []
+    s = new()
+    assert isinstance(s, PolicySession) and s.hold_s == 0 and s.utterance_may_continue("и ещё") is False
+
+
+def test_full_russian_conversation_to_a_question() -> None:
+    s = new()
+    r = s.start()
+    assert r.text == GREETING and r.language == "ru" and r.fields["state"] == "LANGUAGE_SELECTION"
+    r = s.on_utterance("давайте на русском пожалуйста")
+    assert r.fields == {"state": "REGION_SELECTION", "language": "ru", "region_code": ""}
+    assert [(c.name, c.allowed) for c in r.tool_calls] == [("set_language", True)]
+    r = s.on_utterance("я из Караганды")
+    assert r.fields["region_code"] == "KZ-35" and "Карагандинская область" in r.text
+    assert [(c.name, c.allowed) for c in r.tool_calls] == [("set_region", True)]
+    r = s.on_utterance("Сколько стоит домашний интернет?")
+    assert r.effect == KnowledgeSearch("Сколько стоит домашний интернет?", "ru", "KZ-35")
+    assert r.fields["state"] == "QUESTION_ANSWERING" and r.text is None
+    assert [(c.name, c.allowed) for c in r.tool_calls] == [("search_knowledge_base", True)]
+
+
+def test_full_kazakh_conversation_to_a_question() -> None:
+    s = new()
+    s.start()
+    r = s.on_utterance("қазақша")
+    assert r.language == "kk" and "облыс" in r.text.lower()
+    r = s.on_utterance("Шымкенттен")
+    assert r.language == "kk" and "Шымкент қаласы" in r.text
+    r = s.on_utterance("Интернет қанша тұрады?")
+    assert r.effect == KnowledgeSearch("Интернет қанша тұрады?", "kk", "KZ-79")
+
+
+def test_unclear_language_reasks_bilingually_and_dtmf_selects() -> None:
+    s = new()
+    s.start()
+    r = s.on_utterance("алло, кто это?")
+    assert s.state == State.LANGUAGE_SELECTION and "русский" in r.text and "Қазақша" in r.text
+    r = s.on_dtmf("2")
+    assert s.language == "kk" and s.state == State.REGION_SELECTION
+
+
+def test_region_not_found_reasks_and_almaty_is_clarified() -> None:
+    s = session_in("REGION_SELECTION")
+    r = s.on_utterance("Москва")
+    assert s.state == State.REGION_SELECTION and "Не удалось определить регион" in r.text
+    r = s.on_utterance("Алматы")
+    assert "город Алматы или Алматинская область" in r.text and s.region_code == ""
+    r = s.on_utterance("город")
+    assert s.region_code == "KZ-75" and s.state == State.READY_TO_HELP
+
+
+def test_question_mentioning_a_city_keeps_region_explicit_change_applies() -> None:
+    s = session_in("READY_TO_HELP")
+    r = s.on_utterance("а в Павлодаре есть скидки?")
+    assert (
+        isinstance(r.effect, KnowledgeSearch) and r.effect.region_code == "KZ-35" and s.region_code == "KZ-35"
+    )
+    s.on_effect_result([])
+    s.on_utterance("смените регион на Павлодар")
+    assert s.region_code == "KZ-55" and s.state == State.READY_TO_HELP
+    s.on_utterance("басқа аймақ")
+    assert s.region_code == "KZ-55"
+    s.on_utterance("Актобе")
+    assert s.region_code == "KZ-15"
+
+
+def test_language_change_in_ready() -> None:
+    s = session_in("READY_TO_HELP")
+    r = s.on_utterance("давайте на казахском")
+    assert s.language == "kk" and r.language == "kk" and r.effect is None and s.region_code == "KZ-35"
+
+
+def test_no_knowledge_base_is_said_not_faked() -> None:
+    s = session_in("READY_TO_HELP")
+    s.on_utterance("Как оплатить счёт?")
+    r = s.on_effect_result(None)
+    assert "база знаний" in r.text and "не подключена" in r.text and "оператор" in r.text
+    assert s.state == State.READY_TO_HELP
+
+
+def test_nothing_found_offers_a_human() -> None:
+    s = session_in("READY_TO_HELP", language="қазақша")
+    s.on_utterance("Роуминг қалай қосылады?")
+    r = s.on_effect_result([])
+    assert "таппадым" in r.text and "оператор" in r.text.lower() and r.language == "kk"
+
+
+def test_hits_answer_names_the_source_and_is_short() -> None:
+    s = session_in("READY_TO_HELP")
+    s.on_utterance("Сколько стоит тариф?")
+    r = s.on_effect_result([HIT, KnowledgeHit("e2", "Старое", "Архив", "Не то.", 0.1, "ru")])
+    assert r.text.startswith("По данным Прайс-лист 2024: Тариф стоит 5990 тенге. Скорость 100 Мбит.")
+    assert "Ещё." not in r.text and "Архив" not in r.text
+    assert s.state == State.READY_TO_HELP and r.fields["state"] == "READY_TO_HELP"
+
+
+def test_kazakh_caller_with_russian_fallback_hit_gets_the_note() -> None:
+    s = session_in("READY_TO_HELP", language="қазақша")
+    s.on_utterance("Тариф қанша?")
+    hit = KnowledgeHit("e1", "Тарифы", "Прайс", "Тариф стоит 5990 тенге.", 0.8, "ru", fallback=True)
+    r = s.on_effect_result([hit])
+    assert "Прайс дерегі бойынша" in r.text and "тек орыс тілінде" in r.text
+
+
+def test_model_path_denial_before_region_then_model_turn_and_fallback() -> None:
+    s = new(model_available=True)
+    s.start()
+    s.on_utterance("русский")
+    denied = s.call_tool("search_knowledge_base", {"query": "тариф"})
+    assert not denied.allowed and denied.effect is None
+    assert s.snapshot()["history"][-1]["allowed"] is False
+    s.on_utterance("Павлодар")
+    r = s.on_utterance("Сколько стоит интернет?")
+    assert isinstance(r.effect, ModelTurn) and r.effect.purpose == "answer"
+    assert r.effect.messages == [{"role": "user", "content": "Сколько стоит интернет?"}]
+    assert "search_knowledge_base" in r.effect.tools and "QUESTION_ANSWERING" in r.effect.system
+    assert "KZ-55" in r.effect.system and r.effect.fallback
+    r = s.on_effect_result(None)
+    assert r.effect == KnowledgeSearch("Сколько стоит интернет?", "ru", "KZ-55")
+    r = s.on_effect_result([HIT])
+    assert "Прайс-лист 2024" in r.text and s.state == State.READY_TO_HELP
+
+
+def test_model_text_is_spoken_and_model_handoff_transfers() -> None:
+    s = session_in("READY_TO_HELP", model_available=True)
+    s.on_utterance("Вопрос про тариф")
+    r = s.on_effect_result("Тариф стоит 5990 тенге.")
+    assert r.text == "Тариф стоит 5990 тенге." and s.state == State.READY_TO_HELP
+    s.on_utterance("Ещё вопрос")
+    s.call_tool("request_human_handoff", {})
+    r = s.on_effect_result("Соединяю.")
+    assert r.transfer and s.state == State.HANDOFF
+    assert [c.name for c in r.tool_calls] == ["request_human_handoff"]
+
+
+def test_handoff_by_voice_and_dtmf_is_idempotent() -> None:
+    s = session_in("REGION_SELECTION")
+    r = s.on_utterance("соедините с живым человеком")
+    assert r.transfer and s.state == State.HANDOFF and "оператор" in r.text
+    r = s.on_dtmf("0")
+    assert not r.transfer and s.state == State.HANDOFF and r.tool_calls[0].allowed
+    k = session_in("READY_TO_HELP", language="қазақша")
+    assert k.on_utterance("оператормен байланыстырыңыз").transfer
+    assert session_in("READY_TO_HELP").on_utterance("хочу адаммен сөйлесу").transfer
+
+
+def test_closing_phrases_hang_up() -> None:
+    for text, lang in [("Всё, спасибо", "русский"), ("до свидания", "русский"), ("сау болыңыз", "қазақша")]:
+        s = session_in("READY_TO_HELP", language=lang)
+        r = s.on_utterance(text)
+        assert r.hang_up and r.hang_up_reason == "caller_goodbye" and r.disposition == "completed"
+        assert s.state == State.CLOSING and [c.name for c in r.tool_calls] == ["end_call"]
+
+
+def test_idle_reprompts_then_give_up_and_speech_resets() -> None:
+    s = session_in("REGION_SELECTION")
+    assert "область или город" in s.on_silence().text
+    s.on_utterance("не знаю")  # speech resets the counter
+    r1, r2, r3 = s.on_silence(), s.on_silence(), s.on_silence()
+    assert not r1.hang_up and not r2.hang_up
+    assert r3.hang_up and r3.disposition == "no_input" and "не слышу" in r3.text and s.state == State.CLOSING
+    lang = session_in("LANGUAGE_SELECTION").on_silence()
+    assert "русский" in lang.text and "қазақша" in lang.text
+
+
+def test_not_heard_keeps_state() -> None:
+    s = session_in("READY_TO_HELP")
+    r = s.on_not_heard()
+    assert "не расслышал" in r.text and "повторите" in r.text.lower() and s.state == State.READY_TO_HELP
+
+
+def test_call_ended_is_final_and_idempotent() -> None:
+    s = session_in("QUESTION_ANSWERING")
+    s.on_call_ended("caller")
+    s.on_call_ended("bot")
+    assert s.state == State.ENDED and s.ended_by == "caller"
+    assert s.on_utterance("оператор").text is None and s.state == State.ENDED
+    assert s.on_effect_result([HIT]).text is None
+    snap = s.snapshot()
+    assert snap["state"] == "ENDED" and snap["region_code"] == "KZ-35" and isinstance(snap["history"], list)
