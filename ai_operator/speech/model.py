@@ -1,0 +1,207 @@
+"""The chat model with tools (transport: HTTP via the `openai` package's chat completions).
+
+`ChatModel.complete` offers the model ONLY the schemas of the tools the policy allows now. Every tool call the
+model makes - an allowed one or not - is handed to `run_tool(name, arguments)`, because the policy must check
+(and record) each one itself; the result (or the refusal text) goes back to the model as a `tool` message and
+the model is asked again, for at most `max_tool_rounds` rounds of tools. After the last round the model is asked
+once more with `tool_choice="none"` so it must answer in words. Each request is bounded by `timeout_s` and the
+whole exchange by `total_timeout_s`; timeouts, HTTP errors and malformed answers raise `ModelError`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any
+
+from ai_operator.logs import get_logger
+from ai_operator.speech.errors import ModelError, describe_failure, make_client
+
+log = get_logger("model")
+
+DEFAULT_LLM_MODEL = "gpt-4o-mini"
+DEFAULT_LLM_TIMEOUT_S = 6.0
+DEFAULT_MAX_TOOL_ROUNDS = 3
+MAX_TOOL_RESULT_CHARS = 4000
+
+RunTool = Callable[[str, dict[str, Any]], Awaitable[str]]
+
+
+def _tool(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {
+                "type": "object",
+                "properties": properties,
+                "required": required,
+                "additionalProperties": False,
+            },
+        },
+    }
+
+
+_REASON = {"reason": {"type": "string", "description": "Short reason, for the call record."}}
+
+TOOL_SCHEMAS: dict[str, dict[str, Any]] = {
+    "search_knowledge_base": _tool(
+        "search_knowledge_base",
+        "Search the operator's knowledge base (tariffs, services, outages, procedures). Use the caller's words.",
+        {"query": {"type": "string", "description": "What to look up, in the caller's language."}},
+        ["query"],
+    ),
+    "set_language": _tool(
+        "set_language",
+        "Switch the conversation language when the caller speaks or asks for another language.",
+        {"language": {"type": "string", "enum": ["ru", "kk", "hi", "en"], "description": "ISO 639-1 code."}},
+        ["language"],
+    ),
+    "set_region": _tool(
+        "set_region",
+        "Record the caller's region (city or oblast) once they have said it.",
+        {
+            "region": {
+                "type": "string",
+                "description": "Region or city name as the caller said it, or its code.",
+            }
+        },
+        ["region"],
+    ),
+    "request_human_handoff": _tool(
+        "request_human_handoff",
+        "Transfer the caller to a human operator, when they ask for one or the bot cannot help.",
+        dict(_REASON),
+        [],
+    ),
+    "end_call": _tool(
+        "end_call",
+        "End the call politely once the conversation is finished.",
+        dict(_REASON),
+        [],
+    ),
+}
+
+
+class ChatModel:
+    """OpenAI (or compatible) chat completions with a bounded, policy-checked tool loop."""
+
+    name = "openai"
+
+    def __init__(
+        self,
+        *,
+        api_key: str,
+        base_url: str | None,
+        model: str = DEFAULT_LLM_MODEL,
+        timeout_s: float = DEFAULT_LLM_TIMEOUT_S,
+        max_tool_rounds: int = DEFAULT_MAX_TOOL_ROUNDS,
+        total_timeout_s: float | None = None,
+    ) -> None:
+        if timeout_s <= 0:
+            raise ValueError(f"ChatModel: timeout_s must be positive, got {timeout_s}")
+        if max_tool_rounds < 0:
+            raise ValueError(f"ChatModel: max_tool_rounds must be >= 0, got {max_tool_rounds}")
+        self.model = model
+        self.timeout_s = timeout_s
+        self.max_tool_rounds = max_tool_rounds
+        self.total_timeout_s = (
+            total_timeout_s if total_timeout_s is not None else timeout_s * (max_tool_rounds + 1)
+        )
+        self._api_key = api_key
+        self._client = make_client(api_key=api_key, base_url=base_url, timeout_s=timeout_s)
+
+    def _fail(self, what: str) -> ModelError:
+        return ModelError(f"model {self.model}: {what}")
+
+    async def complete(
+        self,
+        system: str,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        tools: Sequence[str] = (),
+        run_tool: RunTool | None = None,
+    ) -> str:
+        """The model's final text after at most `max_tool_rounds` rounds of tool calls."""
+        unknown = [t for t in tools if t not in TOOL_SCHEMAS]
+        if unknown:
+            raise ValueError(f"ChatModel.complete: unknown tool(s) {unknown}; known: {sorted(TOOL_SCHEMAS)}")
+        schemas = [TOOL_SCHEMAS[t] for t in dict.fromkeys(tools)]
+        convo: list[dict[str, Any]] = [{"role": "system", "content": system}, *(dict(m) for m in messages)]
+        deadline = time.monotonic() + self.total_timeout_s
+        for round_no in range(self.max_tool_rounds + 1):
+            last_round = round_no == self.max_tool_rounds
+            message = await self._ask(convo, schemas, deadline, force_text=last_round)
+            calls = message.tool_calls or []
+            if not calls:
+                text = (message.content or "").strip()
+                if not text:
+                    raise self._fail("empty answer")
+                return text
+            if last_round:
+                break
+            convo.append(
+                {
+                    "role": "assistant",
+                    "content": message.content,
+                    "tool_calls": [
+                        {
+                            "id": c.id,
+                            "type": "function",
+                            "function": {"name": c.function.name, "arguments": c.function.arguments},
+                        }
+                        for c in calls
+                    ],
+                }
+            )
+            for call in calls:
+                result = await self._run_one(call.function.name, call.function.arguments, run_tool)
+                convo.append({"role": "tool", "tool_call_id": call.id, "content": result})
+        raise self._fail(f"still calling tools after {self.max_tool_rounds} tool rounds")
+
+    async def _ask(
+        self, convo: list[dict[str, Any]], schemas: list[dict[str, Any]], deadline: float, *, force_text: bool
+    ) -> Any:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise self._fail("timeout (total time for this turn used up)")
+        kwargs: dict[str, Any] = {"model": self.model, "messages": convo}
+        if schemas:
+            kwargs["tools"] = schemas
+            if force_text:
+                kwargs["tool_choice"] = "none"
+        try:
+            response = await asyncio.wait_for(
+                self._client.chat.completions.create(**kwargs), min(self.timeout_s, remaining)
+            )
+            return response.choices[0].message
+        except Exception as exc:
+            reason = describe_failure(exc, self._api_key)
+            log.warning("model_request_failed", model=self.model, reason=reason)
+            raise self._fail(reason) from None
+
+    async def _run_one(self, name: str, raw_arguments: str | None, run_tool: RunTool | None) -> str:
+        try:
+            arguments = json.loads(raw_arguments or "{}")
+        except json.JSONDecodeError as exc:
+            return f"error: the arguments of {name} are not valid JSON ({exc.msg} at position {exc.pos}); not run"
+        if not isinstance(arguments, dict):
+            return f"error: the arguments of {name} must be a JSON object, got {type(arguments).__name__}; not run"
+        if run_tool is None:
+            return f"error: tool {name} is not available now"
+        try:
+            result = await run_tool(name, arguments)
+        except Exception as exc:
+            log.warning("model_tool_failed", tool=name, error=type(exc).__name__, reason=str(exc)[:200])
+            return f"error: tool {name} failed ({type(exc).__name__})"
+        text = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False, default=str)
+        return text[:MAX_TOOL_RESULT_CHARS]
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+
+__all__ = ["TOOL_SCHEMAS", "ChatModel", "ModelError", "RunTool"]
