@@ -2,14 +2,14 @@
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-APT_PACKAGES := espeak-ng sox libsox-fmt-all
+APT_PACKAGES := espeak-ng sox libsox-fmt-all systemd sip-tester
 
 .PHONY: install system-deps test lint demo bench install-system clean
 
 install: system-deps $(BIN)/ai-operator
 
 system-deps:
-	@if ! command -v espeak-ng >/dev/null || ! command -v sox >/dev/null; then \
+	@if ! command -v espeak-ng >/dev/null || ! command -v sox >/dev/null || ! command -v systemd-analyze >/dev/null || ! command -v sipp >/dev/null; then \
 		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_PACKAGES); \
 		else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_PACKAGES); fi; \
 	fi

@@ -1,1 +1,1 @@
-"""ops package."""
+"""Operations: systemd notification (`sdnotify`), Prometheus metrics (`metrics`) and their HTTP server (`http`)."""

@@ -1,0 +1,123 @@
+"""The metrics HTTP server (aiohttp): `GET /metrics` (Prometheus text 0.0.4) and `GET /healthz`.
+
+`health()` is the daemon's callable returning a dict; it must carry `ari_connected` (bool) and
+`database_ok` (bool) and may carry anything else JSON-serialisable (calls_active, draining, ...), which is
+echoed. `/healthz` answers 200 `{"status": "ok", ...}` when both are true, else 503
+`{"status": "unhealthy", "reasons": [...], ...}`. `health` may also be an async callable.
+Bind to 127.0.0.1 by default; port 0 picks an ephemeral port, readable as `.port` after `start()`.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from aiohttp import web
+
+from ai_operator.logs import get_logger
+from ai_operator.ops.metrics import Metrics
+
+log = get_logger("metrics_http")
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 9464
+METRICS_CONTENT_TYPE = "text/plain"
+METRICS_CHARSET = "utf-8"
+METRICS_VERSION_PARAM = "version=0.0.4"
+
+HealthFn = Callable[[], dict[str, Any] | Awaitable[dict[str, Any]]]
+
+
+def evaluate_health(report: dict[str, Any]) -> tuple[bool, list[str]]:
+    """(healthy, reasons) for a health report: ARI must be connected and the database reachable."""
+    reasons: list[str] = []
+    if report.get("ari_connected") is not True:
+        reasons.append("ari_disconnected")
+    if report.get("database_ok") is not True:
+        reasons.append("database_unreachable")
+    return (not reasons, reasons)
+
+
+class MetricsServer:
+    """Serves /metrics and /healthz. `start()` binds; `stop()` closes; `port` is the bound port."""
+
+    def __init__(
+        self,
+        metrics: Metrics,
+        host: str = DEFAULT_HOST,
+        port: int = DEFAULT_PORT,
+        health: HealthFn | None = None,
+    ) -> None:
+        self.metrics = metrics
+        self.host = host
+        self.port = port
+        self._health = health
+        self._runner: web.AppRunner | None = None
+
+    def make_app(self) -> web.Application:
+        app = web.Application()
+        app.router.add_get("/metrics", self._handle_metrics)
+        app.router.add_get("/healthz", self._handle_healthz)
+        return app
+
+    async def start(self) -> None:
+        """Bind and serve; raises OSError (naming host:port) when the address is taken."""
+        if self._runner is not None:
+            return
+        runner = web.AppRunner(self.make_app(), access_log=None)
+        await runner.setup()
+        site = web.TCPSite(runner, self.host, self.port)
+        try:
+            await site.start()
+        except OSError as exc:
+            await runner.cleanup()
+            raise OSError(
+                exc.errno, f"metrics server cannot bind {self.host}:{self.port}: {exc.strerror}"
+            ) from exc
+        self._runner = runner
+        server = site._server  # aiohttp exposes no public accessor for the bound sockets
+        sockets = getattr(server, "sockets", None) or []
+        if sockets:
+            self.port = sockets[0].getsockname()[1]
+        log.info("metrics_server_started", host=self.host, port=self.port)
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+            log.info("metrics_server_stopped", host=self.host, port=self.port)
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    async def _handle_metrics(self, _request: web.Request) -> web.Response:
+        body = self.metrics.render()
+        resp = web.Response(body=body)
+        resp.headers["Content-Type"] = (
+            f"{METRICS_CONTENT_TYPE}; {METRICS_VERSION_PARAM}; charset={METRICS_CHARSET}"
+        )
+        return resp
+
+    async def _handle_healthz(self, _request: web.Request) -> web.Response:
+        report: dict[str, Any]
+        if self._health is None:
+            report = {}
+        else:
+            try:
+                value = self._health()
+                report = dict(await value) if inspect.isawaitable(value) else dict(value)
+            except Exception as exc:
+                log.warning("healthz_check_failed", error=repr(exc))
+                return web.json_response(
+                    {"status": "unhealthy", "reasons": [f"health_check_error: {exc}"]}, status=503
+                )
+        healthy, reasons = evaluate_health(report)
+        body = {**report, "status": "ok" if healthy else "unhealthy"}
+        if not healthy:
+            body["reasons"] = reasons
+        return web.json_response(body, status=200 if healthy else 503)
+
+
+__all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "MetricsServer", "evaluate_health"]

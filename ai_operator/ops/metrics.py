@@ -1,0 +1,169 @@
+"""Prometheus metrics of the daemon, on a private `CollectorRegistry` (never the process-global one).
+
+`Metrics` holds one named attribute per family, so callers write
+`metrics.calls_total.labels(route="test", disposition="completed").inc()`. RTP packet counts live in the media
+layer as plain integers (the hot path must not take a lock per packet); `set_rtp_source(callable)` lets a
+callback collector read those totals at scrape time. No I/O here: `http.py` serves `render()`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.core import CounterMetricFamily
+from prometheus_client.registry import Collector
+
+from ai_operator.logs import get_logger
+
+log = get_logger("metrics")
+
+NAMESPACE = "ai_operator"
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+
+ADAPTERS = ("stt", "tts", "model", "kb")
+LATENCY_STAGES = ("vad", "stt", "policy", "model", "tts_first_frame", "first_rtp", "bridge")
+REJECT_REASONS = ("route_disabled", "route_unknown", "over_capacity", "draining")
+RTP_DROP_REASONS = ("foreign", "malformed", "wrong_pt")
+
+# Seconds. Turn stages run from ~1 ms (policy) to several seconds (model, STT).
+STAGE_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 8.0, 15.0)
+ADAPTER_BUCKETS = (0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
+
+RtpSource = Callable[[], Mapping[str, int]]
+"""Returns RTP totals: `packets_in`, `packets_out`, `underruns` and `dropped_<reason>` for each drop reason."""
+
+
+class RtpCollector(Collector):
+    """Reads the media layer's plain-integer counters at scrape time."""
+
+    def __init__(self) -> None:
+        self.source: RtpSource | None = None
+
+    def collect(self) -> Iterator[CounterMetricFamily]:
+        totals: Mapping[str, int] = {}
+        if self.source is not None:
+            try:
+                totals = self.source()
+            except Exception as exc:  # a broken source must not break /metrics
+                log.warning("metrics_rtp_source_failed", error=repr(exc))
+                totals = {}
+        packets = CounterMetricFamily(
+            f"{NAMESPACE}_rtp_packets", "RTP packets received and sent", labels=["direction"]
+        )
+        packets.add_metric(["in"], float(totals.get("packets_in", 0)))
+        packets.add_metric(["out"], float(totals.get("packets_out", 0)))
+        yield packets
+        dropped = CounterMetricFamily(
+            f"{NAMESPACE}_rtp_dropped_packets", "RTP packets dropped on receive, by reason", labels=["reason"]
+        )
+        for reason in RTP_DROP_REASONS:
+            dropped.add_metric([reason], float(totals.get(f"dropped_{reason}", 0)))
+        yield dropped
+        underruns = CounterMetricFamily(
+            f"{NAMESPACE}_playout_underruns", "playout ticks with no audio ready while a reply was playing"
+        )
+        underruns.add_metric([], float(totals.get("underruns", 0)))
+        yield underruns
+
+
+class Metrics:
+    """Every metric family of the daemon, registered on its own registry."""
+
+    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+        self.registry = registry if registry is not None else CollectorRegistry(auto_describe=True)
+        r = self.registry
+        ns = NAMESPACE
+        self.calls_active = Gauge("calls_active", "calls in progress", ["route"], namespace=ns, registry=r)
+        self.calls_total = Counter(
+            "calls",
+            "calls finished, by route and disposition",
+            ["route", "disposition"],
+            namespace=ns,
+            registry=r,
+        )
+        self.calls_rejected_total = Counter(
+            "calls_rejected",
+            "calls sent back to the dialplan without an answer (route_disabled, route_unknown, over_capacity, draining)",
+            ["reason"],
+            namespace=ns,
+            registry=r,
+        )
+        self.turns_total = Counter("turns", "caller turns handled", ["route"], namespace=ns, registry=r)
+        self.tool_calls_denied_total = Counter(
+            "tool_calls_denied",
+            "model tool calls the policy refused",
+            ["tool", "state"],
+            namespace=ns,
+            registry=r,
+        )
+        self.ari_reconnects_total = Counter(
+            "ari_reconnects", "ARI websocket reconnections", namespace=ns, registry=r
+        )
+        self.adapter_errors_total = Counter(
+            "adapter_errors",
+            "failed adapter calls (stt, tts, model, kb)",
+            ["adapter"],
+            namespace=ns,
+            registry=r,
+        )
+        self.adapter_latency_seconds = Histogram(
+            "adapter_latency_seconds",
+            "adapter call latency (stt, tts, model, kb)",
+            ["adapter"],
+            namespace=ns,
+            registry=r,
+            buckets=ADAPTER_BUCKETS,
+        )
+        self.turn_stage_seconds = Histogram(
+            "turn_stage_seconds",
+            "per-turn latency by stage (vad, stt, policy, model, tts_first_frame, first_rtp, bridge)",
+            ["stage"],
+            namespace=ns,
+            registry=r,
+            buckets=STAGE_BUCKETS,
+        )
+        self._rtp = RtpCollector()
+        r.register(self._rtp)
+        self._prime()
+
+    def _prime(self) -> None:
+        """Create the known label children so the families show zeros before the first event."""
+        for reason in REJECT_REASONS:
+            self.calls_rejected_total.labels(reason=reason)
+        for adapter in ADAPTERS:
+            self.adapter_errors_total.labels(adapter=adapter)
+            self.adapter_latency_seconds.labels(adapter=adapter)
+        for stage in LATENCY_STAGES:
+            self.turn_stage_seconds.labels(stage=stage)
+
+    def set_rtp_source(self, source: RtpSource | None) -> None:
+        """Register the callable the media layer exposes its RTP totals through (None detaches it)."""
+        self._rtp.source = source
+
+    def observe_stage(self, stage: str, seconds: float) -> None:
+        """Record one turn-stage latency; an unknown stage name is a programming error."""
+        if stage not in LATENCY_STAGES:
+            raise ValueError(f"unknown latency stage {stage!r}; known: {', '.join(LATENCY_STAGES)}")
+        self.turn_stage_seconds.labels(stage=stage).observe(seconds)
+
+    def reject(self, reason: str) -> None:
+        """Count a call sent back to the dialplan; an unknown reason is a programming error."""
+        if reason not in REJECT_REASONS:
+            raise ValueError(f"unknown reject reason {reason!r}; known: {', '.join(REJECT_REASONS)}")
+        self.calls_rejected_total.labels(reason=reason).inc()
+
+    def render(self) -> bytes:
+        """The Prometheus text exposition (format 0.0.4) of every family."""
+        return generate_latest(self.registry)
+
+
+__all__ = [
+    "ADAPTERS",
+    "CONTENT_TYPE",
+    "LATENCY_STAGES",
+    "REJECT_REASONS",
+    "RTP_DROP_REASONS",
+    "Metrics",
+    "RtpSource",
+]

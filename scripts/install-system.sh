@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# Install ai-operator as a system service:
+#   /opt/ai-operator/src   a copy of this source tree (README, etc/asterisk samples)
+#   /opt/ai-operator/venv  its own virtualenv with ai-operator installed (pip install <src>)
+#   /etc/ai-operator/ai-operator.env   from etc/ai-operator.env.example, never overwritten, 0640 root:ai-operator
+#   /etc/systemd/system/ai-operator.service
+#   the `ai-operator` system user, /var/lib/ai-operator (STATE_DIR)
+#
+# Usage: sudo scripts/install-system.sh [--no-venv] [--pip-args "ARGS"]
+# Overrides (environment): DESTDIR (stage into a root; skips useradd, chown and systemctl), PREFIX
+# (/opt/ai-operator), SYSCONFDIR (/etc/ai-operator), UNITDIR (/etc/systemd/system), STATEDIR
+# (/var/lib/ai-operator), SERVICE_USER (ai-operator), PYTHON (python3), PIP_ARGS (extra pip install args).
+set -euo pipefail
+
+SRC_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+DESTDIR="${DESTDIR:-}"
+PREFIX="${PREFIX:-/opt/ai-operator}"
+SYSCONFDIR="${SYSCONFDIR:-/etc/ai-operator}"
+UNITDIR="${UNITDIR:-/etc/systemd/system}"
+STATEDIR="${STATEDIR:-/var/lib/ai-operator}"
+SERVICE_USER="${SERVICE_USER:-ai-operator}"
+PYTHON="${PYTHON:-python3}"
+PIP_ARGS="${PIP_ARGS:-}"
+WITH_VENV=1
+
+die() { echo "install-system: $*" >&2; exit 1; }
+say() { echo "install-system: $*"; }
+
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --no-venv) WITH_VENV=0 ;;
+        --pip-args) [ $# -ge 2 ] || die "--pip-args needs a value"; PIP_ARGS="$2"; shift ;;
+        -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) die "unknown argument: $1 (see --help)" ;;
+    esac
+    shift
+done
+
+for var in PREFIX SYSCONFDIR UNITDIR STATEDIR; do
+    case "${!var}" in /*) ;; *) die "$var must be an absolute path, got '${!var}'" ;; esac
+done
+ENV_EXAMPLE="$SRC_DIR/etc/ai-operator.env.example"
+UNIT_SRC="$SRC_DIR/systemd/ai-operator.service"
+[ -r "$ENV_EXAMPLE" ] || die "missing $ENV_EXAMPLE"
+[ -r "$UNIT_SRC" ] || die "missing $UNIT_SRC"
+
+if [ -z "$DESTDIR" ]; then
+    [ "$(id -u)" = 0 ] || die "run as root (sudo), or set DESTDIR to stage into a directory"
+    REAL=1
+else
+    case "$DESTDIR" in /*) ;; *) die "DESTDIR must be an absolute path, got '$DESTDIR'" ;; esac
+    REAL=0
+fi
+
+ROOT_PREFIX="$DESTDIR$PREFIX"
+ROOT_SYSCONF="$DESTDIR$SYSCONFDIR"
+ROOT_UNITDIR="$DESTDIR$UNITDIR"
+ROOT_STATE="$DESTDIR$STATEDIR"
+ENV_FILE="$SYSCONFDIR/ai-operator.env"
+
+# 1. the service user
+if [ "$REAL" = 1 ]; then
+    if ! getent group "$SERVICE_USER" >/dev/null; then
+        groupadd --system "$SERVICE_USER"
+    fi
+    if ! id -u "$SERVICE_USER" >/dev/null 2>&1; then
+        useradd --system --gid "$SERVICE_USER" --home-dir "$STATEDIR" --no-create-home \
+            --shell /usr/sbin/nologin --comment "ai-operator daemon" "$SERVICE_USER"
+        say "created system user $SERVICE_USER"
+    fi
+fi
+
+# 2. the source copy and the venv
+install -d -m 0755 "$ROOT_PREFIX" "$ROOT_PREFIX/src"
+tar -C "$SRC_DIR" --exclude=./.venv --exclude=./.git --exclude=./state --exclude='__pycache__' \
+    --exclude=./.pytest_cache --exclude=./.ruff_cache --exclude=./build --exclude='*.egg-info' \
+    --exclude=./benchmarks/reports -cf - . \
+    | tar -C "$ROOT_PREFIX/src" -xf -
+if [ "$WITH_VENV" = 1 ]; then
+    "$PYTHON" -m venv "$ROOT_PREFIX/venv"
+    # shellcheck disable=SC2086  # PIP_ARGS is a list of words on purpose
+    "$ROOT_PREFIX/venv/bin/pip" install --quiet --disable-pip-version-check $PIP_ARGS "$ROOT_PREFIX/src"
+    [ -x "$ROOT_PREFIX/venv/bin/ai-operator" ] || die "pip did not install $ROOT_PREFIX/venv/bin/ai-operator"
+    say "installed $("$ROOT_PREFIX/venv/bin/python" -c 'import importlib.metadata as m; print("ai-operator", m.version("ai-operator"))') into $PREFIX/venv"
+else
+    say "skipped the venv (--no-venv)"
+fi
+
+# 3. the env file: never overwrite the admin's
+install -d -m 0750 "$ROOT_SYSCONF"
+if [ "$REAL" = 1 ]; then chown "root:$SERVICE_USER" "$ROOT_SYSCONF"; fi
+if [ -e "$ROOT_SYSCONF/ai-operator.env" ]; then
+    say "kept existing $ENV_FILE (new keys: compare with $PREFIX/src/etc/ai-operator.env.example)"
+else
+    install -m 0640 "$ENV_EXAMPLE" "$ROOT_SYSCONF/ai-operator.env"
+    if [ "$REAL" = 1 ]; then chown "root:$SERVICE_USER" "$ROOT_SYSCONF/ai-operator.env"; fi
+    say "wrote $ENV_FILE from the example"
+fi
+
+# 4. the state dir (systemd's StateDirectory= also creates it)
+install -d -m 0750 "$ROOT_STATE"
+if [ "$REAL" = 1 ]; then chown "$SERVICE_USER:$SERVICE_USER" "$ROOT_STATE"; fi
+
+# 5. the unit, with the paths chosen here
+install -d -m 0755 "$ROOT_UNITDIR"
+sed -e "s#/opt/ai-operator#$PREFIX#g" \
+    -e "s#/etc/ai-operator/ai-operator.env#$ENV_FILE#g" \
+    -e "s#/var/lib/ai-operator#$STATEDIR#g" \
+    -e "s#^User=ai-operator#User=$SERVICE_USER#; s#^Group=ai-operator#Group=$SERVICE_USER#" \
+    "$UNIT_SRC" > "$ROOT_UNITDIR/ai-operator.service.tmp"
+chmod 0644 "$ROOT_UNITDIR/ai-operator.service.tmp"
+mv -f "$ROOT_UNITDIR/ai-operator.service.tmp" "$ROOT_UNITDIR/ai-operator.service"
+say "installed $UNITDIR/ai-operator.service"
+
+if [ "$REAL" = 1 ] && [ -d /run/systemd/system ] && command -v systemctl >/dev/null; then
+    systemctl daemon-reload
+    say "systemctl daemon-reload done"
+else
+    say "systemd not running here (or DESTDIR set): skipped systemctl daemon-reload"
+fi
+
+cat <<NEXT
+
+Next steps:
+  1. Edit $ENV_FILE: ARI_USER/ARI_PASSWORD (as in Asterisk's ari.conf), routes, OPENAI_API_KEY if any.
+  2. Asterisk: see $PREFIX/src/etc/asterisk/README.md (http.conf, ari.conf, pjsip.conf, extensions.conf).
+  3. Check:   sudo -u $SERVICE_USER $PREFIX/venv/bin/ai-operator doctor --env $ENV_FILE
+  4. Start:   systemctl enable --now ai-operator && systemctl status ai-operator
+  5. Watch:   journalctl -u ai-operator -f ; curl -s 127.0.0.1:9464/healthz
+NEXT

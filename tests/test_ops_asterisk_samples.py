@@ -1,0 +1,127 @@
+"""The Asterisk samples parse and agree with each other and with etc/ai-operator.env.example."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+AST = REPO / "etc" / "asterisk"
+ENV_EXAMPLE = REPO / "etc" / "ai-operator.env.example"
+
+Section = tuple[str, list[tuple[str, str]]]
+
+
+def parse_conf(path: Path) -> list[Section]:
+    """Asterisk config: [name] sections of `key = value` or `key => value` lines; `;` comments.
+
+    Section names may repeat (pjsip: an endpoint and an aor both called test-caller), so a list is kept.
+    """
+    sections: list[Section] = []
+    for n, raw in enumerate(path.read_text().splitlines(), 1):
+        line = raw.split(";", 1)[0].strip()
+        if not line:
+            continue
+        m = re.fullmatch(r"\[([^\]]+)\](\(.*\))?", line)
+        if m:
+            sections.append((m.group(1), []))
+            continue
+        m = re.fullmatch(r"([A-Za-z_][\w.-]*)\s*=>?\s*(.*)", line)
+        assert m, f"{path.name}:{n}: not a config line: {raw!r}"
+        assert sections, f"{path.name}:{n}: line outside a section"
+        sections[-1][1].append((m.group(1), m.group(2).strip()))
+    return sections
+
+
+def by_type(sections: list[Section]) -> dict[tuple[str, str], dict[str, str]]:
+    out = {}
+    for name, items in sections:
+        d = dict(items)
+        out[(name, d.get("type", ""))] = d
+    return out
+
+
+def env_example() -> dict[str, str]:
+    out = {}
+    for line in ENV_EXAMPLE.read_text().splitlines():
+        m = re.match(r"^([A-Z0-9_]+)=(.*)$", line.strip())
+        if m:
+            out[m.group(1)] = m.group(2)
+    return out
+
+
+def test_http_and_ari_match_the_env_example():
+    env = env_example()
+    http = dict(dict(parse_conf(AST / "http.conf"))["general"])
+    assert http["enabled"] == "yes" and http["bindaddr"] == "127.0.0.1"
+    assert env["ARI_URL"] == f"http://{http['bindaddr']}:{http['bindport']}/ari"
+    ari = dict(parse_conf(AST / "ari.conf"))
+    assert dict(ari["general"])["enabled"] == "yes"
+    user = dict(ari[env["ARI_USER"]])
+    assert user["type"] == "user" and user["password_format"] == "plain" and user["read_only"] == "no"
+    assert user["password"]
+
+
+def test_pjsip_references_resolve():
+    sections = by_type(parse_conf(AST / "pjsip.conf"))
+    assert sections[("transport-udp", "transport")]["protocol"] == "udp"
+    endpoints = {name: d for (name, kind), d in sections.items() if kind == "endpoint"}
+    assert set(endpoints) == {"test-caller", "freight-trunk"}
+    contexts = {name for name, _ in parse_conf(AST / "extensions.conf")}
+    for name, ep in endpoints.items():
+        assert ep["allow"] == "ulaw,alaw" and ep["disallow"] == "all"
+        assert (ep["transport"], "transport") in sections
+        assert (ep["aors"], "aor") in sections, name
+        auth = ep.get("auth") or ep.get("outbound_auth")
+        assert (auth, "auth") in sections, name
+        assert ep["context"] in contexts, f"{name}: context {ep['context']} missing from extensions.conf"
+    identify = sections[("freight-trunk-identify", "identify")]
+    assert identify["endpoint"] == "freight-trunk"
+
+
+def _priorities(items: list[tuple[str, str]]) -> dict[str, list[str]]:
+    """exten -> the applications of its priorities in order (`same =>` continues the last exten)."""
+    out: dict[str, list[str]] = {}
+    current = None
+    for key, value in items:
+        if key == "exten":
+            current, _prio, app = (p.strip() for p in value.split(",", 2))
+            out.setdefault(current, []).append(app)
+        elif key == "same":
+            assert current is not None
+            out[current].append(value.split(",", 1)[1].strip())
+    return out
+
+
+def test_dialplan_routes_fallback_handoff_outbound():
+    ctx = {name: _priorities(items) for name, items in parse_conf(AST / "extensions.conf")}
+    test = ctx["ai-operator-test"]
+    for exten, route in (("100", "test"), ("200", "freight")):
+        apps = test[exten]
+        i = next(i for i, a in enumerate(apps) if a.startswith("Stasis("))
+        assert apps[i] == f"Stasis(${{AI_APP}},{route})"
+        # `continue` from the daemon resumes at the next priority: there must be one that plays the fallback
+        assert any(a.startswith("Goto(ai-operator-busy") for a in apps[i + 1 :])
+    busy = ctx["ai-operator-busy"]["s"]
+    assert any(a.startswith("Playback(") for a in busy) and busy[-1].startswith("Hangup")
+    assert any(a.startswith("Dial(") for a in ctx["ai-operator-handoff"]["operator"])
+    outbound = ctx["ai-operator-outbound"]["_X."]
+    assert any("@freight-trunk" in a for a in outbound)
+    globals_ = dict(dict(parse_conf(AST / "extensions.conf"))["globals"])
+    assert globals_["AI_APP"] == env_example()["ARI_APP"]
+
+
+def test_asterisk_rtp_range_does_not_overlap_ours():
+    env = env_example()
+    rtp = dict(dict(parse_conf(AST / "rtp.conf"))["general"])
+    ours = range(int(env["RTP_PORT_MIN"]), int(env["RTP_PORT_MAX"]) + 1)
+    theirs = range(int(rtp["rtpstart"]), int(rtp["rtpend"]) + 1)
+    assert not set(ours) & set(theirs)
+
+
+def test_readme_names_every_file_and_the_reload_commands():
+    text = (AST / "README.md").read_text()
+    for f in AST.glob("*.conf"):
+        assert f"`{f.name}`" in text, f.name
+    for cmd in ("module reload res_ari.so", "dialplan reload", "pjsip reload", "ari show apps"):
+        assert cmd in text

@@ -1,0 +1,182 @@
+"""The systemd unit (systemd-analyze verify, required settings) and install-system.sh staged into DESTDIR."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+UNIT = REPO / "systemd" / "ai-operator.service"
+INSTALL = REPO / "scripts" / "install-system.sh"
+ENV_EXAMPLE = REPO / "etc" / "ai-operator.env.example"
+
+
+def parse_unit(text: str) -> dict[str, dict[str, list[str]]]:
+    """Sections -> key -> every value in order (systemd keys may repeat)."""
+    sections: dict[str, dict[str, list[str]]] = {}
+    current = None
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith(("#", ";")):
+            continue
+        if line.startswith("["):
+            current = sections.setdefault(line.strip("[]"), {})
+            continue
+        key, _, value = line.partition("=")
+        assert current is not None, f"key outside a section: {line}"
+        current.setdefault(key.strip(), []).append(value.strip())
+    return sections
+
+
+def _one(section: dict[str, list[str]], key: str) -> str:
+    assert key in section, f"{key} missing"
+    return section[key][-1]
+
+
+def test_unit_settings():
+    u = parse_unit(UNIT.read_text())
+    svc, unit = u["Service"], u["Unit"]
+    assert _one(svc, "Type") == "notify"
+    assert _one(svc, "NotifyAccess") == "main"
+    assert _one(svc, "WatchdogSec") == "30"
+    assert _one(svc, "ExecStart") == (
+        "/opt/ai-operator/venv/bin/ai-operator run --env /etc/ai-operator/ai-operator.env"
+    )
+    assert _one(svc, "EnvironmentFile") == "/etc/ai-operator/ai-operator.env"
+    assert _one(svc, "ExecReload") == "/bin/kill -HUP $MAINPID"
+    assert _one(svc, "Restart") == "on-failure"
+    assert int(_one(unit, "StartLimitBurst")) > 0 and int(_one(unit, "StartLimitIntervalSec")) > 0
+    assert int(_one(svc, "TimeoutStopSec")) > 30  # DRAIN_TIMEOUT_S default
+    assert _one(svc, "User") == "ai-operator" and _one(svc, "Group") == "ai-operator"
+    assert _one(svc, "StateDirectory") == "ai-operator"
+    assert _one(svc, "ReadWritePaths") == "/var/lib/ai-operator"
+    assert set(_one(svc, "RestrictAddressFamilies").split()) == {"AF_UNIX", "AF_INET", "AF_INET6"}
+    assert _one(svc, "CapabilityBoundingSet") == ""
+    assert int(_one(svc, "LimitNOFILE")) >= 65536
+    for key, value in {
+        "NoNewPrivileges": "yes",
+        "ProtectSystem": "strict",
+        "ProtectHome": "yes",
+        "PrivateTmp": "yes",
+        "ProtectKernelTunables": "yes",
+        "ProtectControlGroups": "yes",
+        "RestrictNamespaces": "yes",
+        "LockPersonality": "yes",
+        "MemoryDenyWriteExecute": "yes",
+    }.items():
+        assert _one(svc, key) == value, key
+    assert _one(u["Install"], "WantedBy") == "multi-user.target"
+
+
+def _verify(unit_text: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    copy = tmp_path / "ai-operator.service"
+    copy.write_text(unit_text)
+    return subprocess.run(
+        ["systemd-analyze", "verify", str(copy)], capture_output=True, text=True, timeout=30, check=False
+    )
+
+
+def _runnable(text: str) -> str:
+    """ExecStart must name an existing executable for verify; point it at this test's Python."""
+    return text.replace("/opt/ai-operator/venv/bin/ai-operator", sys.executable)
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="apt-get install systemd")
+def test_systemd_analyze_verify(tmp_path):
+    result = _verify(_runnable(UNIT.read_text()), tmp_path)
+    assert result.returncode == 0, result.stderr
+    # verify only warns (exit 0) about unknown keys and bad values: any line about our unit is a defect
+    ours = [line for line in (result.stdout + result.stderr).splitlines() if "ai-operator.service" in line]
+    assert ours == [], "\n".join(ours)
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="apt-get install systemd")
+def test_verify_catches_defects(tmp_path):
+    """The check above is not vacuous: a typo and a missing binary are reported."""
+    typo = _verify(
+        _runnable(UNIT.read_text()).replace("ProtectHome=yes", "ProtectHome=yes\nProtectHomee=yes"), tmp_path
+    )
+    assert "ProtectHomee" in typo.stderr
+    missing = _verify(UNIT.read_text(), tmp_path)
+    assert missing.returncode != 0 and "/opt/ai-operator/venv/bin/ai-operator" in missing.stderr
+
+
+def _run_install(destdir: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    full_env = {**os.environ, "DESTDIR": str(destdir), **env}
+    return subprocess.run(
+        ["bash", str(INSTALL), *args], capture_output=True, text=True, env=full_env, timeout=120, check=False
+    )
+
+
+def _mode(p: Path) -> int:
+    return stat.S_IMODE(p.stat().st_mode)
+
+
+def test_install_stages_files_and_never_overwrites_env(tmp_path):
+    dest = tmp_path / "root"
+    r = _run_install(dest, "--no-venv")
+    assert r.returncode == 0, r.stderr
+    env = dest / "etc/ai-operator/ai-operator.env"
+    assert env.read_text() == ENV_EXAMPLE.read_text()
+    assert _mode(env) == 0o640
+    assert _mode(dest / "etc/ai-operator") == 0o750
+    assert _mode(dest / "var/lib/ai-operator") == 0o750
+    unit = dest / "etc/systemd/system/ai-operator.service"
+    assert unit.read_text() == UNIT.read_text()  # default paths: the unit is copied unchanged
+    assert _mode(unit) == 0o644
+    assert (dest / "opt/ai-operator/src/systemd/ai-operator.service").is_file()
+    assert not (dest / "opt/ai-operator/src/.venv").exists()
+    assert not (dest / "opt/ai-operator/venv").exists()
+    assert "Next steps" in r.stdout
+
+    env.write_text("ARI_PASSWORD=admin-edited\n")
+    env.chmod(0o600)
+    r = _run_install(dest, "--no-venv")
+    assert r.returncode == 0, r.stderr
+    assert env.read_text() == "ARI_PASSWORD=admin-edited\n"
+    assert _mode(env) == 0o600
+    assert "kept existing" in r.stdout
+
+
+def test_install_prefix_rewrites_unit_paths(tmp_path):
+    dest = tmp_path / "root"
+    r = _run_install(dest, "--no-venv", PREFIX="/srv/aio", SYSCONFDIR="/etc/aio")
+    assert r.returncode == 0, r.stderr
+    unit = parse_unit((dest / "etc/systemd/system/ai-operator.service").read_text())["Service"]
+    assert _one(unit, "ExecStart") == "/srv/aio/venv/bin/ai-operator run --env /etc/aio/ai-operator.env"
+    assert _one(unit, "EnvironmentFile") == "/etc/aio/ai-operator.env"
+    assert (dest / "etc/aio/ai-operator.env").is_file()
+    assert (dest / "srv/aio/src/scripts/install-system.sh").is_file()
+
+
+def test_install_rejects_bad_arguments(tmp_path):
+    r = _run_install(tmp_path, "--frobnicate")
+    assert r.returncode != 0 and "unknown argument: --frobnicate" in r.stderr
+    r = _run_install(tmp_path, "--no-venv", PREFIX="relative/path")
+    assert r.returncode != 0 and "PREFIX must be an absolute path" in r.stderr
+    assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.slow
+def test_install_builds_the_venv(tmp_path):
+    """The real venv path: python -m venv + pip install of this tree (dependencies skipped to stay fast)."""
+    dest = tmp_path / "root"
+    r = _run_install(dest, "--pip-args", "--no-deps")
+    assert r.returncode == 0, r.stderr
+    venv = dest / "opt/ai-operator/venv"
+    exe = venv / "bin/ai-operator"
+    assert exe.is_file() and os.access(exe, os.X_OK)
+    version = subprocess.run(
+        [str(venv / "bin/python"), "-c", "import importlib.metadata as m; print(m.version('ai-operator'))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert version
+    assert f"installed ai-operator {version}" in r.stdout

@@ -1,0 +1,113 @@
+"""Doctor system checks against real files, real sockets and the real espeak-ng."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+
+import pytest
+
+from ai_operator.doctor.system_checks import (
+    _sample_ports,
+    env_file_permissions,
+    espeak_voices,
+    rtp_port_range_bindable,
+    state_dir_writable,
+)
+
+
+def _env(tmp_path, text: str, mode: int):
+    p = tmp_path / "ai-operator.env"
+    p.write_text(text)
+    p.chmod(mode)
+    return p
+
+
+def test_env_file_missing_fails(tmp_path):
+    r = env_file_permissions(tmp_path / "nope.env")
+    assert r.status == "FAIL" and "does not exist" in r.detail
+
+
+def test_env_file_world_readable_with_secret_warns(tmp_path):
+    p = _env(tmp_path, "ARI_USER=x\nARI_PASSWORD=s3cret\nOPENAI_API_KEY=\n", 0o644)
+    r = env_file_permissions(p)
+    assert r.status == "WARN"
+    assert "chmod 0640" in r.detail and "ARI_PASSWORD" in r.detail and "OPENAI_API_KEY" not in r.detail
+    assert "s3cret" not in r.detail
+
+
+def test_env_file_world_readable_without_secret_is_ok(tmp_path):
+    p = _env(tmp_path, 'ARI_USER=x\nARI_PASSWORD=""\n# OPENAI_API_KEY=sk-old\n', 0o644)
+    assert env_file_permissions(p).status == "OK"
+
+
+def test_env_file_0640_is_ok_and_group_writable_warns(tmp_path):
+    p = _env(tmp_path, "export OPENAI_API_KEY=sk-abc\n", 0o640)
+    assert env_file_permissions(p).status == "OK"
+    p.chmod(0o660)
+    r = env_file_permissions(p)
+    assert r.status == "WARN" and "writable by its group" in r.detail
+
+
+def test_env_file_directory_fails(tmp_path):
+    assert env_file_permissions(tmp_path).status == "FAIL"
+
+
+@pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng not installed")
+def test_espeak_voices_real():
+    assert espeak_voices({"ru", "kk", "hi"}).status == "OK"
+    assert espeak_voices({"en"}).status == "OK"  # regional voices (en-us, en-gb...) count
+    r = espeak_voices({"ru", "zz"})
+    assert r.status == "FAIL" and "zz" in r.detail and "ru," not in r.detail and "espeak-ng-data" in r.detail
+
+
+def test_espeak_missing_binary_names_package():
+    r = espeak_voices({"ru"}, binary="espeak-ng-not-installed")
+    assert r.status == "FAIL" and "apt-get install espeak-ng" in r.detail
+
+
+def test_sample_ports_cover_the_ends():
+    assert _sample_ports(20000, 20999) == [20000, 20249, 20499, 20749, 20999]
+    assert _sample_ports(5000, 5000) == [5000]
+
+
+def _free_udp_range(n: int) -> int:
+    for _ in range(50):
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.bind(("127.0.0.1", 0))
+            base = s.getsockname()[1]
+        if base + n < 65535:
+            return base
+    raise RuntimeError("no free port")
+
+
+def test_rtp_range_bindable_and_busy_port_is_named():
+    base = _free_udp_range(100)
+    r = rtp_port_range_bindable("127.0.0.1", base, base + 99)
+    assert r.status == "OK", r.detail
+    middle = _sample_ports(base, base + 99)[2]
+    blocker = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    blocker.bind(("127.0.0.1", middle))
+    try:
+        r = rtp_port_range_bindable("127.0.0.1", base, base + 99)
+        assert r.status == "FAIL" and f"127.0.0.1:{middle}" in r.detail and "in use" in r.detail
+    finally:
+        blocker.close()
+    assert rtp_port_range_bindable("127.0.0.1", base, base + 99, max_calls=500).status == "WARN"
+
+
+def test_rtp_range_bad_host_and_range():
+    r = rtp_port_range_bindable("192.0.2.77", 40000, 40010)  # TEST-NET: never an address of ours
+    assert r.status == "FAIL" and "RTP_HOST" in r.detail
+    assert rtp_port_range_bindable("127.0.0.1", 300, 200).status == "FAIL"
+
+
+def test_state_dir(tmp_path):
+    assert state_dir_writable(tmp_path).status == "OK"
+    assert list(tmp_path.iterdir()) == []  # the probe file is gone
+    assert state_dir_writable(tmp_path / "new").status == "WARN"
+    f = tmp_path / "file"
+    f.write_text("x")
+    assert state_dir_writable(f).status == "FAIL"
+    r = state_dir_writable(f / "sub")
+    assert r.status == "FAIL" and "cannot be created" in r.detail
