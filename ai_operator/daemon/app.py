@@ -40,18 +40,23 @@ class Daemon:
         self.manager: CallManager | None = None
         self.stream: Any = None
         self.db: Any = None
-        self._db_ok = False
+        self.notifier: Any = None
 
     # ---- signals ----------------------------------------------------------------------------------------------
     def reload(self) -> bool:
         """Re-read the env file (SIGHUP). Returns whether the new settings were taken."""
         if self.env_path is None or self.svc is None:
             return False
+        if self.notifier is not None:
+            self.notifier.reloading()
         try:
             new = load_settings(self.env_path)
         except (EnvFileError, ConfigError) as exc:
             log.error("reload_rejected", reason=str(exc), kept="previous settings")
             return False
+        finally:
+            if self.notifier is not None:
+                self.notifier.ready()
         for secret in new.secrets():
             register_secret(secret)
         old_routes = {n: (r.enabled, r.policy) for n, r in self.settings.routes.items()}
@@ -76,7 +81,6 @@ class Daemon:
         state_dir = Path(self.settings.STATE_DIR)
         try:
             self.db = await Database.open(self.settings.DATABASE_URL or None, state_dir)
-            self._db_ok = True
         except Exception as exc:  # records are spooled until the database is back
             log.error("database_unavailable", error=str(exc), action="spooling records to disk")
             self.db = None
@@ -91,7 +95,7 @@ class Daemon:
         from ai_operator.ari.rest import AriRestClient
         from ai_operator.ops.http import MetricsServer
         from ai_operator.ops.metrics import Metrics
-        from ai_operator.ops.sdnotify import Notifier
+        from ai_operator.ops.sdnotify import Notifier, watchdog_loop
 
         s = self.settings
         require(s, "ARI_URL", "ARI_USER", "ARI_PASSWORD", "ARI_APP")
@@ -111,7 +115,7 @@ class Daemon:
             model_override=self.overrides.get("model"), observer=self.overrides.get("observer"),
         )
         self.manager = manager = CallManager(self.svc)
-        notifier = Notifier.from_env()
+        self.notifier = notifier = Notifier.from_env()
         metrics_server = None
         if s.METRICS_PORT:
             metrics_server = MetricsServer(metrics, s.METRICS_HOST, s.METRICS_PORT, health=self.health)
@@ -129,7 +133,7 @@ class Daemon:
 
         self.stream = AriEventStream(s.ARI_URL, s.ARI_USER, s.ARI_PASSWORD, s.ARI_APP, on_connect=on_connect)
         consumer = asyncio.create_task(self._consume(manager))
-        watchdog = asyncio.create_task(self._watchdog(notifier))
+        watchdog = asyncio.create_task(watchdog_loop(notifier, lambda: bool(self.stream and self.stream.connected)))
         exit_code = 0
         stop_wait = asyncio.create_task(self.stop_requested.wait())
         done, _ = await asyncio.wait({consumer, stop_wait}, return_when=asyncio.FIRST_COMPLETED)
@@ -162,15 +166,6 @@ class Daemon:
     async def _consume(self, manager: CallManager) -> None:
         async for event in self.stream:
             await manager.handle(event)
-
-    async def _watchdog(self, notifier: Any) -> None:
-        interval = notifier.watchdog_interval_s()
-        if not interval:
-            return
-        while True:
-            await asyncio.sleep(interval / 2)
-            if self.stream is not None and self.stream.connected:
-                notifier.watchdog()
 
     async def health(self) -> dict[str, Any]:
         db_ok = False

@@ -14,6 +14,19 @@ from ai_operator.media.playout import PlayoutStream
 
 log = get_logger("speaker")
 _EMPTY = np.zeros(0, dtype=np.int16)
+KAZAKH_LETTERS = frozenset("әғқңөұүһіӘҒҚҢӨҰҮҺІ")
+
+
+def voice_segments(text: str, language: str) -> list[tuple[str, str]]:
+    """Split a reply into (text, voice) lines: a line with Kazakh-only letters in a Russian reply gets the kk voice
+    (the bilingual greeting), so each half is read by a voice that knows its letters."""
+    if language != "ru" or not KAZAKH_LETTERS.intersection(text):
+        return [(text, language)]
+    out: list[tuple[str, str]] = []
+    for line in (ln.strip() for ln in text.splitlines()):
+        if line:
+            out.append((line, "kk" if KAZAKH_LETTERS.intersection(line) else "ru"))
+    return out
 
 
 class Speaker:
@@ -40,12 +53,14 @@ class Speaker:
         first = True
         try:
             stream_fn = self.tts.stream
-            chunks = stream_fn(text, language, cache=cache) if _accepts_cache(stream_fn) else stream_fn(text, language)
-            async for chunk in chunks:
-                if first:
-                    self.first_chunk_ms[utterance_id] = (time.perf_counter() - t0) * 1000
-                    first = False
-                self.stream.enqueue(chunk, utterance_id, final=False)
+            with_cache = _accepts_cache(stream_fn)
+            for part, voice in voice_segments(text, language):
+                chunks = stream_fn(part, voice, cache=cache) if with_cache else stream_fn(part, voice)
+                async for chunk in chunks:
+                    if first:
+                        self.first_chunk_ms[utterance_id] = (time.perf_counter() - t0) * 1000
+                        first = False
+                    self.stream.enqueue(chunk, utterance_id, final=False)
             self.stream.enqueue(_EMPTY, utterance_id, final=True)
         except asyncio.CancelledError:
             raise
