@@ -1,0 +1,325 @@
+"""Outgoing audio: per-call playout streams and ONE pacing loop that sends a 20 ms RTP frame for every stream.
+
+`PlayoutStream` (one per call, no timers) queues the bot's utterances as int16 8 kHz PCM, cuts them into
+20 ms frames, encodes them and builds RTP (continuous sequence numbers, timestamps that follow wall time across
+silent gaps, marker on the first packet of each talkspurt, random SSRC). It reports `started` when an
+utterance's first frame goes out and `stopped` when its last one does, or at once on `flush` (barge-in).
+
+`Pacer` is the only timer: one asyncio task ticks on an absolute schedule t0 + k * 20 ms, so it does not drift;
+when it falls more than a few frames behind it skips ahead (counted in `late_ticks`) instead of bursting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ai_operator.logs import get_logger
+from ai_operator.media.codecs import FRAME_SAMPLES, Codec
+from ai_operator.media.rtp import build_header
+from ai_operator.media.timing import ErrorStats
+
+log = get_logger("media")
+
+DEFAULT_FRAME_MS = 20
+LATE_SKIP_FRAMES = 3  # further behind than this: skip ahead instead of sending a burst
+STREAM_ERROR_WINDOW = 256  # recent send-time errors kept per stream
+STARTED = "started"
+STOPPED = "stopped"
+
+
+@dataclass(frozen=True)
+class PlayoutEvent:
+    """An utterance began or finished playing."""
+
+    kind: str  # "started" | "stopped"
+    utterance_id: str
+    at: float  # monotonic
+    interrupted: bool = False
+
+
+class _Utterance:
+    """Queued audio: PCM (for the echo reference) and the same audio already encoded (one encode per chunk,
+    so a tick only slices bytes)."""
+
+    __slots__ = ("final", "id", "payload", "pcm", "pos", "started")
+
+    def __init__(self, utterance_id: str, pcm: np.ndarray, payload: bytes, final: bool) -> None:
+        self.id = utterance_id
+        self.pcm = pcm
+        self.payload = payload
+        self.pos = 0  # in samples
+        self.final = final
+        self.started = False
+
+
+class PlayoutStats:
+    """Counters of one stream."""
+
+    __slots__ = ("callback_errors", "frames_sent", "send_errors_ms", "send_failures", "underruns")
+
+    def __init__(self) -> None:
+        self.frames_sent = 0
+        self.underruns = 0  # an unfinished utterance had no full frame ready at a tick
+        self.send_failures = 0
+        self.callback_errors = 0
+        self.send_errors_ms = ErrorStats(STREAM_ERROR_WINDOW)  # actual minus scheduled send time
+
+
+def _as_pcm(pcm: np.ndarray) -> np.ndarray:
+    arr = np.asarray(pcm)
+    if arr.dtype != np.int16:
+        raise TypeError(f"playout expects int16 PCM at 8 kHz, got dtype {arr.dtype}")
+    if arr.ndim != 1:
+        raise ValueError(f"playout expects mono (1-D) PCM, got shape {arr.shape}")
+    return arr
+
+
+class PlayoutStream:
+    """One call's outgoing audio. Driven by `Pacer.tick`; has no timers of its own."""
+
+    def __init__(
+        self,
+        codec: Codec,
+        send: Callable[[bytes], None],
+        *,
+        on_event: Callable[[PlayoutEvent], None] | None = None,
+        ssrc: int | None = None,
+        on_frame: Callable[[np.ndarray], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.codec = codec
+        self._bytes_per_sample = codec.bytes_per_frame // FRAME_SAMPLES
+        self._pad = codec.silence_payload()
+        self._send = send
+        self._on_event = on_event
+        self._on_frame = on_frame  # gets each PCM frame as it is sent (barge-in echo reference)
+        self._clock = clock
+        self.ssrc = secrets.randbits(32) if ssrc is None else ssrc & 0xFFFFFFFF
+        self._seq = secrets.randbits(16)
+        self._ts_base = secrets.randbits(32)
+        self._k0: int | None = None
+        self._gap = True  # the next packet starts a talkspurt (marker bit)
+        self._queue: deque[_Utterance] = deque()
+        self.current_utterance: str | None = None
+        self.stats = PlayoutStats()
+
+    @property
+    def speaking(self) -> bool:
+        """True between an utterance's `started` and its `stopped`."""
+        return self.current_utterance is not None
+
+    @property
+    def queued_utterances(self) -> int:
+        return len(self._queue)
+
+    def enqueue(self, pcm: np.ndarray, utterance_id: str, final: bool = True) -> None:
+        """Queue audio of `utterance_id`. Streamed TTS calls it with final=False, then final=True (may be empty)."""
+        arr = _as_pcm(pcm)
+        tail = self._queue[-1] if self._queue else None
+        if tail is not None and tail.id == utterance_id:
+            if tail.final:
+                raise ValueError(f"utterance {utterance_id!r} already ended (final=True was given)")
+            if arr.size:
+                bps = self._bytes_per_sample
+                tail.pcm = np.concatenate((tail.pcm[tail.pos :], arr))
+                tail.payload = tail.payload[tail.pos * bps :] + self.codec.encode(arr)
+                tail.pos = 0
+            tail.final = final
+            return
+        self._queue.append(_Utterance(utterance_id, arr.copy(), self.codec.encode(arr), final))
+
+    def flush(self) -> str | None:
+        """Barge-in: drop everything queued. Emits stopped(interrupted=True) for the utterance in progress and
+        returns its id; queued utterances that never started are dropped without events."""
+        current = self.current_utterance
+        self._queue.clear()
+        self._gap = True
+        self.current_utterance = None
+        if current is not None:
+            self._emit(PlayoutEvent(STOPPED, current, self._clock(), interrupted=True))
+        return current
+
+    def _emit(self, event: PlayoutEvent) -> None:
+        if self._on_event is None:
+            return
+        try:
+            self._on_event(event)
+        except Exception as exc:
+            self.stats.callback_errors += 1
+            if self.stats.callback_errors == 1:
+                log.error("playout_event_callback_failed", utterance_id=event.utterance_id, error=repr(exc))
+
+    def tick(self, k: int, now: float, error_ms: float) -> None:
+        """Send at most one frame for schedule slot `k` (called by the pacer)."""
+        if self._k0 is None:
+            self._k0 = k
+        queue = self._queue
+        while queue:
+            utt = queue[0]
+            remaining = utt.pcm.size - utt.pos
+            if remaining >= FRAME_SAMPLES or (utt.final and remaining > 0):
+                self._send_frame(utt, k, now, error_ms, remaining)
+                return
+            if not utt.final:
+                self.stats.underruns += 1
+                self._gap = True
+                return
+            queue.popleft()  # final with nothing left: it ended at the previous frame (or had no audio)
+            if utt.started:
+                self.current_utterance = None
+                self._emit(PlayoutEvent(STOPPED, utt.id, now))
+        self._gap = True
+
+    def _send_frame(self, utt: _Utterance, k: int, now: float, error_ms: float, remaining: int) -> None:
+        pos = utt.pos
+        bps = self._bytes_per_sample
+        if remaining >= FRAME_SAMPLES:
+            frame = utt.pcm[pos : pos + FRAME_SAMPLES]
+            payload = utt.payload[pos * bps : (pos + FRAME_SAMPLES) * bps]
+        else:  # the partial last frame, padded with silence
+            frame = np.zeros(FRAME_SAMPLES, dtype=np.int16)
+            frame[:remaining] = utt.pcm[pos:]
+            payload = utt.payload[pos * bps :] + self._pad[remaining * bps :]
+        utt.pos = pos + FRAME_SAMPLES
+        marker = self._gap or not utt.started
+        if not utt.started:
+            utt.started = True
+            self.current_utterance = utt.id
+            self._emit(PlayoutEvent(STARTED, utt.id, now))
+        ts = self._ts_base + (k - (self._k0 or 0)) * FRAME_SAMPLES
+        packet = build_header(self.codec.payload_type, marker, self._seq, ts, self.ssrc) + payload
+        self._seq = (self._seq + 1) & 0xFFFF
+        self._gap = False
+        try:
+            self._send(packet)
+        except Exception as exc:
+            self.stats.send_failures += 1
+            if self.stats.send_failures == 1:
+                log.warning("playout_send_failed", error=repr(exc))
+        self.stats.frames_sent += 1
+        self.stats.send_errors_ms.add(error_ms)
+        if self._on_frame is not None:
+            try:
+                self._on_frame(frame)
+            except Exception as exc:
+                self.stats.callback_errors += 1
+                if self.stats.callback_errors == 1:
+                    log.error("playout_frame_callback_failed", error=repr(exc))
+        if utt.final and utt.pos >= utt.pcm.size:
+            self._queue.popleft()
+            self.current_utterance = None
+            self._emit(PlayoutEvent(STOPPED, utt.id, now))
+
+
+class Pacer:
+    """ONE asyncio task that ticks every `frame_ms` for all streams against t0 + k * frame_ms."""
+
+    def __init__(
+        self,
+        frame_ms: int = DEFAULT_FRAME_MS,
+        clock: Callable[[], float] = time.monotonic,
+        *,
+        late_skip_frames: int = LATE_SKIP_FRAMES,
+    ) -> None:
+        self.frame_s = frame_ms / 1000.0
+        self._clock = clock
+        self._late_skip = late_skip_frames
+        self._streams: list[PlayoutStream] = []
+        self._t0: float | None = None
+        self._k = 0
+        self._task: asyncio.Task[None] | None = None
+        self.ticks = 0
+        self.late_ticks = 0  # times the loop was so late it skipped ahead
+        self.skipped_frames = 0
+        self.stream_errors = 0
+        self.send_error_ms = ErrorStats()
+        self._removed_underruns = 0
+        self._removed_frames = 0
+
+    @property
+    def streams(self) -> int:
+        return len(self._streams)
+
+    def add(self, stream: PlayoutStream) -> None:
+        if stream not in self._streams:
+            self._streams = [*self._streams, stream]  # copy-on-write: safe while a tick iterates
+
+    def remove(self, stream: PlayoutStream) -> None:
+        if stream in self._streams:
+            self._streams = [s for s in self._streams if s is not stream]
+            self._removed_underruns += stream.stats.underruns
+            self._removed_frames += stream.stats.frames_sent
+
+    @property
+    def underruns(self) -> int:
+        """Underruns of every stream this pacer has driven (for metrics)."""
+        return self._removed_underruns + sum(s.stats.underruns for s in self._streams)
+
+    @property
+    def frames_sent(self) -> int:
+        """Frames sent by every stream this pacer has driven (for metrics)."""
+        return self._removed_frames + sum(s.stats.frames_sent for s in self._streams)
+
+    def next_due(self) -> float | None:
+        """Scheduled time of the next tick (None before the first)."""
+        return None if self._t0 is None else self._t0 + self._k * self.frame_s
+
+    def tick(self, now: float) -> None:
+        """One pass over all streams for the current schedule slot."""
+        frame_s = self.frame_s
+        if self._t0 is None:
+            self._t0 = now
+            self._k = 0
+        scheduled = self._t0 + self._k * frame_s
+        behind = now - scheduled
+        if behind >= self._late_skip * frame_s:
+            skip = int(behind / frame_s + 1e-6)  # epsilon: float schedule times
+            self._k += skip
+            self.skipped_frames += skip
+            self.late_ticks += 1
+            scheduled = self._t0 + self._k * frame_s
+        error_ms = (now - scheduled) * 1000.0
+        self.send_error_ms.add(error_ms)
+        k = self._k
+        for stream in self._streams:
+            try:
+                stream.tick(k, now, error_ms)
+            except Exception as exc:  # one broken stream must not stop the others
+                self.stream_errors += 1
+                if self.stream_errors == 1:
+                    log.error("playout_stream_failed", error=repr(exc))
+        self._k = k + 1
+        self.ticks += 1
+
+    async def _run(self) -> None:
+        clock = self._clock
+        while True:
+            due = self.next_due()
+            if due is not None:
+                delay = due - clock()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+            self.tick(clock())
+            if due is not None and delay <= 0:
+                await asyncio.sleep(0)  # stay fair to the loop when catching up
+
+    async def start(self) -> None:
+        """Start the pacing task (idempotent)."""
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self._run(), name="playout-pacer")
+
+    async def stop(self) -> None:
+        """Stop the pacing task and wait for it."""
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task

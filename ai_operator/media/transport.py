@@ -1,0 +1,212 @@
+"""The UDP side of externalMedia: one socket per call, a port allocator, and drop/receive counters.
+
+This is the only socket code of the media path. `RtpEndpoint` receives Asterisk's RTP on a local port, keeps
+only packets from the media address Asterisk told us (UNICASTRTP_LOCAL_ADDRESS/PORT), decodes good 20 ms frames
+and hands them to `on_audio`; everything else is dropped and counted (never logged per packet).
+`send_frame` sends ready-made RTP datagrams (built by the playout pacer) to that address.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import ipaddress
+import socket
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ai_operator.logs import get_logger
+from ai_operator.media.codecs import Codec
+from ai_operator.media.rtp import RTP_HEADER_SIZE, RtpError, RtpPacket
+
+log = get_logger("media")
+
+_PLAIN_V2 = 0x80  # first header byte of a version-2 packet without padding, extension or CSRC
+RECEIVE_BUFFER_BYTES = 256 * 1024
+
+
+class NoFreePort(RuntimeError):
+    """Every port of the configured range is taken."""
+
+
+class PortAllocator:
+    """Hands out UDP ports from [port_min, port_max] on `host`, round-robin, skipping ports in use."""
+
+    def __init__(self, host: str, port_min: int, port_max: int) -> None:
+        if not 0 < port_min <= port_max <= 65535:
+            raise ValueError(f"RTP port range {port_min}..{port_max} is invalid (need 0 < min <= max <= 65535)")
+        self.host = host
+        self.port_min = port_min
+        self.port_max = port_max
+        self._next = port_min
+        self._held: set[int] = set()
+
+    @property
+    def size(self) -> int:
+        return self.port_max - self.port_min + 1
+
+    @property
+    def in_use(self) -> int:
+        return len(self._held)
+
+    def bind(self) -> socket.socket:
+        """A non-blocking UDP socket bound to the next free port; raises `NoFreePort` when none is left."""
+        for _ in range(self.size):
+            port = self._next
+            self._next = port + 1 if port < self.port_max else self.port_min
+            if port in self._held:
+                continue
+            sock = socket.socket(socket.AF_INET6 if ":" in self.host else socket.AF_INET, socket.SOCK_DGRAM)
+            try:
+                sock.setblocking(False)
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RECEIVE_BUFFER_BYTES)
+                sock.bind((self.host, port))
+            except OSError as exc:
+                sock.close()
+                if exc.errno in (errno.EADDRINUSE, errno.EACCES):
+                    continue  # someone else holds it: skip
+                raise
+            self._held.add(port)
+            return sock
+        raise NoFreePort(f"no free RTP port in {self.host}:{self.port_min}-{self.port_max} ({self.in_use} held by us)")
+
+    def release(self, port: int) -> None:
+        """Give `port` back (idempotent)."""
+        self._held.discard(port)
+
+
+class RtpStats:
+    """Plain counters for one endpoint (or, as `TOTALS`, the whole process)."""
+
+    __slots__ = ("dropped_foreign", "dropped_malformed", "dropped_wrong_pt", "dropped_wrong_size", "received", "sent")
+
+    def __init__(self) -> None:
+        self.received = 0
+        self.sent = 0
+        self.dropped_foreign = 0
+        self.dropped_malformed = 0
+        self.dropped_wrong_pt = 0
+        self.dropped_wrong_size = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return {name: getattr(self, name) for name in self.__slots__}
+
+
+TOTALS = RtpStats()  # process-wide, for metrics
+
+
+class RtpEndpoint(asyncio.DatagramProtocol):
+    """One call's RTP socket."""
+
+    def __init__(self, allocator: PortAllocator, codec: Codec, on_audio: Callable[[np.ndarray], None]) -> None:
+        self._allocator = allocator
+        self.codec = codec
+        self.on_audio = on_audio
+        self.stats = RtpStats()
+        self.local_address: tuple[str, int] = ("", 0)
+        self.remote: tuple[str, int] | None = None
+        self._transport: asyncio.DatagramTransport | None = None
+        self._closed = False
+        self._callback_errors = 0
+
+    @classmethod
+    async def open(
+        cls, allocator: PortAllocator, codec: Codec, on_audio: Callable[[np.ndarray], None]
+    ) -> RtpEndpoint:
+        """Bind a port from `allocator` and start receiving."""
+        sock = allocator.bind()
+        endpoint = cls(allocator, codec, on_audio)
+        endpoint.local_address = sock.getsockname()[:2]
+        loop = asyncio.get_running_loop()
+        try:
+            await loop.create_datagram_endpoint(lambda: endpoint, sock=sock)
+        except BaseException:
+            sock.close()
+            allocator.release(endpoint.local_address[1])
+            raise
+        return endpoint
+
+    def set_remote(self, host: str, port: int) -> None:
+        """Where Asterisk sends from and receives our audio (UNICASTRTP_LOCAL_ADDRESS/PORT)."""
+        if not 0 < int(port) <= 65535:
+            raise ValueError(f"RTP remote port {port!r} outside 1..65535")
+        try:
+            host = str(ipaddress.ip_address(host))
+        except ValueError:
+            try:  # a name (rare: Asterisk reports an address); resolved once per call
+                host = socket.getaddrinfo(host, port, type=socket.SOCK_DGRAM)[0][4][0]
+            except socket.gaierror as exc:
+                raise ValueError(f"RTP remote address {host!r}: {exc}") from None
+        self.remote = (host, int(port))
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self._transport = transport  # type: ignore[assignment]
+
+    def datagram_received(self, data: bytes, addr: tuple[str | Any, int]) -> None:
+        stats = self.stats
+        remote = self.remote
+        if remote is None or addr[1] != remote[1] or addr[0] != remote[0]:
+            stats.dropped_foreign += 1
+            TOTALS.dropped_foreign += 1
+            return
+        codec = self.codec
+        if len(data) > RTP_HEADER_SIZE and data[0] == _PLAIN_V2:  # fast path: no CSRC/extension/padding
+            payload_type = data[1] & 0x7F
+            payload = data[RTP_HEADER_SIZE:]
+        else:
+            try:
+                packet = RtpPacket.parse(data)
+            except RtpError:
+                stats.dropped_malformed += 1
+                TOTALS.dropped_malformed += 1
+                return
+            payload_type = packet.payload_type
+            payload = packet.payload
+        if not codec.accepts(payload_type):
+            stats.dropped_wrong_pt += 1
+            TOTALS.dropped_wrong_pt += 1
+            return
+        if len(payload) != codec.bytes_per_frame:
+            stats.dropped_wrong_size += 1
+            TOTALS.dropped_wrong_size += 1
+            return
+        stats.received += 1
+        TOTALS.received += 1
+        try:
+            self.on_audio(codec.decode(payload))
+        except Exception as exc:  # a broken consumer must not kill the socket; say so once
+            self._callback_errors += 1
+            if self._callback_errors == 1:
+                log.error("rtp_on_audio_failed", local_port=self.local_address[1], error=repr(exc))
+
+    def error_received(self, exc: Exception) -> None:
+        log.warning("rtp_socket_error", local_port=self.local_address[1], error=repr(exc))
+
+    def send_frame(self, packet: bytes) -> None:
+        """Send one RTP datagram to the remote; a no-op before `set_remote` or after `close`."""
+        transport = self._transport
+        if self.remote is None or transport is None or self._closed:
+            return
+        transport.sendto(packet, self.remote)
+        self.stats.sent += 1
+        TOTALS.sent += 1
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def close(self) -> None:
+        """Close the socket and release the port (idempotent)."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._transport is not None:
+            self._transport.close()  # the socket closes on the next loop pass; connection_lost releases the port
+        else:
+            self._allocator.release(self.local_address[1])
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._closed = True
+        self._allocator.release(self.local_address[1])

@@ -1,0 +1,159 @@
+"""Caller speech segmentation with webrtcvad: 20 ms frames in, SpeechStarted / UtteranceEnded out. No I/O.
+
+An utterance starts after `start_ms` of consecutive speech frames and carries `PREROLL_MS` of audio from before
+the first speech frame; it ends after `end_silence_ms` of non-speech (the audio is trimmed to the last speech
+frame plus `POSTROLL_MS`), or is cut at `max_utterance_s` (truncated=True).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+import webrtcvad
+
+PREROLL_MS = 200
+# webrtcvad calls the first ~4 frames speech for any noise while its noise model adapts; ignore them
+WARMUP_MS = 100
+POSTROLL_MS = 200
+VALID_FRAME_MS = (10, 20, 30)
+VALID_SAMPLE_RATES = (8000, 16000, 32000, 48000)
+
+
+@dataclass(frozen=True)
+class SpeechStarted:
+    """Speech was confirmed; `at` is the time of the first speech frame of the run."""
+
+    at: float
+
+
+@dataclass(frozen=True)
+class UtteranceEnded:
+    """One utterance: int16 audio, when speech started and ended, when the end was detected."""
+
+    audio: np.ndarray
+    speech_started_at: float
+    speech_ended_at: float
+    detected_at: float
+    truncated: bool
+
+
+class UtteranceSegmenter:
+    """Feeds webrtcvad one frame at a time and cuts the caller's audio into utterances."""
+
+    def __init__(
+        self,
+        aggressiveness: int = 2,
+        start_ms: int = 60,
+        end_silence_ms: int = 600,
+        max_utterance_s: float = 20.0,
+        sample_rate: int = 8000,
+        frame_ms: int = 20,
+    ) -> None:
+        if not 0 <= aggressiveness <= 3:
+            raise ValueError(f"VAD aggressiveness {aggressiveness} outside 0..3")
+        if sample_rate not in VALID_SAMPLE_RATES:
+            raise ValueError(f"VAD sample_rate {sample_rate} not one of {VALID_SAMPLE_RATES}")
+        if frame_ms not in VALID_FRAME_MS:
+            raise ValueError(f"VAD frame_ms {frame_ms} not one of {VALID_FRAME_MS}")
+        if start_ms <= 0 or end_silence_ms <= 0 or max_utterance_s <= 0:
+            raise ValueError("VAD start_ms, end_silence_ms and max_utterance_s must be positive")
+        self._vad = webrtcvad.Vad(aggressiveness)
+        self.sample_rate = sample_rate
+        self.frame_ms = frame_ms
+        self.frame_samples = sample_rate * frame_ms // 1000
+        self._start_frames = max(1, -(-start_ms // frame_ms))
+        self._end_frames = max(1, -(-end_silence_ms // frame_ms))
+        self._max_frames = max(1, int(max_utterance_s * 1000 // frame_ms))
+        self._post_frames = POSTROLL_MS // frame_ms
+        self._warmup_frames = WARMUP_MS // frame_ms
+        self._frames_seen = 0
+        self._preroll: deque[np.ndarray] = deque(maxlen=PREROLL_MS // frame_ms + self._start_frames)
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget any speech in progress."""
+        self._preroll.clear()
+        self._run = 0  # consecutive speech frames before the start is confirmed
+        self._run_started_at = 0.0
+        self._frames: list[np.ndarray] = []
+        self._silence = 0
+        self._last_speech_index = 0
+        self._speech_started_at = 0.0
+        self._last_speech_at = 0.0
+        self.in_speech = False
+        self.last_frame_speech = False
+
+    def is_speech(self, frame: np.ndarray) -> bool:
+        """The webrtcvad verdict on one frame (adapts the VAD's noise model; no segmentation)."""
+        return self._verdict(self._check(frame))
+
+    def _verdict(self, arr: np.ndarray) -> bool:
+        speech = self._vad.is_speech(arr.tobytes(), self.sample_rate)
+        self._frames_seen += 1
+        return speech and self._frames_seen > self._warmup_frames
+
+    def _check(self, frame: np.ndarray) -> np.ndarray:
+        arr = np.asarray(frame)
+        if arr.dtype != np.int16 or arr.shape != (self.frame_samples,):
+            raise ValueError(
+                f"VAD frame must be {self.frame_samples} int16 samples ({self.frame_ms} ms at {self.sample_rate} Hz), "
+                f"got {arr.shape} {arr.dtype}"
+            )
+        return arr
+
+    def feed(self, frame: np.ndarray, now: float) -> list[SpeechStarted | UtteranceEnded]:
+        """One frame received at `now`; returns what happened (usually nothing)."""
+        arr = self._check(frame)
+        speech = self._verdict(arr)
+        self.last_frame_speech = speech
+        if not self.in_speech:
+            return self._idle(arr, speech, now)
+        self._frames.append(arr.copy())
+        if speech:
+            self._silence = 0
+            self._last_speech_index = len(self._frames)
+            self._last_speech_at = now
+        else:
+            self._silence += 1
+        if self._silence >= self._end_frames:
+            return [self._finish(now, truncated=False)]
+        if len(self._frames) >= self._max_frames:
+            return [self._finish(now, truncated=True)]
+        return []
+
+    def _idle(self, arr: np.ndarray, speech: bool, now: float) -> list[SpeechStarted | UtteranceEnded]:
+        self._preroll.append(arr.copy())
+        if not speech:
+            self._run = 0
+            return []
+        if self._run == 0:
+            self._run_started_at = now
+        self._run += 1
+        if self._run < self._start_frames:
+            return []
+        self.in_speech = True
+        self._frames = list(self._preroll)
+        self._preroll.clear()
+        self._silence = 0
+        self._last_speech_index = len(self._frames)
+        self._speech_started_at = self._run_started_at
+        self._last_speech_at = now
+        self._run = 0
+        return [SpeechStarted(at=self._speech_started_at)]
+
+    def _finish(self, now: float, *, truncated: bool) -> UtteranceEnded:
+        keep = len(self._frames) if truncated else min(len(self._frames), self._last_speech_index + self._post_frames)
+        audio = np.concatenate(self._frames[:keep]) if keep else np.zeros(0, dtype=np.int16)
+        event = UtteranceEnded(
+            audio=audio,
+            speech_started_at=self._speech_started_at,
+            speech_ended_at=self._last_speech_at,
+            detected_at=now,
+            truncated=truncated,
+        )
+        last = self.last_frame_speech
+        self.reset()
+        self.last_frame_speech = last
+        return event

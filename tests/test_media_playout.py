@@ -1,0 +1,209 @@
+"""PlayoutStream + Pacer: RTP continuity, markers, events, flush, and a real-time no-drift check."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+
+import numpy as np
+import pytest
+
+from ai_operator.media.codecs import FRAME_SAMPLES, get_codec
+from ai_operator.media.playout import Pacer, PlayoutEvent, PlayoutStream
+from ai_operator.media.rtp import RtpPacket
+
+FRAME_S = 0.02
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.t = 100.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def tone(n: int, value: int = 1000) -> np.ndarray:
+    return np.full(n, value, dtype=np.int16)
+
+
+def make(codec: str = "slin"):  # type: ignore[no-untyped-def]
+    clock = FakeClock()
+    sent: list[RtpPacket] = []
+    events: list[PlayoutEvent] = []
+    stream = PlayoutStream(
+        get_codec(codec), lambda b: sent.append(RtpPacket.parse(b)), on_event=events.append, ssrc=1234, clock=clock
+    )
+    pacer = Pacer(clock=clock)
+    pacer.add(stream)
+    return clock, pacer, stream, sent, events
+
+
+def run_ticks(clock: FakeClock, pacer: Pacer, n: int) -> None:
+    for _ in range(n):
+        pacer.tick(clock.t)
+        clock.t += FRAME_S
+
+
+def test_sequence_timestamp_and_marker_continuity_across_utterances_and_gaps() -> None:
+    clock, pacer, stream, sent, events = make()
+    stream.enqueue(tone(400, 1), "a")  # 2.5 frames -> 3 packets, last padded
+    run_ticks(clock, pacer, 5)  # 3 sent + 2 silent ticks
+    stream.enqueue(tone(320, 2), "b")
+    stream.enqueue(tone(160, 3), "c")  # back to back after b
+    run_ticks(clock, pacer, 4)
+    assert len(sent) == 6
+    seqs = [p.sequence_number for p in sent]
+    assert all((b - a) % 65536 == 1 for a, b in itertools.pairwise(seqs))
+    ts = [p.timestamp for p in sent]
+    assert [(t - ts[0]) % 2**32 for t in ts] == [0, 160, 320, 800, 960, 1120]  # gap of 2 ticks = 320 samples
+    assert [p.marker for p in sent] == [True, False, False, True, False, True]
+    assert {p.ssrc for p in sent} == {1234}
+    assert {p.payload_type for p in sent} == {10}
+    last_a = np.frombuffer(sent[2].payload, dtype=">i2")
+    assert last_a[:80].tolist() == [1] * 80 and last_a[80:].tolist() == [0] * 80  # padded with silence
+    kinds = [(e.kind, e.utterance_id, e.interrupted) for e in events]
+    assert kinds == [
+        ("started", "a", False), ("stopped", "a", False),
+        ("started", "b", False), ("stopped", "b", False),
+        ("started", "c", False), ("stopped", "c", False),
+    ]
+    assert events[0].at == pytest.approx(100.0) and events[1].at == pytest.approx(100.04)
+    assert stream.stats.frames_sent == 6 and not stream.speaking
+
+
+def test_streamed_utterance_underrun_and_empty_final() -> None:
+    clock, pacer, stream, sent, events = make("ulaw")
+    stream.enqueue(tone(200), "s", final=False)
+    run_ticks(clock, pacer, 1)
+    assert stream.speaking and stream.current_utterance == "s"
+    run_ticks(clock, pacer, 2)  # 40 samples left, not final: no partial frame, underruns
+    assert len(sent) == 1 and stream.stats.underruns == 2 and pacer.underruns == 2
+    stream.enqueue(tone(120), "s", final=False)  # 40 + 120 = one full frame
+    run_ticks(clock, pacer, 1)
+    assert len(sent) == 2 and sent[1].marker  # resumes after a gap: new talkspurt
+    assert stream.speaking
+    stream.enqueue(np.zeros(0, dtype=np.int16), "s", final=True)
+    run_ticks(clock, pacer, 1)
+    assert [e.kind for e in events] == ["started", "stopped"] and not stream.speaking
+
+
+def test_enqueue_after_final_while_queued_is_an_error() -> None:
+    _clock, _pacer, stream, _sent, _events = make()
+    stream.enqueue(tone(320), "x", final=True)
+    with pytest.raises(ValueError, match="'x' already ended"):
+        stream.enqueue(tone(160), "x")
+    with pytest.raises(TypeError, match="int16"):
+        stream.enqueue(np.zeros(160, dtype=np.float32), "y")
+
+
+def test_flush_stops_current_and_drops_queue() -> None:
+    clock, pacer, stream, sent, events = make()
+    stream.enqueue(tone(1600), "long")
+    stream.enqueue(tone(1600), "next")
+    run_ticks(clock, pacer, 3)
+    clock.t = 200.0
+    assert stream.flush() == "long"
+    assert events[-1] == PlayoutEvent("stopped", "long", 200.0, interrupted=True)
+    assert not stream.speaking and stream.queued_utterances == 0
+    assert stream.flush() is None
+    clock.t = 100.06
+    run_ticks(clock, pacer, 2)
+    assert len(sent) == 3  # nothing more after the flush
+    stream.enqueue(tone(160), "after")
+    run_ticks(clock, pacer, 1)
+    assert sent[-1].marker and sent[-1].sequence_number == (sent[2].sequence_number + 1) % 65536
+    assert [e.kind for e in events].count("started") == 2  # "next" never started
+
+
+def test_frames_are_encoded_with_the_codec() -> None:
+    clock, pacer, stream, sent, _ = make("alaw")
+    pcm = (np.sin(np.arange(FRAME_SAMPLES) / 3) * 10000).astype(np.int16)
+    stream.enqueue(pcm, "u")
+    run_ticks(clock, pacer, 1)
+    assert sent[0].payload_type == 8 and sent[0].payload == get_codec("alaw").encode(pcm)
+
+
+def test_partial_last_frame_is_padded_with_codec_silence() -> None:
+    clock, pacer, stream, sent, _ = make("ulaw")
+    stream.enqueue(tone(100, 5000), "u", final=False)
+    stream.enqueue(tone(0), "u", final=True)
+    run_ticks(clock, pacer, 1)
+    payload = sent[0].payload
+    assert len(payload) == 160
+    assert payload[:100] == get_codec("ulaw").encode(tone(100, 5000))
+    assert payload[100:] == b"\xff" * 60  # mu-law silence
+
+
+def test_pacer_skips_ahead_when_late_and_counts_it() -> None:
+    clock, pacer, stream, sent, _ = make()
+    stream.enqueue(tone(160 * 10), "u")
+    run_ticks(clock, pacer, 2)
+    clock.t += 0.5  # the loop stalled for 25 frames
+    run_ticks(clock, pacer, 1)
+    assert pacer.late_ticks == 1 and pacer.skipped_frames == 25
+    assert (sent[2].timestamp - sent[1].timestamp) % 2**32 == 160 * 26  # timestamps follow wall time
+    assert pacer.send_error_ms.max_ms < 1.0  # after skipping, the send is on schedule again
+
+
+def test_two_streams_one_pacer_and_remove() -> None:
+    clock = FakeClock()
+    pacer = Pacer(clock=clock)
+    a_sent: list[bytes] = []
+    b_sent: list[bytes] = []
+    a = PlayoutStream(get_codec("ulaw"), a_sent.append, clock=clock)
+    b = PlayoutStream(get_codec("ulaw"), b_sent.append, clock=clock)
+    assert a.ssrc != b.ssrc
+    pacer.add(a)
+    pacer.add(b)
+    pacer.add(a)
+    assert pacer.streams == 2
+    a.enqueue(tone(800), "a")
+    b.enqueue(tone(800), "b")
+    run_ticks(clock, pacer, 2)
+    pacer.remove(a)
+    run_ticks(clock, pacer, 2)
+    assert len(a_sent) == 2 and len(b_sent) == 4
+    assert pacer.frames_sent == 6  # totals survive remove() (metrics)
+
+
+def test_broken_stream_does_not_stop_others() -> None:
+    clock = FakeClock()
+    pacer = Pacer(clock=clock)
+
+    def boom(_: bytes) -> None:
+        raise OSError("socket closed")
+
+    bad = PlayoutStream(get_codec("ulaw"), boom, clock=clock)
+    good_sent: list[bytes] = []
+    good = PlayoutStream(get_codec("ulaw"), good_sent.append, clock=clock)
+    for s in (bad, good):
+        pacer.add(s)
+        s.enqueue(tone(320), "u")
+    run_ticks(clock, pacer, 2)
+    assert bad.stats.send_failures == 2 and len(good_sent) == 2
+
+
+async def test_real_time_schedule_does_not_drift() -> None:
+    pacer = Pacer()
+    stamps: list[float] = []
+    stream = PlayoutStream(get_codec("ulaw"), lambda b: stamps.append(time.monotonic()))
+    stream.enqueue(tone(8000 * 3), "long")
+    pacer.add(stream)
+    await pacer.start()
+    t_start = time.monotonic()
+    # a blocking 30 ms stall of the event loop in the middle: the pacer must catch up, not drift
+    asyncio.get_running_loop().call_later(1.0, time.sleep, 0.03)
+    await asyncio.sleep(2.0)
+    await pacer.stop()
+    elapsed = stamps[-1] - stamps[0]
+    frames = len(stamps)
+    assert abs(elapsed - (frames - 1) * FRAME_S) < 0.01  # absolute schedule: no accumulated drift
+    assert 97 <= frames <= 102
+    assert stamps[0] - t_start < 0.01
+    assert pacer.send_error_ms.p50 < 3.0
+    assert pacer.send_error_ms.max_ms >= 10.0  # the stall was seen ...
+    assert pacer.late_ticks == 0  # ... and caught up without skipping (under 3 frames late)
+    gaps = np.diff(np.array(stamps))
+    assert gaps.max() > 0.025 and gaps.min() < 0.005  # late frame, then the catch-up frame right behind it
