@@ -24,7 +24,7 @@ def test_greeting_verbatim_and_catalog_complete() -> None:
         ru, kk = catalog.MESSAGES[key]["ru"], catalog.MESSAGES[key]["kk"]
         assert ru and kk and ru != kk, key
     assert catalog.say("not_heard", "ru") == "Извините, не расслышал. Повторите, пожалуйста."
-    assert catalog.say("answer", "ru", source="X", text="Y.") == "По данным X: Y."
+    assert catalog.say("answer", "ru", source="X", text="Y.") == "По данным справки «X»: Y."
     assert catalog.bilingual("closing").split("\n") == [
         catalog.say("closing", "ru"),
         catalog.say("closing", "kk"),

@@ -115,8 +115,11 @@ def test_hits_answer_names_the_source_and_is_short() -> None:
     s = session_in("READY_TO_HELP")
     s.on_utterance("Сколько стоит тариф?")
     r = s.on_effect_result([HIT, KnowledgeHit("e2", "Старое", "Архив", "Не то.", 0.1, "ru")])
-    assert r.text.startswith("По данным Прайс-лист 2024: Тариф стоит 5990 тенге. Скорость 100 Мбит.")
+    assert r.text.startswith("По данным справки «Тарифы на интернет»: Тариф стоит 5990 тенге. Скорость 100 Мбит.")
     assert "Ещё." not in r.text and "Архив" not in r.text
+    # the citation travels with the reply, best first
+    assert [c["id"] for c in r.fields["citations"]] == ["e1", "e2"]
+    assert r.fields["citations"][0]["source"] == "Прайс-лист 2024"
     assert s.state == State.READY_TO_HELP and r.fields["state"] == "READY_TO_HELP"
 
 
@@ -125,7 +128,8 @@ def test_kazakh_caller_with_russian_fallback_hit_gets_the_note() -> None:
     s.on_utterance("Тариф қанша?")
     hit = KnowledgeHit("e1", "Тарифы", "Прайс", "Тариф стоит 5990 тенге.", 0.8, "ru", fallback=True)
     r = s.on_effect_result([hit])
-    assert "Прайс дерегі бойынша" in r.text and "тек орыс тілінде" in r.text
+    assert "«Тарифы» анықтамасы бойынша" in r.text and "тек орыс тілінде" in r.text
+    assert r.fields["citations"][0]["fallback"] is True
 
 
 def test_model_path_denial_before_region_then_model_turn_and_fallback() -> None:
@@ -144,7 +148,8 @@ def test_model_path_denial_before_region_then_model_turn_and_fallback() -> None:
     r = s.on_effect_result(None)
     assert r.effect == KnowledgeSearch("Сколько стоит интернет?", "ru", "KZ-55")
     r = s.on_effect_result([HIT])
-    assert "Прайс-лист 2024" in r.text and s.state == State.READY_TO_HELP
+    assert "Тарифы на интернет" in r.text and r.fields["citations"][0]["source"] == "Прайс-лист 2024"
+    assert s.state == State.READY_TO_HELP
 
 
 def test_model_text_is_spoken_and_model_handoff_transfers() -> None:

@@ -104,6 +104,7 @@ async def run_demo(settings: Settings, *, route_name: str, state_dir: str | None
             await stage.say(sim, line, language)
             await stage.wait_bot_quiet(sim, min_turns=turns + 1, timeout=60)
         await sim.wait_hangup(timeout=30)
+        await stage.wait_call_ended(sim)
         record = await stage.daemon.svc.records.get_call(sim.channel_id)
     demo_dir = state / "demo"
     wav = demo_dir / f"{sim.channel_id}-bot.wav"

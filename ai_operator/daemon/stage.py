@@ -84,6 +84,14 @@ class Stage:
             await asyncio.sleep(0.05)
         raise TimeoutError(f"bot still busy after {timeout} s")
 
+    async def wait_call_ended(self, sim: SimCall, timeout: float = 30.0) -> None:
+        """Until the daemon has torn the call down and written its record."""
+        deadline = time.monotonic() + timeout
+        while self.call_of(sim) is not None:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"call {sim.channel_id} still up after {timeout} s")
+            await asyncio.sleep(0.02)
+
     async def say(self, sim: SimCall, text: str, language: str) -> None:
         """The simulated caller says `text` (espeak-ng audio over RTP); the scripted STT will hear `text`."""
         if self.transcripts is not None:

@@ -38,10 +38,28 @@ def best_hit(hits: Sequence[KnowledgeHit]) -> KnowledgeHit:
     return max(hits, key=lambda h: h.score)
 
 
+def spoken_source(hit: KnowledgeHit) -> str:
+    """What the caller hears as the source: the entry's title (a URL is not read aloud; it stays in the record)."""
+    title = (hit.title or "").strip()
+    if title:
+        return title
+    source = (hit.source or "").strip()
+    return source if source and "://" not in source else hit.entry_id
+
+
+def citations(hits: Sequence[KnowledgeHit]) -> list[dict[str, object]]:
+    """The citations of an answer, best first: entry id, title, source, score and whether it is a fallback."""
+    ordered = sorted(hits, key=lambda h: h.score, reverse=True)
+    return [
+        {"id": h.entry_id, "title": h.title, "source": h.source, "score": round(h.score, 4), "fallback": h.fallback}
+        for h in ordered
+    ]
+
+
 def answer_from_hits(hits: Sequence[KnowledgeHit], language: str) -> str:
     """The spoken answer for non-empty `hits`: source-prefixed, shortened, with the fallback note if needed."""
     hit = best_hit(hits)
-    source = (hit.source or hit.title or hit.entry_id).strip()
+    source = spoken_source(hit)
     text = say("answer", language, source=source, text=shorten(hit.text))
     if hit.fallback:
         text = f"{text} {say('fallback_note', language)}"

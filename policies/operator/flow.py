@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ai_operator.dialogue import KnowledgeSearch, ModelTurn, Reply
-from policies.operator.answers import answer_from_hits
+from policies.operator.answers import answer_from_hits, citations
 from policies.operator.catalog import GREETING, bilingual
 from policies.operator.intents import is_closing, is_handoff_request
 from policies.operator.language import DTMF_LANGUAGE, detect_language, language_change
@@ -125,7 +125,9 @@ class OperatorSession(SessionCore):
             return self._answered(self.say("no_knowledge"))
         if not result:
             return self._answered(self.say("nothing_found"))
-        return self._answered(answer_from_hits(result, self.lang))
+        reply = self._answered(answer_from_hits(result, self.lang))
+        reply.fields["citations"] = citations(result)
+        return reply
 
     def utterance_may_continue(self, text: str) -> bool:
         return False

@@ -32,7 +32,8 @@ def _conversation(language: str, region: str, code: str, lang: str) -> None:
     check(isinstance(r.effect, KnowledgeSearch), "a question must emit KnowledgeSearch")
     check(r.effect.language == lang and r.effect.region_code == code, f"search carries {r.effect}")
     r = s.on_effect_result([HIT])
-    check("Тарифы 2024" in (r.text or "") and s.state.value == "READY_TO_HELP", f"answer: {r.text}")
+    check(HIT.title in (r.text or "") and s.state.value == "READY_TO_HELP", f"answer: {r.text}")
+    check(r.fields.get("citations", [{}])[0].get("source") == HIT.source, f"citation missing: {r.fields}")
 
 
 def _almaty_flow() -> None:

@@ -1,0 +1,233 @@
+"""Hearing and saying rupee figures: `hear_rate`, `say_rate`, and the figure finder both are built on.
+
+A *figure* is a maximal run of number tokens read the spoken-Indian way: units, सौ, then descending multipliers
+(करोड़ > लाख > हज़ार), with साढ़े/सवा/पौने modifying the next group and डेढ़/ढाई as units. Two figures side by side
+or joined by '-'/से/या/to/or form a range ("बाईस-तेईस हज़ार"): the bare lower end borrows the upper end's
+multiplier and the range is heard as its upper end. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from policies.freight.numerals import HINDI_UNITS, MEASURES, Token, tokenize
+
+MIN_HEARD_RATE = 500  # a figure below this is a count or a weight ("20 टन", "एक मिनट"), never a truck rate
+RUPEES_WORD = "रुपये"
+_STARTS = ("num", "unit", "en_unit", "en_tens", "hundred", "frac_mod")
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One heard figure: `value` (upper end of a range), every end in `values`, the span in normalised text."""
+
+    value: int
+    values: tuple[int, ...]
+    start: int
+    end: int
+    has_multiplier: bool  # a सौ/हज़ार/लाख/k/... word is part of it
+    has_digits: bool
+    last_multiplier: int  # the smallest multiplier applied (1 when none)
+    measure: bool  # a bare number followed by a measure word ("20 टन")
+    exact: tuple[float, ...] = ()  # the ends before rounding ("साढ़े बाईस" -> 22.5)
+
+
+@dataclass
+class _Run:
+    value: float
+    start_tok: int
+    end_tok: int  # exclusive
+    has_multiplier: bool
+    has_digits: bool
+    last_multiplier: int
+
+
+def _parse_run(toks: list[Token], i: int) -> _Run | None:
+    """Read one figure starting at token `i`; None when the tokens there make no number (a lone साढ़े).
+
+    When a multiplier cannot apply ("तेईस हज़ार बाईस हज़ार", "तीन सौ चार सौ") the figure ends before the units
+    that preceded it, so those units start the next figure.
+    """
+    st: dict = {"total": 0.0, "cur": None, "units": False, "hundred": False, "en_tens": False, "adj": None,
+                "last_big": float("inf"), "mult": False, "digits": False, "last_mult": 1}  # fmt: skip
+    snap: tuple[dict, int] | None = None  # state and token index before the latest units after a multiplier
+    j = i
+    while j < len(toks):
+        t = toks[j]
+        if t.kind in ("frac_mod", "num", "unit", "en_unit", "en_tens") and st["mult"] and not st["units"]:
+            if st["adj"] is None:
+                snap = (dict(st), j)
+        if t.kind == "frac_mod":
+            if st["units"] or st["adj"] is not None:
+                break
+            st["adj"] = t.value
+        elif t.kind in ("num", "unit", "en_unit", "en_tens"):
+            if st["units"]:
+                if st["en_tens"] and t.kind == "en_unit" and 0 < t.value < 10:
+                    st["cur"] += t.value
+                    st["en_tens"] = False
+                    j += 1
+                    continue
+                break
+            st["cur"] = (st["cur"] or 0.0) + t.value + (st["adj"] or 0.0)
+            st["adj"] = None
+            st["units"], st["en_tens"] = True, t.kind == "en_tens"
+            st["digits"] = st["digits"] or t.kind == "num"
+        elif t.kind in ("hundred", "big"):
+            blocked = st["hundred"] if t.kind == "hundred" else t.value >= st["last_big"]
+            if blocked:
+                if snap is not None and st["units"]:
+                    st, j = snap
+                break
+            if t.text == "k" and not st["units"]:
+                break
+            if st["cur"] is None:
+                if j == i and t.kind == "big":
+                    break  # a bare multiplier ("हज़ार बातें") starts no figure
+                st["cur"] = 1.0 + (st["adj"] or 0.0)
+                st["adj"] = None
+            if t.kind == "hundred":
+                st["cur"] *= 100
+                st["hundred"] = True
+            else:
+                st["total"] += st["cur"] * t.value
+                st["cur"], st["hundred"], st["last_big"] = None, False, t.value
+            st["units"], st["en_tens"], st["mult"], st["last_mult"] = False, False, True, int(t.value)
+        else:
+            break
+        j += 1
+    if j == i or (st["cur"] is None and not st["mult"]):
+        return None
+    return _Run(st["total"] + (st["cur"] or 0.0), i, j, st["mult"], st["digits"], st["last_mult"])
+
+
+def _runs(toks: list[Token]) -> list[_Run]:
+    out: list[_Run] = []
+    i = 0
+    while i < len(toks):
+        if toks[i].kind in _STARTS:
+            run = _parse_run(toks, i)
+            if run is not None:
+                out.append(run)
+                i = run.end_tok
+                continue
+        i += 1
+    return out
+
+
+def find_figures(text: str) -> list[Figure]:
+    """Every figure in `text`, in order, ranges merged (a range's `value` is its upper end)."""
+    toks = tokenize(text)
+    runs = _runs(toks)
+    figures: list[Figure] = []
+    k = 0
+    while k < len(runs):
+        a = runs[k]
+        b = runs[k + 1] if k + 1 < len(runs) else None
+        gap = toks[a.end_tok : b.start_tok] if b is not None else None
+        adjacent = b is not None and not gap and not a.has_multiplier and b.has_multiplier
+        separated = b is not None and gap is not None and len(gap) == 1 and gap[0].kind in ("dash", "range")
+        if b is not None and (adjacent or (separated and (b.has_multiplier or not a.has_multiplier))):
+            low = a.value
+            if not a.has_multiplier and b.has_multiplier and a.value * b.last_multiplier < b.value * 10:
+                low = a.value * b.last_multiplier
+            ends = (round(low), round(b.value))
+            figures.append(
+                Figure(
+                    value=max(ends),
+                    values=ends,
+                    start=toks[a.start_tok].start,
+                    end=toks[b.end_tok - 1].end,
+                    has_multiplier=a.has_multiplier or b.has_multiplier,
+                    has_digits=a.has_digits or b.has_digits,
+                    last_multiplier=b.last_multiplier,
+                    measure=False,
+                    exact=(low, b.value),
+                )
+            )
+            k += 2
+            continue
+        nxt = toks[a.end_tok] if a.end_tok < len(toks) else None
+        measure = not a.has_multiplier and nxt is not None and nxt.text in MEASURES
+        value = round(a.value)
+        figures.append(
+            Figure(
+                value=value,
+                values=(value,),
+                start=toks[a.start_tok].start,
+                end=toks[a.end_tok - 1].end,
+                has_multiplier=a.has_multiplier,
+                has_digits=a.has_digits,
+                last_multiplier=a.last_multiplier,
+                measure=measure,
+                exact=(a.value,),
+            )
+        )
+        k += 1
+    return figures
+
+
+def hear_rate(text: str) -> int | None:
+    """The rupee figure a vendor said (the last rate-sized one; a range gives its upper end), or None."""
+    rates = [f.value for f in find_figures(text) if f.value >= MIN_HEARD_RATE and not f.measure]
+    return rates[-1] if rates else None
+
+
+def _below_hundred(n: int) -> str:
+    return HINDI_UNITS[n]
+
+
+def say_number(n: int) -> str:
+    """An integer in spoken Hindi words, Indian grouping: 125000 -> 'एक लाख पच्चीस हज़ार'."""
+    if n < 0:
+        raise ValueError(f"say_number: negative number {n}")
+    if n == 0:
+        return HINDI_UNITS[0]
+    parts: list[str] = []
+    crore, rest = divmod(n, 10_000_000)
+    if crore:
+        parts += [say_number(crore), "करोड़"]
+    lakh, rest = divmod(rest, 100_000)
+    if lakh:
+        parts += [_below_hundred(lakh), "लाख"]
+    thousand, rest = divmod(rest, 1_000)
+    if thousand:
+        parts += [_below_hundred(thousand), "हज़ार"]
+    hundred, rest = divmod(rest, 100)
+    if hundred:
+        parts += [_below_hundred(hundred), "सौ"]
+    if rest:
+        parts.append(_below_hundred(rest))
+    return " ".join(parts)
+
+
+def say_rate(n: int) -> str:
+    """A rupee figure as the TTS should speak it: 23500 -> 'तेईस हज़ार पांच सौ रुपये'."""
+    return f"{say_number(int(n))} {RUPEES_WORD}"
+
+
+def say_decimal(x: float) -> str:
+    """A weight-like quantity in words: 7.5 -> 'साढ़े सात', 1.5 -> 'डेढ़', 20 -> 'बीस'."""
+    whole = int(x)
+    frac = round(x - whole, 3)
+    if frac == 0:
+        return say_number(whole)
+    if frac == 0.5:
+        return {0: "आधा", 1: "डेढ़", 2: "ढाई"}.get(whole) or f"साढ़े {say_number(whole)}"
+    digits = f"{x:.3f}".rstrip("0").split(".")[1]
+    return f"{say_number(whole)} दशमलव " + " ".join(say_number(int(d)) for d in digits)
+
+
+def spell_digits(text: str) -> str:
+    """Replace every digit run in free text by Hindi words ('12 सितंबर' -> 'बारह सितंबर'), for spoken forms."""
+
+    def repl(m: re.Match[str]) -> str:
+        raw = m.group(0).replace(",", "")
+        try:
+            return say_decimal(float(raw)) if "." in raw else say_number(int(raw))
+        except ValueError:
+            return " ".join(say_number(int(c)) for c in raw if c.isdigit())
+
+    digits_fixed = text.translate(str.maketrans("०१२३४५६७८९", "0123456789"))
+    return re.sub(r"\d+(?:[.,]\d+)*", repl, digits_fixed)

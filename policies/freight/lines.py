@@ -1,0 +1,115 @@
+"""Ori's canned Hindi lines, one per move, and the move names the rest of the policy uses.
+
+Owns the wording spoken when no model is configured (and as the model's fallback). Lines take the load's spoken
+fields and, for a move that voices a figure, `{rate}`, filled with `say_rate(figure)` by `render`. No line
+carries a digit. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+RATE_TOKEN = "{rate}"
+
+# Moves (also the ModelTurn `purpose`).
+GREETING = "greeting"
+REASK_PERSON = "reask_person"
+PITCH = "pitch"
+ASK_RATE = "ask_rate"
+OFFER_ANCHOR = "offer_anchor"
+ASK_WHY = "ask_why"
+ASK_WHY_OVER = "ask_why_over"
+PROBE_AGAIN = "probe_again"
+SQUEEZE = "squeeze"
+COUNTER = "counter"
+LAST_ASK = "last_ask"
+ANSWER = "answer"
+DEAL_COUNTER = "deal_counter"
+DEAL_QUOTE = "deal_quote"
+DEFERRED_OVER = "deferred_over"
+DEFERRED_HOLD = "deferred_hold"
+GOODBYE = "goodbye"
+ABUSE_WARNING = "abuse_warning"
+ABUSE_CLOSE = "abuse_close"
+WRONG_NUMBER = "wrong_number"
+VOICEMAIL = "voicemail"
+CALLBACK = "callback"
+DECLINED = "declined"
+FAREWELL = "farewell"
+REPROMPT = "reprompt"
+GIVE_UP = "give_up"
+NOT_HEARD = "not_heard"
+DTMF = "dtmf"
+
+CANNED: dict[str, str] = {
+    GREETING: "नमस्ते, मैं ओरी बोल रही हूं, एक लोड के सिलसिले में कॉल किया है। क्या मेरी बात {vendor_name} जी से हो रही है?",
+    REASK_PERSON: "जी, मैं ओरी बोल रही हूं। क्या मेरी बात {vendor_name} जी से हो रही है?",
+    PITCH: (
+        "जी, {origin} से {destination} के लिए एक लोड है: {material}, {weight}, गाड़ी {vehicle} चाहिए, पिकअप {pickup}। "
+        "क्या आपके पास गाड़ी है, और आपका रेट कितना रहेगा?"
+    ),
+    ASK_RATE: "बढ़िया जी। तो इस लोड के लिए आपका रेट कितना रहेगा?",
+    OFFER_ANCHOR: "हमारी तरफ़ से इस लोड का {rate} बन रहा है जी। आप कितने में कर देंगे?",
+    ASK_WHY: "अच्छा जी। ये रेट थोड़ा ज़्यादा लग रहा है, किस हिसाब से बता रहे हैं?",
+    ASK_WHY_OVER: "ये तो काफ़ी ज़्यादा है जी। इतना क्यों लग रहा है, थोड़ा समझाइए?",
+    PROBE_AGAIN: "जी, बताइए ना, इतना रेट किस वजह से है? डीज़ल, टोल, या वापसी खाली आना?",
+    # The seed writes "ask for a little more" for SQUEEZED; Ori is the buyer, so she asks him for a little less.
+    SQUEEZE: "ठीक है जी। थोड़ा सा और कम हो सकता है क्या?",
+    COUNTER: "समझ गई जी। हमारी तरफ़ से {rate} हो सकता है, इस पर कर दीजिए?",
+    LAST_ASK: "आख़िरी बार पूछ रही हूं जी, थोड़ा और देख लीजिए, थोड़ा कम हो जाए तो बात बन जाएगी?",
+    ANSWER: "जी, लोड {origin} से {destination} का है: {material}, {weight}, गाड़ी {vehicle}, पिकअप {pickup}।",
+    DEAL_COUNTER: "ठीक है जी, {rate} पर बात पक्की। मैं टीम से कन्फ़र्म करवाकर आपको गाड़ी की डिटेल के लिए कॉल करवाती हूं।",
+    DEAL_QUOTE: "ठीक है जी, आपके बताए रेट पर हम आगे बढ़ते हैं। मैं टीम से कन्फ़र्म करवाकर आपको कॉल करवाती हूं।",
+    DEFERRED_OVER: "ठीक है जी, ये रेट हमारे बजट से ऊपर है, इस पर फ़ैसला मेरे सीनियर करेंगे। वो आपको कॉल करके बताएंगे।",
+    DEFERRED_HOLD: "जी, बाक़ी बात हमारी टीम आपको कॉल करके कन्फ़र्म कर देगी।",
+    GOODBYE: "धन्यवाद जी, आपका दिन शुभ हो। नमस्ते।",
+    ABUSE_WARNING: "कृपया ठीक से बात कीजिए, नहीं तो मुझे कॉल काटनी पड़ेगी।",
+    ABUSE_CLOSE: "माफ़ कीजिए, इस तरह बात नहीं हो पाएगी। नमस्ते।",
+    WRONG_NUMBER: "माफ़ कीजिए, शायद ग़लत नंबर लग गया। धन्यवाद, नमस्ते।",
+    VOICEMAIL: "नमस्ते, मैं ओरी, एक लोड के सिलसिले में कॉल किया था। हम फिर से कॉल करेंगे। धन्यवाद।",
+    CALLBACK: "ठीक है जी, मैं बाद में कॉल करती हूं। धन्यवाद, नमस्ते।",
+    DECLINED: "कोई बात नहीं जी, धन्यवाद। अगले लोड पर फिर बात करेंगे। नमस्ते।",
+    FAREWELL: "ठीक है जी, धन्यवाद। नमस्ते।",
+    REPROMPT: "हेलो? आप सुन रहे हैं?",
+    GIVE_UP: "लगता है आवाज़ नहीं आ रही, मैं बाद में कॉल करती हूं। नमस्ते।",
+    NOT_HEARD: "माफ़ कीजिए, आवाज़ साफ़ नहीं आई, फिर से बोलिए?",
+    DTMF: "जी, कृपया बोलकर बताइए।",
+}
+
+# Follow-up that an ANSWER line ends with, by phase name: she returns to what the phase is waiting for.
+ANSWER_FOLLOW_UP: dict[str, str] = {
+    "OPENING": "क्या मेरी बात {vendor_name} जी से हो रही है?",
+    "PITCHED": "आपका रेट कितना रहेगा?",
+    "PROBING": "तो बताइए, ये रेट किस हिसाब से है?",
+    "SQUEEZED": "थोड़ा सा और कम हो सकता है क्या?",
+    "LAST_ASK": "थोड़ा कम हो जाए तो बात बन जाएगी?",
+    "DEFERRED": "बाक़ी बात टीम कॉल करके कन्फ़र्म कर देगी।",
+}
+
+# Moves that voice a figure: their lines (and model output) must carry {rate}.
+FIGURE_MOVES = frozenset({OFFER_ANCHOR, COUNTER, DEAL_COUNTER})
+# Moves about money: the model gets no load brief for them.
+MONEY_MOVES = frozenset({OFFER_ANCHOR, ASK_WHY, ASK_WHY_OVER, PROBE_AGAIN, SQUEEZE, COUNTER, LAST_ASK, DEAL_COUNTER})
+# Moves the model may word when one is configured; the rest are always canned.
+MODEL_MOVES = frozenset(
+    {OFFER_ANCHOR, ASK_WHY, ASK_WHY_OVER, PROBE_AGAIN, SQUEEZE, COUNTER, LAST_ASK, ANSWER, DEAL_COUNTER, DEAL_QUOTE,
+     DEFERRED_OVER, GOODBYE}
+)  # fmt: skip
+
+
+def render(template: str, spoken: Mapping[str, str], rate_words: str | None = None) -> str:
+    """Fill a line: load fields by name, `{rate}` with the figure's spoken form (when the move has one)."""
+    text = template
+    for key, value in spoken.items():
+        text = text.replace("{" + key + "}", value)
+    if rate_words is not None:
+        text = text.replace(RATE_TOKEN, rate_words)
+    return text
+
+
+def canned(move: str, spoken: Mapping[str, str], rate_words: str | None = None, phase: str | None = None) -> str:
+    """The canned line for `move` (an ANSWER also returns to what `phase` is waiting for)."""
+    text = CANNED[move]
+    if move == ANSWER and phase in ANSWER_FOLLOW_UP:
+        text = f"{text} {ANSWER_FOLLOW_UP[phase]}"
+    return render(text, spoken, rate_words)

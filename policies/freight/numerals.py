@@ -1,0 +1,184 @@
+"""Number vocabulary of spoken Hindi, Hinglish and English, and the tokenizer that reads STT text with it.
+
+Owns: text normalisation (nukta dropped, chandrabindu -> anusvara, Devanagari digits -> Latin, lower case),
+the word tables (एक .. निन्यानवे with their common spellings, सौ/हज़ार/लाख/करोड़, साढ़े/सवा/पौने, डेढ़/ढाई,
+English and romanised multipliers, currency words) and `tokenize`, which turns text into typed tokens with
+their character spans in the normalised text. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+NUKTA = "\u093c"
+CHANDRABINDU = "\u0901"
+ANUSVARA = "\u0902"
+_DEVANAGARI_DIGITS = str.maketrans("०१२३४५६७८९", "0123456789")
+
+
+def normalize(text: str) -> str:
+    """Normal form every comparison uses: NFD without nukta, chandrabindu as anusvara, Latin digits, lower case."""
+    t = unicodedata.normalize("NFD", text or "")
+    t = t.replace(NUKTA, "").replace(CHANDRABINDU, ANUSVARA)
+    t = unicodedata.normalize("NFC", t).translate(_DEVANAGARI_DIGITS)
+    return t.lower()
+
+
+# 0..99 in their standard spelling: index = value. say_rate speaks these; hear_rate also knows the variants.
+HINDI_UNITS: tuple[str, ...] = (
+    "शून्य", "एक", "दो", "तीन", "चार", "पांच", "छह", "सात", "आठ", "नौ",
+    "दस", "ग्यारह", "बारह", "तेरह", "चौदह", "पंद्रह", "सोलह", "सत्रह", "अठारह", "उन्नीस",
+    "बीस", "इक्कीस", "बाईस", "तेईस", "चौबीस", "पच्चीस", "छब्बीस", "सत्ताईस", "अट्ठाईस", "उनतीस",
+    "तीस", "इकतीस", "बत्तीस", "तैंतीस", "चौंतीस", "पैंतीस", "छत्तीस", "सैंतीस", "अड़तीस", "उनतालीस",
+    "चालीस", "इकतालीस", "बयालीस", "तैंतालीस", "चौवालीस", "पैंतालीस", "छियालीस", "सैंतालीस", "अड़तालीस", "उनचास",
+    "पचास", "इक्यावन", "बावन", "तिरेपन", "चौवन", "पचपन", "छप्पन", "सत्तावन", "अट्ठावन", "उनसठ",
+    "साठ", "इकसठ", "बासठ", "तिरसठ", "चौंसठ", "पैंसठ", "छियासठ", "सड़सठ", "अड़सठ", "उनहत्तर",
+    "सत्तर", "इकहत्तर", "बहत्तर", "तिहत्तर", "चौहत्तर", "पचहत्तर", "छिहत्तर", "सतहत्तर", "अठहत्तर", "उन्यासी",
+    "अस्सी", "इक्यासी", "बयासी", "तिरासी", "चौरासी", "पचासी", "छियासी", "सत्तासी", "अट्ठासी", "नवासी",
+    "नब्बे", "इक्यानवे", "बानवे", "तिरानवे", "चौरानवे", "पचानवे", "छियानवे", "सत्तानवे", "अट्ठानवे", "निन्यानवे",
+)  # fmt: skip
+
+# Other spellings an STT writes for the same numbers.
+HINDI_VARIANTS: dict[str, int] = {
+    "पाँच": 5, "छः": 6, "छै": 6, "छे": 6, "पन्द्रह": 15, "सतरह": 17, "अट्ठारह": 18, "अठ्ठारह": 18,
+    "उन्तीस": 29, "तेंतीस": 33, "चौतीस": 34, "पैतीस": 35, "सैतीस": 37, "उन्तालीस": 39, "ब्यालीस": 42,
+    "तेंतालीस": 43, "चवालीस": 44, "चौआलीस": 44, "पैतालीस": 45, "सैतालीस": 47, "इक्कयावन": 51,
+    "इक्यान": 51, "तिरपन": 53, "चव्वन": 54, "उन्सठ": 59, "चौसठ": 64, "पैसठ": 65, "सरसठ": 67,
+    "उनासी": 79, "उन्नासी": 79, "नव्वासी": 89, "नवासि": 89, "इक्यानबे": 91, "बानबे": 92, "तिरानबे": 93,
+    "चौरानबे": 94, "पचानबे": 95, "छियानबे": 96, "सत्तानबे": 97, "अट्ठानबे": 98, "निन्यानबे": 99,
+    "सत्ताइस": 27, "अट्ठाइस": 28, "बाइस": 22, "तेइस": 23, "छियालिस": 46,
+}  # fmt: skip
+
+ENGLISH_UNITS: dict[str, int] = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
+}  # fmt: skip
+ENGLISH_TENS: dict[str, int] = {
+    "twenty": 20, "thirty": 30, "forty": 40, "fourty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+    "eighty": 80, "ninety": 90,
+}  # fmt: skip
+
+HUNDRED_WORDS = ("सौ", "hundred", "sau")
+BIG_WORDS: dict[str, int] = {
+    "हजार": 1_000, "thousand": 1_000, "hazar": 1_000, "hazaar": 1_000, "hajar": 1_000, "k": 1_000,
+    "लाख": 100_000, "lakh": 100_000, "lakhs": 100_000, "lac": 100_000, "lacs": 100_000, "lakh's": 100_000,
+    "करोड": 10_000_000, "crore": 10_000_000, "crores": 10_000_000, "cr": 10_000_000, "million": 1_000_000,
+}  # fmt: skip
+# साढ़े X = X + 1/2, सवा X = X + 1/4, पौने X = X - 1/4 (of whatever multiplier follows).
+FRACTION_MODIFIERS: dict[str, float] = {"साढे": 0.5, "सवा": 0.25, "पौने": -0.25, "पौन": -0.25}
+FRACTION_UNITS: dict[str, float] = {"डेढ": 1.5, "डेढ़": 1.5, "ढाई": 2.5, "अढाई": 2.5, "dedh": 1.5, "dhai": 2.5}
+RANGE_WORDS = ("से", "या", "to", "or", "se", "ya")
+CURRENCY_WORDS = (
+    "₹", "रुपये", "रुपए", "रूपये", "रूपए", "रुपया", "रूपया", "रुपयों", "rupees", "rupee", "rupaye", "rupaiye",
+    "rs", "inr",
+)  # fmt: skip
+# Words after a bare number that make it a measure, not money (for the ceiling guard's shorthand check).
+MEASURE_WORDS = (
+    "टन", "ton", "tons", "tonne", "tonnes", "किलो", "kg", "kilo", "फीट", "फुट", "ft", "feet", "foot", "दिन",
+    "day", "days", "घंटे", "घंटा", "hour", "hours", "बजे", "baje", "तारीख", "तारीक", "पहिया", "चक्का", "wheel",
+    "wheeler", "गाड़ी", "गाडी", "गाड़ियां", "गाडियां", "km", "किलोमीटर", "मिनट", "minute", "minutes", "मीटर",
+    "नंबर", "सितंबर", "अक्टूबर", "नवंबर", "दिसंबर", "जनवरी", "फरवरी", "मार्च", "अप्रैल", "मई", "जून", "जुलाई",
+    "अगस्त", "बजकर", "पैलेट", "बोरी", "बोरे", "ट्रक", "truck", "trucks", "वाली", "वाला",
+)  # fmt: skip
+
+
+def _table() -> dict[str, tuple[str, float]]:
+    table: dict[str, tuple[str, float]] = {}
+    for value, word in enumerate(HINDI_UNITS):
+        table[normalize(word)] = ("unit", float(value))
+    for word, value in HINDI_VARIANTS.items():
+        table.setdefault(normalize(word), ("unit", float(value)))
+    for word, value in ENGLISH_UNITS.items():
+        table[word] = ("en_unit", float(value))
+    for word, value in ENGLISH_TENS.items():
+        table[word] = ("en_tens", float(value))
+    for word in HUNDRED_WORDS:
+        table[normalize(word)] = ("hundred", 100.0)
+    for word, value in BIG_WORDS.items():
+        table[normalize(word)] = ("big", float(value))
+    for word, value in FRACTION_MODIFIERS.items():
+        table[normalize(word)] = ("frac_mod", value)
+    for word, value in FRACTION_UNITS.items():
+        table[normalize(word)] = ("unit", value)
+    for word in RANGE_WORDS:
+        table[normalize(word)] = ("range", 0.0)
+    for word in CURRENCY_WORDS:
+        table[normalize(word)] = ("currency", 0.0)
+    return table
+
+
+WORDS: dict[str, tuple[str, float]] = _table()
+MEASURES: frozenset[str] = frozenset(normalize(w) for w in MEASURE_WORDS)
+
+
+@dataclass(frozen=True)
+class Token:
+    """One token of normalised text: `kind` is num, unit, en_unit, en_tens, hundred, big, frac_mod, range,
+    dash, currency, question, or word (anything else)."""
+
+    kind: str
+    value: float
+    text: str
+    start: int
+    end: int
+
+
+_TOKEN_RE = re.compile(
+    r"(?P<num>\d+(?:[.,]\d+)*)"
+    r"|(?P<word>[a-z'\u0900-\u0963\u0970-\u097f]+)"
+    r"|(?P<dash>[-\u2013\u2014~])"
+    r"|(?P<rupee>₹)"
+    r"|(?P<q>\?)"
+)
+_SLASH_DASH_RE = re.compile(r"/\s*-")
+_EN_COMPOUND_RE = re.compile(
+    r"\b(" + "|".join(ENGLISH_TENS) + r")-(one|two|three|four|five|six|seven|eight|nine)\b"
+)
+_SPACE_GROUP_RE = re.compile(r"\b(\d{1,3})((?: \d{3})+)\b(?![.,]\d)")
+
+
+def _num_value(text: str) -> float | None:
+    """'23,000' -> 23000, '1,25,000' -> 125000, '22.5' -> 22.5; None for junk like '1.2.3'."""
+    if "," in text:
+        parts = text.split(",")
+        if "." in parts[-1]:
+            return None
+        if all(p.isdigit() for p in parts) and all(len(p) in (2, 3) for p in parts[1:]):
+            return float("".join(parts))
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def prepare(text: str) -> str:
+    """Normalise and tidy STT text: '23000/-' loses its '/-', '23 000' becomes '23000'."""
+    t = normalize(text)
+    t = _SLASH_DASH_RE.sub(" ", t)
+    t = _EN_COMPOUND_RE.sub(r"\1 \2", t)
+    return _SPACE_GROUP_RE.sub(lambda m: m.group(1) + m.group(2).replace(" ", ""), t)
+
+
+def tokenize(text: str) -> list[Token]:
+    """Typed tokens of `prepare(text)`; '23k' gives a num and a big token."""
+    out: list[Token] = []
+    for m in _TOKEN_RE.finditer(prepare(text)):
+        s, e = m.start(), m.end()
+        if m.group("num"):
+            value = _num_value(m.group("num"))
+            out.append(Token("num" if value is not None else "word", value or 0.0, m.group("num"), s, e))
+        elif m.group("word"):
+            word = m.group("word")
+            kind, value = WORDS.get(word, ("word", 0.0))
+            out.append(Token(kind, value, word, s, e))
+        elif m.group("dash"):
+            out.append(Token("dash", 0.0, m.group("dash"), s, e))
+        elif m.group("rupee"):
+            out.append(Token("currency", 0.0, "₹", s, e))
+        else:
+            out.append(Token("question", 0.0, "?", s, e))
+    return out

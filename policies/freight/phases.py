@@ -1,0 +1,236 @@
+"""The freight call's phase machine: `Phase`, dispositions, and the pure transition function per phase.
+
+Owns exactly the spec's arrows (seed 000, "The phases"): OPENING -> PITCHED on the right person; OPENING ->
+CLOSING on wrong number, voicemail, callback (abuse x2 is handled by the session for every phase); a figure
+goes through the ladder (at/under anchor -> SQUEEZED once; in range or over the ceiling -> PROBING, quote held);
+PROBING -> COUNTERED on a justification (one authorised figure), -> DEFERRED on a held over-ceiling quote, a new
+figure re-evaluates; SQUEEZED -> DEFERRED on anything but a lower figure (his quote); COUNTERED -> DEFERRED on
+yes (the concession) or LAST_ASK on no; LAST_ASK -> DEFERRED settling where he stands; DEFERRED -> CLOSING on an
+acknowledgement. `Ladder` is the state the transitions read and write. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from policies.freight import lines as L
+from policies.freight.intents import Intent
+from policies.freight.ladder import ZONE_AT_OR_UNDER_ANCHOR, ZONE_OVER_CEILING, quote_zone
+from policies.freight.load import Load
+
+
+class Phase(Enum):
+    OPENING = "opening"
+    PITCHED = "pitched"
+    PROBING = "probing"
+    SQUEEZED = "squeezed"
+    COUNTERED = "countered"
+    LAST_ASK = "last_ask"
+    DEFERRED = "deferred"
+    CLOSING = "closing"
+
+
+# Dispositions: how the call ended, as the session record keeps it.
+DEAL_AT_QUOTE = "deal_at_quote"  # we accepted his figure (a person confirms)
+DEAL_AT_COUNTER = "deal_at_counter"  # he accepted our one concession
+DEFERRED_OVER_CEILING = "deferred_over_ceiling"  # he held a quote over the ceiling: a person decides
+WRONG_NUMBER = "wrong_number"
+VOICEMAIL = "voicemail"
+CALLBACK = "callback"  # he asked to be called later
+ABUSE = "abuse"  # second abusive turn
+DECLINED = "declined"  # no vehicle / not interested / said goodbye before quoting
+NO_DEAL = "no_deal"  # he left mid-negotiation with nothing agreed
+NO_RESPONSE = "no_response"  # silence after the re-prompt
+CALLER_HUNG_UP = "caller_hung_up"  # the line dropped from his side before the call was closed
+DISPOSITIONS = (DEAL_AT_QUOTE, DEAL_AT_COUNTER, DEFERRED_OVER_CEILING, WRONG_NUMBER, VOICEMAIL, CALLBACK, ABUSE,
+                DECLINED, NO_DEAL, NO_RESPONSE, CALLER_HUNG_UP)  # fmt: skip
+
+MAX_PROBES = 2  # "why so high?" at most twice per call; a third figure in range goes straight to the counter
+MAX_OPENING_UNCLEAR = 1  # unclear answers to "is this <vendor>?" before she pitches anyway
+MAX_DEFERRED_EXTRA = 2  # non-acknowledgements after the wind-down before the goodbye anyway
+
+
+@dataclass
+class Move:
+    """One decided move: the line to speak, the phase after it, the figure it voices, how it ends the call."""
+
+    move: str
+    phase: Phase
+    figure: int | None = None
+    hang_up_reason: str | None = None
+    disposition: str | None = None
+    repeat: bool = False  # speak the previous line again (hearing problem)
+
+
+@dataclass
+class Ladder:
+    """What the phase machine remembers about the negotiation."""
+
+    load: Load
+    concession: int
+    quote: int | None = None  # his standing quote
+    squeezed: bool = False
+    countered: bool = False
+    probes: int = 0
+    probe_acks: int = 0
+    opening_unclear: int = 0
+    deferred_extra: int = 0
+
+
+def _close(move: str, disposition: str, reason: str | None = None) -> Move:
+    return Move(move, Phase.CLOSING, hang_up_reason=reason or disposition, disposition=disposition)
+
+
+def _settle(lad: Ladder, quote: int) -> Move:
+    """DEFERRED where he stands: his quote (or our counter when that is what he stands on)."""
+    lad.quote = quote
+    if quote > lad.load.ceiling:
+        return Move(L.DEFERRED_OVER, Phase.DEFERRED, disposition=DEFERRED_OVER_CEILING)
+    if lad.countered and quote == lad.concession:
+        return Move(L.DEAL_COUNTER, Phase.DEFERRED, figure=lad.concession, disposition=DEAL_AT_COUNTER)
+    return Move(L.DEAL_QUOTE, Phase.DEFERRED, disposition=DEAL_AT_QUOTE)
+
+
+def evaluate_quote(lad: Ladder, quote: int) -> Move:
+    """The ladder sees a figure (from PITCHED, or a new figure in PROBING)."""
+    lad.quote = quote
+    zone = quote_zone(quote, lad.load)
+    if zone == ZONE_AT_OR_UNDER_ANCHOR:
+        if lad.squeezed:
+            return _settle(lad, quote)
+        lad.squeezed = True
+        return Move(L.SQUEEZE, Phase.SQUEEZED)
+    if lad.probes >= MAX_PROBES:
+        return justified(lad)
+    lad.probes += 1
+    lad.probe_acks = 0
+    return Move(L.ASK_WHY_OVER if zone == ZONE_OVER_CEILING else L.ASK_WHY, Phase.PROBING)
+
+
+def justified(lad: Ladder) -> Move:
+    """PROBING answered: counter once with the concession, or defer a held over-ceiling quote."""
+    quote = lad.quote if lad.quote is not None else lad.load.ceiling + 1
+    if quote > lad.load.ceiling:
+        return Move(L.DEFERRED_OVER, Phase.DEFERRED, disposition=DEFERRED_OVER_CEILING)
+    if quote <= lad.concession:  # our one figure would be more than he asked: take his quote
+        return _settle(lad, quote)
+    lad.countered = True
+    return Move(L.COUNTER, Phase.COUNTERED, figure=lad.concession)
+
+
+def opening(lad: Ladder, it: Intent, heard: int | None) -> Move:
+    if it.voicemail:
+        return _close(L.VOICEMAIL, VOICEMAIL)
+    if it.wrong_number or (it.no and not it.yes and not it.question):
+        return _close(L.WRONG_NUMBER, WRONG_NUMBER)
+    if it.hearing:
+        return Move("", Phase.OPENING, repeat=True)
+    if it.callback and not it.question:
+        return _close(L.CALLBACK, CALLBACK)
+    if it.farewell:
+        return _close(L.DECLINED, DECLINED)
+    if it.question or it.hello_only:
+        return Move(L.REASK_PERSON, Phase.OPENING)
+    if it.right_person or heard is not None:
+        return Move(L.PITCH, Phase.PITCHED)
+    lad.opening_unclear += 1
+    if lad.opening_unclear > MAX_OPENING_UNCLEAR:
+        return Move(L.PITCH, Phase.PITCHED)
+    return Move(L.REASK_PERSON, Phase.OPENING)
+
+
+def pitched(lad: Ladder, it: Intent, heard: int | None) -> Move:
+    if heard is not None:
+        return evaluate_quote(lad, heard)
+    if it.our_rate:
+        return Move(L.OFFER_ANCHOR, Phase.PITCHED, figure=lad.load.anchor)
+    if it.hearing:
+        return Move("", Phase.PITCHED, repeat=True)
+    if it.question:
+        return Move(L.ANSWER, Phase.PITCHED)
+    if it.callback:
+        return _close(L.CALLBACK, CALLBACK)
+    if it.farewell or (it.no and not it.yes):
+        return _close(L.DECLINED, DECLINED)
+    return Move(L.ASK_RATE, Phase.PITCHED)
+
+
+def probing(lad: Ladder, it: Intent, heard: int | None) -> Move:
+    """PROBING expects an answer: his justification unless a question, a hearing problem, a farewell or a figure."""
+    if heard is not None and heard != lad.quote:
+        return evaluate_quote(lad, heard)  # PROBING -> PITCHED: the ladder re-evaluates
+    if it.hearing:
+        return Move("", Phase.PROBING, repeat=True)
+    if it.question and not it.our_rate:
+        return Move(L.ANSWER, Phase.PROBING)
+    if it.callback:
+        return _close(L.CALLBACK, CALLBACK)
+    if it.farewell:
+        return _close(L.FAREWELL, NO_DEAL, "vendor_farewell")
+    if it.bare_ack and heard is None:
+        lad.probe_acks += 1
+        if lad.probe_acks == 1:
+            return Move(L.PROBE_AGAIN, Phase.PROBING)
+    return justified(lad)
+
+
+def squeezed(lad: Ladder, it: Intent, heard: int | None) -> Move:
+    """Anything but a lower figure accepts his quote (a hearing problem repeats the ask: it was not heard)."""
+    if it.hearing and heard is None:
+        return Move("", Phase.SQUEEZED, repeat=True)
+    quote = lad.quote if lad.quote is not None else lad.load.anchor
+    if heard is not None and heard < quote:
+        quote = heard
+    return _settle(lad, quote)
+
+
+def countered(lad: Ladder, it: Intent, heard: int | None) -> Move:
+    if heard is not None:
+        if heard <= lad.concession:
+            return _settle(lad, heard)
+        lad.quote = heard
+        return Move(L.LAST_ASK, Phase.LAST_ASK)
+    if it.hearing or it.question or it.our_rate:
+        return Move(L.COUNTER, Phase.COUNTERED, figure=lad.concession)
+    if it.yes:
+        return _settle(lad, lad.concession)
+    if it.callback:
+        return _close(L.CALLBACK, CALLBACK)
+    if it.farewell:
+        return _close(L.FAREWELL, NO_DEAL, "vendor_farewell")
+    return Move(L.LAST_ASK, Phase.LAST_ASK)
+
+
+def last_ask(lad: Ladder, it: Intent, heard: int | None) -> Move:
+    """Anything but a new figure settles where he stands; a yes to "a little less" takes our counter."""
+    if it.hearing and heard is None:
+        return Move("", Phase.LAST_ASK, repeat=True)
+    if heard is not None:
+        return _settle(lad, heard)
+    if it.yes:
+        return _settle(lad, lad.concession)
+    return _settle(lad, lad.quote if lad.quote is not None else lad.concession)
+
+
+def deferred(lad: Ladder, it: Intent, heard: int | None, disposition: str | None) -> Move:
+    """Terminal: the next acknowledgement (or a farewell) ends the call; the ladder is not reopened."""
+    reason = "deal_closed" if (disposition or "").startswith("deal") else "deferred"
+    if heard is None and (it.acknowledgement or it.farewell or it.callback):
+        return Move(L.GOODBYE, Phase.CLOSING, hang_up_reason=reason)
+    if it.hearing and heard is None:
+        return Move("", Phase.DEFERRED, repeat=True)
+    lad.deferred_extra += 1
+    if lad.deferred_extra > MAX_DEFERRED_EXTRA:
+        return Move(L.GOODBYE, Phase.CLOSING, hang_up_reason=reason)
+    return Move(L.ANSWER if it.question else L.DEFERRED_HOLD, Phase.DEFERRED)
+
+
+HANDLERS = {
+    Phase.OPENING: opening,
+    Phase.PITCHED: pitched,
+    Phase.PROBING: probing,
+    Phase.SQUEEZED: squeezed,
+    Phase.COUNTERED: countered,
+    Phase.LAST_ASK: last_ask,
+}

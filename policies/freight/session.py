@@ -1,0 +1,210 @@
+"""`FreightSession`: one call of Ori negotiating one load, as a `PolicySession`.
+
+Owns the event handling around the phase machine (phases.py): abuse strikes, silence and hearing problems,
+DTMF, the model round trip (a `ModelTurn` whose answer must pass `check_model_output`, with `{rate}` spoken
+by `say_rate` afterwards), the ceiling guard on every line that leaves, the exchange history for the model,
+and the disposition kept for the session record. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ai_operator.dialogue import ModelTurn, Reply, ToolCall
+from ai_operator.logs import get_logger
+from policies.freight import lines as L
+from policies.freight.figures import hear_rate, say_rate
+from policies.freight.intents import classify
+from policies.freight.intents import utterance_may_continue as _may_continue
+from policies.freight.ladder import ceiling_leaks, concession_for
+from policies.freight.load import Load
+from policies.freight.phases import (
+    ABUSE,
+    CALLER_HUNG_UP,
+    HANDLERS,
+    NO_RESPONSE,
+    Ladder,
+    Move,
+    Phase,
+    deferred,
+)
+from policies.freight.prompts import build_model_messages, check_model_output
+
+log = get_logger("freight")
+
+LANGUAGE = "hi"
+DEFAULT_HOLD_S = 1.5
+MAX_ABUSE_STRIKES = 2
+MAX_SILENCE_PROMPTS = 1  # re-prompts before the give-up line
+NO_TOOLS_REASON = "the freight policy has no tools"
+
+
+class FreightSession:
+    """One freight call. Every method is pure and fast; see `ai_operator.dialogue.PolicySession`."""
+
+    def __init__(self, call_id: str, load: Load, *, model_available: bool = False, hold_s: float = DEFAULT_HOLD_S):
+        self.call_id = call_id
+        self.load = load
+        self.model_available = model_available
+        self.hold_s = hold_s
+        self.phase = Phase.OPENING
+        self.ladder = Ladder(load=load, concession=concession_for(call_id, load))
+        self.disposition: str | None = None
+        self.heard_rate: int | None = None
+        self.offered_rate: int | None = None
+        self.offered: list[int] = []  # every figure she voiced, in order (anchor and/or the one concession)
+        self.history: list[tuple[str, str]] = []  # (vendor said, Ori said)
+        self.tool_calls: list[ToolCall] = []
+        self.abuse_strikes = 0
+        self.silences = 0
+        self.ended_by: str | None = None
+        self._spoken = load.spoken()
+        self._last: tuple[str, int | None] | None = None  # last line spoken and the figure in it
+        self._pending: tuple[Move, str, str] | None = None  # move, vendor utterance, fallback line
+
+    @property
+    def concession(self) -> int:
+        return self.ladder.concession
+
+    # -- contract ---------------------------------------------------------------------------------
+    def start(self) -> Reply:
+        self._turn(None)
+        return self._emit(Move(L.GREETING, Phase.OPENING), "", allow_model=False)
+
+    def on_utterance(self, text: str) -> Reply:
+        if self.phase is Phase.CLOSING:
+            return self._silent()
+        self.silences = 0
+        heard = hear_rate(text)
+        self._turn(heard)
+        it = classify(text)
+        if it.abuse:
+            self.abuse_strikes += 1
+            if self.abuse_strikes >= MAX_ABUSE_STRIKES:
+                disposition = self.disposition or ABUSE
+                return self._emit(Move(L.ABUSE_CLOSE, Phase.CLOSING, None, ABUSE, disposition), text)
+            return self._emit(Move(L.ABUSE_WARNING, self.phase), text, allow_model=False)
+        if self.phase is Phase.DEFERRED:
+            move = deferred(self.ladder, it, heard, self.disposition)
+        else:
+            move = HANDLERS[self.phase](self.ladder, it, heard)
+        return self._emit(move, text)
+
+    def on_dtmf(self, digit: str) -> Reply:
+        if self.phase is Phase.CLOSING:
+            return self._silent()
+        self._turn(None)
+        return self._emit(Move(L.DTMF, self.phase), "", allow_model=False, record=False)
+
+    def on_silence(self) -> Reply:
+        if self.phase is Phase.CLOSING:
+            return self._silent()
+        self._turn(None)
+        self.silences += 1
+        if self.silences > MAX_SILENCE_PROMPTS:
+            disposition = self.disposition or NO_RESPONSE
+            return self._emit(Move(L.GIVE_UP, Phase.CLOSING, None, NO_RESPONSE, disposition), "", allow_model=False)
+        return self._emit(Move(L.REPROMPT, self.phase), "", allow_model=False, record=False)
+
+    def on_not_heard(self) -> Reply:
+        if self.phase is Phase.CLOSING:
+            return self._silent()
+        self._turn(None)
+        return self._emit(Move(L.NOT_HEARD, self.phase), "", allow_model=False, record=False)
+
+    def on_effect_result(self, result: Any) -> Reply:
+        if self._pending is None:
+            return self._silent()
+        move, utterance, fallback = self._pending
+        self._pending = None
+        reason = check_model_output(result, move.move)
+        if reason is not None:
+            if result is not None:
+                log.info("freight_model_output_rejected", call_id=self.call_id, move=move.move, reason=reason)
+            return self._finish(move, utterance, fallback, fallback)
+        text = str(result).strip()
+        if move.figure is not None:
+            text = text.replace(L.RATE_TOKEN, say_rate(move.figure))
+        return self._finish(move, utterance, text, fallback)
+
+    def call_tool(self, name: str, arguments: Mapping[str, Any]) -> ToolCall:
+        call = ToolCall(name=name, allowed=False, reason=NO_TOOLS_REASON, arguments=dict(arguments or {}))
+        self.tool_calls.append(call)
+        return call
+
+    def utterance_may_continue(self, text: str) -> bool:
+        return self.hold_s > 0 and _may_continue(text)
+
+    def on_call_ended(self, ended_by: str) -> None:
+        if self.ended_by is not None:
+            return
+        self.ended_by = ended_by
+        if self.disposition is None:
+            self.disposition = CALLER_HUNG_UP if ended_by == "caller" else f"ended_by_{ended_by}"
+        self.phase = Phase.CLOSING
+        self._pending = None
+
+    def snapshot(self) -> dict[str, Any]:
+        return self._fields()
+
+    # -- internals --------------------------------------------------------------------------------
+    def _turn(self, heard: int | None) -> None:
+        self.heard_rate, self.offered_rate = heard, None
+
+    def _fields(self) -> dict[str, Any]:
+        return {
+            "phase": self.phase.name,
+            "heard_rate": self.heard_rate,
+            "offered_rate": self.offered_rate,
+            "disposition": self.disposition,
+        }
+
+    def _silent(self) -> Reply:
+        self._turn(None)
+        return Reply(text=None, language=LANGUAGE, fields=self._fields())
+
+    def _canned(self, move: Move) -> str:
+        if move.repeat and self._last is not None:
+            return self._last[0]
+        name = move.move or L.NOT_HEARD
+        rate = say_rate(move.figure) if move.figure is not None else None
+        return L.canned(name, self._spoken, rate, phase=move.phase.name)
+
+    def _emit(self, move: Move, utterance: str, *, allow_model: bool = True, record: bool = True) -> Reply:
+        if move.repeat and self._last is not None:
+            move.figure = self._last[1]
+        self.phase = move.phase
+        if move.disposition and self.disposition is None:
+            self.disposition = move.disposition
+        fallback = self._canned(move)
+        if allow_model and self.model_available and not move.repeat and move.move in L.MODEL_MOVES:
+            follow_up = L.render(L.ANSWER_FOLLOW_UP.get(move.phase.name, ""), self._spoken)
+            system, messages = build_model_messages(
+                move.move, load=self.load, history=self.history, utterance=utterance, follow_up=follow_up
+            )
+            self._pending = (move, utterance, fallback)
+            effect = ModelTurn(system=system, messages=messages, fallback=fallback, purpose=move.move)
+            return Reply(text=None, language=LANGUAGE, effect=effect, fields=self._fields())
+        return self._finish(move, utterance, fallback, fallback, record=record)
+
+    def _finish(self, move: Move, utterance: str, text: str, fallback: str, *, record: bool = True) -> Reply:
+        if ceiling_leaks(text, self.load.ceiling):  # last guard: the ceiling never leaves the policy
+            log.warning("freight_ceiling_guard", call_id=self.call_id, move=move.move)
+            text = fallback if not ceiling_leaks(fallback, self.load.ceiling) else L.CANNED[L.DEFERRED_HOLD]
+        figure = move.figure if move.figure is not None and hear_rate(text) == move.figure else None
+        self.offered_rate = figure
+        if figure is not None:
+            self.offered.append(figure)
+        self._last = (text, figure)
+        if record:
+            self.history.append((utterance, text))
+        hang_up = move.phase is Phase.CLOSING
+        return Reply(
+            text=text,
+            language=LANGUAGE,
+            hang_up=hang_up,
+            hang_up_reason=(move.hang_up_reason or "call_complete") if hang_up else None,
+            disposition=self.disposition if hang_up else None,
+            fields=self._fields(),
+        )
