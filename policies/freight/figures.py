@@ -55,9 +55,9 @@ def _parse_run(toks: list[Token], i: int) -> _Run | None:
     j = i
     while j < len(toks):
         t = toks[j]
-        if t.kind in ("frac_mod", "num", "unit", "en_unit", "en_tens") and st["mult"] and not st["units"]:
-            if st["adj"] is None:
-                snap = (dict(st), j)
+        starts_group = t.kind in ("frac_mod", "num", "unit", "en_unit", "en_tens") and st["mult"]
+        if starts_group and not st["units"] and st["adj"] is None:
+            snap = (dict(st), j)
         if t.kind == "frac_mod":
             if st["units"] or st["adj"] is not None:
                 break

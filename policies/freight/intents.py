@@ -51,6 +51,7 @@ QUESTION_WORDS = frozenset(
         "what", "when", "where", "which", "how", "who", "kitna", "kab", "kaun", "kahan", "kaise",
     )
 )  # fmt: skip
+RHETORICAL = _phrases("क्या करें", "क्या करे", "क्या करूं", "क्या करूँ", "kya karein", "kya karen")
 OUR_RATE = _phrases(
     "बजट", "budget", "दोगे", "देंगे", "दोगी", "देंगी", "दीजिएगा", "offer", "ऑफर", "आपका रेट", "आपका rate",
     "आप बताइए", "आप बताओ", "आप बोलिए", "आप बोलो", "your rate", "your budget", "कितना दे", "कितने में दे",
@@ -62,7 +63,9 @@ YES = _phrases(
     "sure", "अच्छा", "सही", "हो जाएगा", "कर देंगे", "कर दूंगा", "बोलिए", "बोलो", "बताइए", "बताओ",
     "deal", "डील", "फाइनल", "final", "accha", "bilkul",
 )  # fmt: skip
-FILLER = _phrases("है", "हैं", "सर", "sir", "भाई", "भैया", "मैडम", "madam", "ma'am", "बस", "hai", "जी", "हम्म", "hmm", "अरे")
+FILLER = _phrases(
+    "है", "हैं", "सर", "sir", "भाई", "भैया", "मैडम", "madam", "ma'am", "बस", "hai", "जी", "हम्म", "hmm", "अरे"
+)
 HELLO = _phrases("हेलो", "हैलो", "हलो", "hello", "helo", "hallo")
 # "ना" is also the emphatic particle ("कर दीजिए ना"): it means no only as the first word.
 NO = _phrases(
@@ -146,8 +149,14 @@ def classify(text: str) -> Intent:
     no_toks = _without(plain, NOT_NO)
     no = _has(no_toks, NO) or no_toks[:1] == ["ना"]
     yes = (_has(plain, YES) or _has(plain, NOT_NO)) and not no
-    hearing = _has(toks, HEARING) or (len(plain) <= 1 and "?" in toks and plain[:1] in ([], ["क्या"], ["what"]))
-    question = "?" in toks or any(t in QUESTION_WORDS for t in plain) or plain[:1] == ["क्या"] or plain[-1:] == ["क्या"]
+    hearing = _has(toks, HEARING) or (
+        len(plain) <= 1 and "?" in toks and plain[:1] in ([], ["क्या"], ["what"])
+    )
+    rhetorical = _has(plain, RHETORICAL)  # "क्या करें, डीज़ल महंगा है" explains, it does not ask
+    question = "?" in toks or (
+        not rhetorical
+        and (any(t in QUESTION_WORDS for t in plain) or plain[:1] == ["क्या"] or plain[-1:] == ["क्या"])
+    )
     ack_words = [t for t in plain if not any(_has([t], table) for table in (YES, ACK_EXTRA, HELLO, FILLER))]
     bare_ack = bool(plain) and not ack_words and not no
     farewell = _has(plain, FAREWELL)

@@ -89,7 +89,9 @@ ANSWER_FOLLOW_UP: dict[str, str] = {
 # Moves that voice a figure: their lines (and model output) must carry {rate}.
 FIGURE_MOVES = frozenset({OFFER_ANCHOR, COUNTER, DEAL_COUNTER})
 # Moves about money: the model gets no load brief for them.
-MONEY_MOVES = frozenset({OFFER_ANCHOR, ASK_WHY, ASK_WHY_OVER, PROBE_AGAIN, SQUEEZE, COUNTER, LAST_ASK, DEAL_COUNTER})
+MONEY_MOVES = frozenset(
+    {OFFER_ANCHOR, ASK_WHY, ASK_WHY_OVER, PROBE_AGAIN, SQUEEZE, COUNTER, LAST_ASK, DEAL_COUNTER}
+)
 # Moves the model may word when one is configured; the rest are always canned.
 MODEL_MOVES = frozenset(
     {OFFER_ANCHOR, ASK_WHY, ASK_WHY_OVER, PROBE_AGAIN, SQUEEZE, COUNTER, LAST_ASK, ANSWER, DEAL_COUNTER, DEAL_QUOTE,
@@ -107,7 +109,9 @@ def render(template: str, spoken: Mapping[str, str], rate_words: str | None = No
     return text
 
 
-def canned(move: str, spoken: Mapping[str, str], rate_words: str | None = None, phase: str | None = None) -> str:
+def canned(
+    move: str, spoken: Mapping[str, str], rate_words: str | None = None, phase: str | None = None
+) -> str:
     """The canned line for `move` (an ANSWER also returns to what `phase` is waiting for)."""
     text = CANNED[move]
     if move == ANSWER and phase in ANSWER_FOLLOW_UP:

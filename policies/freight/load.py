@@ -91,7 +91,9 @@ def _band(raw: Any, source: str) -> tuple[float, float]:
         if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
             raise LoadError(source, field, f"expected numbers, got {raw!r}")
     if not 0 < lo <= hi < 1:
-        raise LoadError(source, field, f"need 0 < low <= high < 1 (fractions of the anchor-to-ceiling gap), got {raw!r}")
+        raise LoadError(
+            source, field, f"need 0 < low <= high < 1 (fractions of the anchor-to-ceiling gap), got {raw!r}"
+        )
     return float(lo), float(hi)
 
 
@@ -117,8 +119,14 @@ def load_from_mapping(data: Any, source: str = "") -> Load:
         raise LoadError(source, "anchor", f"anchor ({anchor}) must be below ceiling ({ceiling})")
     if ceiling - anchor < MIN_GAP:
         raise LoadError(source, "ceiling", f"must be at least {MIN_GAP} rupees above the anchor")
-    band = _band(data["concession_band"], source) if data.get("concession_band") is not None else DEFAULT_CONCESSION_BAND
-    unknown = sorted(set(data) - {*REQUIRED_FIELDS, "concession_band"} - {k for k in data if str(k).startswith("_")})
+    band = (
+        _band(data["concession_band"], source)
+        if data.get("concession_band") is not None
+        else DEFAULT_CONCESSION_BAND
+    )
+    unknown = sorted(
+        set(data) - {*REQUIRED_FIELDS, "concession_band"} - {k for k in data if str(k).startswith("_")}
+    )
     if unknown:
         raise LoadError(source, unknown[0], "unknown field (typo?); comments go in keys starting with '_'")
     return Load(anchor=anchor, ceiling=ceiling, concession_band=band, source=source, **texts)
@@ -136,5 +144,7 @@ def load_from_file(path: str | Path) -> Load:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise LoadError(f"{source}:{exc.lineno}", "", f"invalid JSON: {exc.msg} (column {exc.colno})") from None
+        raise LoadError(
+            f"{source}:{exc.lineno}", "", f"invalid JSON: {exc.msg} (column {exc.colno})"
+        ) from None
     return load_from_mapping(data, source)

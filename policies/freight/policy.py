@@ -60,7 +60,9 @@ class FreightPolicy:
                 errors.append(str(exc))
         return errors
 
-    def new_session(self, call_id: str, route: Any, *, options: Mapping[str, Any] | None = None) -> FreightSession:
+    def new_session(
+        self, call_id: str, route: Any, *, options: Mapping[str, Any] | None = None
+    ) -> FreightSession:
         """A fresh session; raises `LoadError` (naming the field) when the load is missing or bad."""
         opts = dict(options or {})
         option = getattr(route, "option", None)

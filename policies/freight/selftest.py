@@ -34,21 +34,37 @@ REFUSE: Step = ("नहीं, इतने में नहीं होगा"
 ARROW_SCRIPTS: dict[str, list[Step]] = {
     "opening_to_pitched": [CONFIRM],
     "opening_wrong_number": [("ग़लत नंबर है भाई", "CLOSING", {"disposition": "wrong_number"})],
-    "opening_voicemail": [("आप जिस नंबर पर कॉल कर रहे हैं वह अभी उपलब्ध नहीं है", "CLOSING", {"disposition": "voicemail"})],
+    "opening_voicemail": [
+        ("आप जिस नंबर पर कॉल कर रहे हैं वह अभी उपलब्ध नहीं है", "CLOSING", {"disposition": "voicemail"})
+    ],
     "opening_callback": [("अभी बिज़ी हूं, बाद में कॉल करना", "CLOSING", {"disposition": "callback"})],
     "opening_abuse_twice": [
         ("चुप कर साले", "OPENING", {"disposition": None}),
         ("बेवकूफ कहीं के", "CLOSING", {"disposition": "abuse"}),
     ],
     "pitched_figure_probing": [CONFIRM, QUOTE],
-    "pitched_under_anchor_squeezed": [CONFIRM, ("उन्नीस हज़ार", "SQUEEZED", {"heard_rate": 19_000, "offered_rate": None})],
+    "pitched_under_anchor_squeezed": [
+        CONFIRM,
+        ("उन्नीस हज़ार", "SQUEEZED", {"heard_rate": 19_000, "offered_rate": None}),
+    ],
     "pitched_over_ceiling_probing": [CONFIRM, ("तीस हज़ार से कम नहीं", "PROBING", {"heard_rate": 30_000})],
     "probing_justified_countered": [CONFIRM, QUOTE, JUSTIFY],
-    "probing_new_figure_reevaluated": [CONFIRM, QUOTE, ("चलो साढ़े चौबीस हज़ार कर दूंगा", "PROBING", {"heard_rate": 24_500})],
-    "probing_new_figure_under_anchor": [CONFIRM, QUOTE, ("अच्छा बीस हज़ार", "SQUEEZED", {"heard_rate": 20_000})],
+    "probing_new_figure_reevaluated": [
+        CONFIRM,
+        QUOTE,
+        ("चलो साढ़े चौबीस हज़ार कर दूंगा", "PROBING", {"heard_rate": 24_500}),
+    ],
+    "probing_new_figure_under_anchor": [
+        CONFIRM,
+        QUOTE,
+        ("अच्छा बीस हज़ार", "SQUEEZED", {"heard_rate": 20_000}),
+    ],
     "probing_bare_ack_asks_once_more": [
-        CONFIRM, QUOTE, ("हां जी", "PROBING", {"offered_rate": None}), ("हां जी", "COUNTERED", {"offered_rate": CONCESSION}),
-    ],  # fmt: skip
+        CONFIRM,
+        QUOTE,
+        ("हां जी", "PROBING", {"offered_rate": None}),
+        ("हां जी", "COUNTERED", {"offered_rate": CONCESSION}),
+    ],
     "probing_question_stays": [CONFIRM, QUOTE, ("माल कितने टन है?", "PROBING", {})],
     "probing_held_over_ceiling_deferred": [
         CONFIRM,
@@ -56,20 +72,36 @@ ARROW_SCRIPTS: dict[str, list[Step]] = {
         ("डीज़ल महंगा है, इससे कम नहीं होगा", "DEFERRED", {"disposition": "deferred_over_ceiling"}),
     ],
     "squeezed_accepts_quote": [
-        CONFIRM, ("उन्नीस हज़ार", "SQUEEZED", {}), ("नहीं, इससे कम नहीं", "DEFERRED", {"disposition": "deal_at_quote"}),
-    ],  # fmt: skip
+        CONFIRM,
+        ("उन्नीस हज़ार", "SQUEEZED", {}),
+        ("नहीं, इससे कम नहीं", "DEFERRED", {"disposition": "deal_at_quote"}),
+    ],
     "squeezed_lower_figure": [
-        CONFIRM, ("उन्नीस हज़ार", "SQUEEZED", {}), ("चलो साढ़े अठारह हज़ार", "DEFERRED", {"disposition": "deal_at_quote"}),
-    ],  # fmt: skip
-    "countered_yes_deal": [CONFIRM, QUOTE, JUSTIFY, ("ठीक है, चलेगा", "DEFERRED", {"disposition": "deal_at_counter"})],
+        CONFIRM,
+        ("उन्नीस हज़ार", "SQUEEZED", {}),
+        ("चलो साढ़े अठारह हज़ार", "DEFERRED", {"disposition": "deal_at_quote"}),
+    ],
+    "countered_yes_deal": [
+        CONFIRM,
+        QUOTE,
+        JUSTIFY,
+        ("ठीक है, चलेगा", "DEFERRED", {"disposition": "deal_at_counter"}),
+    ],
     "countered_no_last_ask": [CONFIRM, QUOTE, JUSTIFY, REFUSE],
     "last_ask_settles": [
-        CONFIRM, QUOTE, JUSTIFY, REFUSE, ("नहीं जी, यही रेट है", "DEFERRED", {"disposition": "deal_at_quote"}),
-    ],  # fmt: skip
+        CONFIRM,
+        QUOTE,
+        JUSTIFY,
+        REFUSE,
+        ("नहीं जी, यही रेट है", "DEFERRED", {"disposition": "deal_at_quote"}),
+    ],
     "deferred_ack_closes": [
-        CONFIRM, QUOTE, JUSTIFY, ("हां ठीक है", "DEFERRED", {}),
+        CONFIRM,
+        QUOTE,
+        JUSTIFY,
+        ("हां ठीक है", "DEFERRED", {}),
         ("ठीक है जी, धन्यवाद", "CLOSING", {"disposition": "deal_at_counter"}),
-    ],  # fmt: skip
+    ],
 }
 
 HEAR_CASES: dict[str, int | None] = {
@@ -120,7 +152,9 @@ def _script_case(name: str, steps: list[Step]) -> SelfTestCase:
 
 
 def _hear_cases() -> list[str]:
-    return [f"{t!r}: heard {hear_rate(t)} != {want}" for t, want in HEAR_CASES.items() if hear_rate(t) != want]
+    return [
+        f"{t!r}: heard {hear_rate(t)} != {want}" for t, want in HEAR_CASES.items() if hear_rate(t) != want
+    ]
 
 
 def _ceiling_guard() -> list[str]:
@@ -150,16 +184,27 @@ def self_test_cases() -> list[SelfTestCase]:
 def doctor_checks() -> list[CheckResult]:
     out: list[CheckResult] = []
     load: Load | None = None
+    if not SAMPLE_LOAD_PATH.is_file():
+        out.append(
+            CheckResult("freight sample load", "WARN", f"{SAMPLE_LOAD_PATH} not shipped with this install")
+        )
     try:
-        load = load_from_file(SAMPLE_LOAD_PATH)
-        out.append(CheckResult("freight sample load", "OK", str(SAMPLE_LOAD_PATH)))
+        load = load_from_file(SAMPLE_LOAD_PATH) if SAMPLE_LOAD_PATH.is_file() else None
+        if load is not None:
+            out.append(CheckResult("freight sample load", "OK", str(SAMPLE_LOAD_PATH)))
     except LoadError as exc:
         out.append(CheckResult("freight sample load", "FAIL", f"{exc} - fix the file"))
     load = load or SELF_TEST_LOAD
     c = concession_for("doctor", load)
-    bad = [n for n in (load.anchor, c, *range(load.anchor, load.ceiling + 1, 97)) if hear_rate(say_rate(n)) != n]
+    bad = [
+        n for n in (load.anchor, c, *range(load.anchor, load.ceiling + 1, 97)) if hear_rate(say_rate(n)) != n
+    ]
     out.append(
-        CheckResult("freight hear/say round trip", "FAIL" if bad else "OK", f"not heard back: {bad[:5]}" if bad else "")
+        CheckResult(
+            "freight hear/say round trip",
+            "FAIL" if bad else "OK",
+            f"not heard back: {bad[:5]}" if bad else "",
+        )
     )
     spoken = load.spoken()
     with_digits = [k for k in L.CANNED if any(ch.isdigit() for ch in L.canned(k, spoken, say_rate(c)))]

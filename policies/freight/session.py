@@ -43,7 +43,9 @@ NO_TOOLS_REASON = "the freight policy has no tools"
 class FreightSession:
     """One freight call. Every method is pure and fast; see `ai_operator.dialogue.PolicySession`."""
 
-    def __init__(self, call_id: str, load: Load, *, model_available: bool = False, hold_s: float = DEFAULT_HOLD_S):
+    def __init__(
+        self, call_id: str, load: Load, *, model_available: bool = False, hold_s: float = DEFAULT_HOLD_S
+    ):
         self.call_id = call_id
         self.load = load
         self.model_available = model_available
@@ -56,6 +58,7 @@ class FreightSession:
         self.offered: list[int] = []  # every figure she voiced, in order (anchor and/or the one concession)
         self.history: list[tuple[str, str]] = []  # (vendor said, Ori said)
         self.tool_calls: list[ToolCall] = []
+        self.guard_hits = 0  # lines the ceiling guard had to replace (0 unless something upstream is wrong)
         self.abuse_strikes = 0
         self.silences = 0
         self.ended_by: str | None = None
@@ -104,7 +107,9 @@ class FreightSession:
         self.silences += 1
         if self.silences > MAX_SILENCE_PROMPTS:
             disposition = self.disposition or NO_RESPONSE
-            return self._emit(Move(L.GIVE_UP, Phase.CLOSING, None, NO_RESPONSE, disposition), "", allow_model=False)
+            return self._emit(
+                Move(L.GIVE_UP, Phase.CLOSING, None, NO_RESPONSE, disposition), "", allow_model=False
+            )
         return self._emit(Move(L.REPROMPT, self.phase), "", allow_model=False, record=False)
 
     def on_not_heard(self) -> Reply:
@@ -191,6 +196,7 @@ class FreightSession:
     def _finish(self, move: Move, utterance: str, text: str, fallback: str, *, record: bool = True) -> Reply:
         if ceiling_leaks(text, self.load.ceiling):  # last guard: the ceiling never leaves the policy
             log.warning("freight_ceiling_guard", call_id=self.call_id, move=move.move)
+            self.guard_hits += 1
             text = fallback if not ceiling_leaks(fallback, self.load.ceiling) else L.CANNED[L.DEFERRED_HOLD]
         figure = move.figure if move.figure is not None and hear_rate(text) == move.figure else None
         self.offered_rate = figure
