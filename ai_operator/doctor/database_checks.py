@@ -1,0 +1,93 @@
+"""`doctor` checks for the database and the knowledge base: reachable, `vector` extension, migrations, KB
+tables, entries per language and regions, and one embedding dimension across kb_meta, the chunks and the
+configured embedder. Every failing check says what to do."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ai_operator.dialogue import CheckResult
+from ai_operator.kb.embeddings import build_embedder
+from ai_operator.kb.ingest import LANGUAGES
+from ai_operator.storage.database import Database, mask_dsn
+from ai_operator.storage.migrate import load_migrations
+
+KB_TABLES = ("kb_meta", "kb_entries", "kb_chunks")
+CALL_TABLES = ("calls", "turns")
+
+
+async def database_checks(settings: Any) -> list[CheckResult]:
+    dsn = settings.get("DATABASE_URL") or None
+    where = mask_dsn(dsn) if dsn else f"embedded PostgreSQL in {Path(settings.get('STATE_DIR')) / 'pgdata'}"
+    try:
+        db = await Database.open(dsn, Path(settings.get("STATE_DIR")), min_size=1, max_size=2)
+    except Exception as exc:
+        hint = ("check DATABASE_URL (host, port, user, password) and that PostgreSQL with pgvector runs"
+                if dsn else "check that STATE_DIR is writable and see pgdata/log in it")
+        return [CheckResult("database reachable", "FAIL",
+                            f"{where}: {type(exc).__name__}: {mask_dsn(str(exc))}; {hint}")]
+    try:
+        return [CheckResult("database reachable", "OK", db.describe()), *await _checks(db, settings)]
+    finally:
+        await db.close()
+
+
+async def _checks(db: Database, settings: Any) -> list[CheckResult]:
+    out: list[CheckResult] = []
+    version = await db.vector_version()
+    out.append(CheckResult("vector extension", "OK", f"pgvector {version}") if version else
+               CheckResult("vector extension", "FAIL", "pgvector is not installed: install it for your PostgreSQL "
+                           "(e.g. apt install postgresql-16-pgvector) and run CREATE EXTENSION vector"))
+    wanted = [m.version for m in load_migrations()]
+    applied = await db.migrations()
+    missing = sorted(set(wanted) - set(applied))
+    out.append(CheckResult("migrations", "OK", f"applied {applied}") if not missing else
+               CheckResult("migrations", "FAIL", f"missing {missing}: restart the daemon to apply them"))
+    async with db.pool.connection() as conn:
+        cur = await conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")
+        tables = {r[0] for r in await cur.fetchall()}
+    absent = [t for t in (*CALL_TABLES, *KB_TABLES) if t not in tables]
+    if absent:
+        out.append(CheckResult("tables", "FAIL", f"missing {', '.join(absent)}: restart the daemon to migrate"))
+        return out
+    out.append(CheckResult("tables", "OK", ", ".join((*CALL_TABLES, *KB_TABLES))))
+    async with db.pool.connection() as conn:
+        cur = await conn.execute("SELECT language, count(*) FROM kb_entries GROUP BY language")
+        per_lang = dict(await cur.fetchall())
+        cur = await conn.execute("SELECT DISTINCT r FROM kb_entries, unnest(regions) r ORDER BY r")
+        regions = [r[0] for r in await cur.fetchall()]
+        cur = await conn.execute("SELECT DISTINCT vector_dims(embedding) FROM kb_chunks ORDER BY 1")
+        chunk_dims = [r[0] for r in await cur.fetchall()]
+        cur = await conn.execute("SELECT key, value FROM kb_meta")
+        meta = dict(await cur.fetchall())
+    counts = ", ".join(f"{lang}={per_lang.get(lang, 0)}" for lang in LANGUAGES)
+    empty = [lang for lang in LANGUAGES if not per_lang.get(lang)]
+    if empty:
+        out.append(CheckResult("kb entries", "WARN", f"{counts}; no {'/'.join(empty)} entries: run "
+                               "`ai-operator kb ingest etc/kb/sample.jsonl` (or your own file)"))
+    else:
+        out.append(CheckResult("kb entries", "OK", f"{counts}; regions: {', '.join(regions)}"))
+    out.append(_dimension_check(meta, chunk_dims, settings))
+    return out
+
+
+def _dimension_check(meta: dict[str, str], chunk_dims: list[int], settings: Any) -> CheckResult:
+    try:
+        embedder = build_embedder(settings)
+    except Exception as exc:
+        return CheckResult("kb embedding dimension", "FAIL", f"{exc}")
+    if "embedder" not in meta:
+        return CheckResult("kb embedding dimension", "OK" if not chunk_dims else "FAIL",
+                           f"nothing ingested yet; configured {embedder.name} dim {embedder.dim}" if not chunk_dims
+                           else "chunks exist without kb_meta: run `ai-operator kb ingest --reembed <file>`")
+    stored = (meta["embedder"], int(meta.get("dim", "0")))
+    problems = []
+    if len(chunk_dims) > 1 or (chunk_dims and chunk_dims[0] != stored[1]):
+        problems.append(f"chunks have dims {chunk_dims} but kb_meta says {stored[1]}")
+    if stored != (embedder.name, embedder.dim):
+        problems.append(f"stored {stored[0]} dim {stored[1]}, configured {embedder.name} dim {embedder.dim}")
+    if problems:
+        return CheckResult("kb embedding dimension", "FAIL",
+                           "; ".join(problems) + ": run `ai-operator kb ingest --reembed <file>`")
+    return CheckResult("kb embedding dimension", "OK", f"{stored[0]} dim {stored[1]} (kb_meta, chunks, settings)")

@@ -1,0 +1,114 @@
+"""`ai-operator kb ...` sub-commands (the CLI wires them): ingest a JSONL file, search, stats.
+
+Each opens the database from the settings (embedded pgserver in STATE_DIR when DATABASE_URL is empty), prints to
+`out` and returns an exit code: 0 fine, 1 some input was rejected / nothing found is not an error, 2 unusable
+input or configuration.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, TextIO
+
+from ai_operator.config.settings import ConfigError
+from ai_operator.kb.embeddings import build_embedder
+from ai_operator.kb.ingest import LANGUAGES, REGION_CODES, parse_kb_lines
+from ai_operator.kb.store import EmbedderMismatch, KnowledgeBase
+from ai_operator.storage.database import Database
+
+EXIT_OK = 0
+EXIT_REJECTED = 1
+EXIT_USAGE = 2
+
+
+async def _open(settings: Any) -> tuple[Database, KnowledgeBase]:
+    embedder = build_embedder(settings)
+    db = await Database.open(settings.get("DATABASE_URL") or None, Path(settings.get("STATE_DIR")))
+    return db, KnowledgeBase(db, embedder)
+
+
+async def kb_ingest(settings: Any, path: str | Path, *, prune: bool, reembed: bool, out: TextIO) -> int:
+    """Ingest a JSONL file: summary line, then each rejected line with its number and reason."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        print(f"kb ingest: cannot read {path}: {exc.strerror or exc}", file=out)
+        return EXIT_USAGE
+    entries, rejects = parse_kb_lines(raw.split(b"\n"))
+    if prune and rejects:
+        print(f"kb ingest: --prune skipped because {len(rejects)} line(s) were rejected "
+              "(their entries would be deleted); fix them and run again", file=out)
+        prune = False
+    try:
+        db, kb = await _open(settings)
+    except ConfigError as exc:
+        print(f"kb ingest: {exc}", file=out)
+        return EXIT_USAGE
+    try:
+        summary = await kb.ingest(entries, prune=prune, reembed=reembed)
+    except EmbedderMismatch as exc:
+        print(f"kb ingest: {exc}", file=out)
+        return EXIT_USAGE
+    finally:
+        await db.close()
+    read = len(entries) + len(rejects)
+    print(f"kb ingest {path}: read={read} inserted={summary.inserted} updated={summary.updated} "
+          f"unchanged={summary.unchanged} rejected={len(rejects)} pruned={summary.pruned}", file=out)
+    for rej in rejects:
+        print(f"  {path}:{rej.line}: {rej.reason}", file=out)
+    return EXIT_REJECTED if rejects else EXIT_OK
+
+
+async def kb_search(settings: Any, query: str, language: str, region: str, as_json: bool, out: TextIO) -> int:
+    """Search and print the hits with their citations (or JSON)."""
+    if language not in LANGUAGES:
+        print(f"kb search: --language must be one of {', '.join(LANGUAGES)}, got {language!r}", file=out)
+        return EXIT_USAGE
+    if region and region not in REGION_CODES:
+        print(f"kb search: unknown region code {region!r} (e.g. KZ-71 Astana, KZ-75 Almaty)", file=out)
+        return EXIT_USAGE
+    try:
+        db, kb = await _open(settings)
+    except ConfigError as exc:
+        print(f"kb search: {exc}", file=out)
+        return EXIT_USAGE
+    try:
+        hits = await kb.search(query, language, region)
+    except EmbedderMismatch as exc:
+        print(f"kb search: {exc}", file=out)
+        return EXIT_USAGE
+    finally:
+        await db.close()
+    if as_json:
+        print(json.dumps([h.__dict__ for h in hits], ensure_ascii=False, indent=2), file=out)
+        return EXIT_OK
+    if not hits:
+        print("no results", file=out)
+    for n, h in enumerate(hits, start=1):
+        mark = " [fallback: answered in ru]" if h.fallback else ""
+        print(f"{n}. {h.title} ({h.entry_id}, {h.language}, score {h.score:.4f}){mark}", file=out)
+        print(f"   {h.text}", file=out)
+        print(f"   source: {h.source}", file=out)
+    return EXIT_OK
+
+
+async def kb_stats(settings: Any, out: TextIO) -> int:
+    """Entries and chunks per language and region, the embedder and dimension."""
+    try:
+        db, kb = await _open(settings)
+    except ConfigError as exc:
+        print(f"kb stats: {exc}", file=out)
+        return EXIT_USAGE
+    try:
+        st = await kb.stats()
+    finally:
+        await db.close()
+    print(f"embedder: {st['embedder'] or '(none yet)'} dim {st['dim']} "
+          f"(configured {st['configured_embedder']} dim {st['configured_dim']})", file=out)
+    for lang in sorted(set(st["entries"]) | set(LANGUAGES)):
+        regions = ", ".join(f"{r}={n}" for r, n in sorted(st["regions"].get(lang, {}).items()))
+        print(f"{lang}: entries={st['entries'].get(lang, 0)} chunks={st['chunks'].get(lang, 0)} "
+              f"regions: {regions or '-'}", file=out)
+    return EXIT_OK

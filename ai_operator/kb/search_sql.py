@@ -1,0 +1,82 @@
+"""The one SQL statement of a hybrid knowledge-base search (no I/O here, just the text and its parameters).
+
+For the languages asked: the `VECTOR_CANDIDATES` nearest chunks by cosine distance (one HNSW index scan) and
+the full-text
+matches (GIN index, `simple` tsvector; at most `TEXT_MATCH_CAP` of them are ranked, so a very common word
+cannot make the query slow - the vector side still finds the close chunks) - both restricted to the region's entries plus national (`*`) ones - are
+fused by reciprocal rank fusion (score = sum of 1/(k + rank)), reduced to the best chunk of each entry, and the
+top `limit` entries of each language come back with their citation fields, the best cosine similarity and
+whether the full-text part matched, which query terms the chunk contains, and which query terms occur in any
+candidate chunk of each language (these three feed the kk -> ru fallback decision; the last only when a
+fallback language is asked, `df_terms` is empty otherwise).
+"""
+
+from __future__ import annotations
+
+RRF_K = 60
+VECTOR_CANDIDATES = 60
+TEXT_CANDIDATES = 40
+TEXT_MATCH_CAP = 400  # full-text matches ranked at most: bounds latency when a word is in thousands of chunks
+
+SEARCH_SQL = """
+WITH vec AS (
+    SELECT v.id, v.entry_id, v.language, 1 - v.dist AS sim,
+           row_number() OVER (PARTITION BY v.language ORDER BY v.dist, v.id) AS rnk
+    FROM (
+        SELECT c.id, c.entry_id, c.language, c.embedding <=> %(emb)s AS dist
+        FROM kb_chunks c
+        WHERE c.language = ANY(%(langs)s::text[]) AND c.regions && %(regions)s::text[]
+        ORDER BY c.embedding <=> %(emb)s
+        LIMIT %(vk)s
+    ) v
+),
+fts AS (
+    SELECT f.id, f.entry_id, f.language, f.rnk FROM (
+        SELECT m.id, m.entry_id, m.language,
+               row_number() OVER (PARTITION BY m.language ORDER BY ts_rank_cd(m.tsv, m.tsq) DESC, m.id) AS rnk
+        FROM (
+            SELECT c.id, c.entry_id, c.language, c.tsv, q.tsq
+            FROM kb_chunks c, (SELECT to_tsquery('simple', %(tsq)s) AS tsq) q
+            WHERE c.language = ANY(%(langs)s::text[]) AND c.regions && %(regions)s::text[] AND c.tsv @@ q.tsq
+            LIMIT %(cap)s
+        ) m
+    ) f
+    WHERE f.rnk <= %(tk)s
+),
+fused AS (
+    SELECT id, entry_id, language, sum(1.0 / (%(rrf_k)s + rnk)) AS score, max(sim) AS sim, bool_or(is_fts) AS fts
+    FROM (
+        SELECT id, entry_id, language, rnk, sim, false AS is_fts FROM vec
+        UNION ALL
+        SELECT id, entry_id, language, rnk, NULL::float8, true FROM fts
+    ) u
+    GROUP BY id, entry_id, language
+),
+best AS (
+    SELECT DISTINCT ON (entry_id) entry_id, id, language, score, sim, fts
+    FROM fused ORDER BY entry_id, score DESC, id
+),
+present AS (
+    SELECT DISTINCT f.language || ' ' || t.term AS lang_term
+    FROM fused f JOIN kb_chunks c ON c.id = f.id, unnest(%(df_terms)s::text[]) AS t(term)
+    WHERE c.tsv @@ to_tsquery('simple', t.term)
+),
+ranked AS (
+    SELECT b.*, row_number() OVER (PARTITION BY b.language ORDER BY b.score DESC, b.entry_id) AS pos FROM best b
+)
+SELECT r.entry_id, e.title, e.source, c.text, r.score::float8, r.language, r.sim::float8, r.fts,
+       ARRAY(SELECT t FROM unnest(%(terms)s::text[]) t WHERE c.tsv @@ to_tsquery('simple', t)) AS matched,
+       ARRAY(SELECT lang_term FROM present) AS present
+FROM ranked r
+JOIN kb_chunks c ON c.id = r.id
+JOIN kb_entries e ON e.id = r.entry_id
+WHERE r.pos <= %(limit)s
+ORDER BY r.language, r.score DESC, r.entry_id
+"""
+
+
+def search_params(embedding: object, terms: list[str], languages: list[str], regions: list[str],
+                  limit: int, *, presence: bool = False) -> dict[str, object]:
+    """`terms`: the tsquery operands of the query's content words (see query.py); OR-ed for the text match."""
+    return {"emb": embedding, "tsq": " | ".join(terms), "terms": terms, "df_terms": terms if presence else [], "langs": languages, "regions": regions, "limit": limit,
+            "vk": VECTOR_CANDIDATES, "cap": TEXT_MATCH_CAP, "tk": TEXT_CANDIDATES, "rrf_k": RRF_K}

@@ -1,0 +1,272 @@
+"""The knowledge base in PostgreSQL: ingestion (upsert by id, content-hash skip, re-chunk and re-embed on
+change, prune, re-embed all) and hybrid search (one SQL round trip, see search_sql.py) with citations.
+
+The embedder name and dimension are recorded in `kb_meta`; using a different embedder than the stored one is
+refused until `kb ingest --reembed` rebuilds every vector.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from pgvector import Vector
+from psycopg import AsyncConnection
+
+from ai_operator.dialogue import KnowledgeHit
+from ai_operator.kb.embeddings import Embedder
+from ai_operator.kb.ingest import ALL_REGIONS, LANGUAGES, REGION_CODES, KBEntry, chunk_text
+from ai_operator.kb.query import term_patterns
+from ai_operator.kb.search_sql import SEARCH_SQL, search_params
+from ai_operator.logs import get_logger
+from ai_operator.storage.database import Database
+
+log = get_logger("kb")
+
+KB_LOCK_KEY = 0x41494B42  # "AIKB": one ingestion at a time
+EMBED_BATCH = 128
+FALLBACK_LANGUAGES = {"kk": "ru"}  # asked language -> language searched when it has nothing good
+FALLBACK_MIN_SIMILARITY = 0.30  # below this (and no full-text match) the asked language's best is "not found"
+STRONG_SIMILARITY = 0.45  # a hit this close is kept even when the question has a word its language lacks
+TITLE_WEIGHT = 0.5
+HNSW_REBUILD_ROWS = 5000  # an ingestion writing this many chunks rebuilds the HNSW index instead
+HNSW_INDEX = "kb_chunks_embedding_hnsw"
+
+
+class EmbedderMismatch(RuntimeError):
+    """The stored vectors come from another embedder or dimension than the configured one."""
+
+
+@dataclass(frozen=True)
+class IngestSummary:
+    read: int
+    inserted: int
+    updated: int
+    unchanged: int
+    rejected: int
+    pruned: int
+
+    def line(self) -> str:
+        return (f"read={self.read} inserted={self.inserted} updated={self.updated} unchanged={self.unchanged} "
+                f"rejected={self.rejected} pruned={self.pruned}")
+
+
+def mismatch_message(stored_name: str, stored_dim: int, name: str, dim: int) -> str:
+    return (f"knowledge base vectors were made by {stored_name} (dim {stored_dim}) but the configured embedder is "
+            f"{name} (dim {dim}); run `ai-operator kb ingest --reembed <file>` to re-embed every chunk")
+
+
+class KnowledgeBase:
+    """Ingest and search knowledge-base entries stored in `db`."""
+
+    def __init__(self, db: Database, embedder: Embedder, *, chunk_chars: int = 500) -> None:
+        self.db = db
+        self.embedder = embedder
+        self.chunk_chars = chunk_chars
+        self._checked = False
+
+    async def meta(self) -> tuple[str, int] | None:
+        """(embedder name, dim) recorded with the data, or None before the first ingestion."""
+        async with self.db.pool.connection() as conn:
+            cur = await conn.execute("SELECT key, value FROM kb_meta WHERE key IN ('embedder', 'dim')")
+            rows = dict(await cur.fetchall())
+        if "embedder" not in rows or "dim" not in rows:
+            return None
+        return rows["embedder"], int(rows["dim"])
+
+    async def check_embedder(self) -> None:
+        """Raise `EmbedderMismatch` when the stored vectors do not come from the configured embedder."""
+        meta = await self.meta()
+        if meta is not None and meta != (self.embedder.name, self.embedder.dim):
+            raise EmbedderMismatch(mismatch_message(meta[0], meta[1], self.embedder.name, self.embedder.dim))
+        self._checked = True
+
+    async def ingest(self, entries: Sequence[KBEntry], *, prune: bool = False, reembed: bool = False) -> IngestSummary:
+        """Upsert `entries` by id. Unchanged entries are skipped; changed ones re-chunked and re-embedded.
+
+        `prune` deletes stored entries whose id is not in `entries`; `reembed` re-embeds every stored chunk with
+        the configured embedder (required after changing it)."""
+        if not reembed:
+            await self.check_embedder()
+        async with self.db.pool.connection() as conn:
+            cur = await conn.execute("SELECT id, content_hash FROM kb_entries")
+            existing: dict[str, str] = dict(await cur.fetchall())
+        file_ids = {e.id for e in entries}
+        inserted = updated = unchanged = 0
+        todo: list[KBEntry] = []
+        for e in entries:
+            old = existing.get(e.id)
+            if old is None:
+                inserted += 1
+                todo.append(e)
+            elif old != e.content_hash() or reembed:
+                updated += 1
+                todo.append(e)
+            else:
+                unchanged += 1
+        if reembed and not prune:
+            todo.extend(await self._stored_entries(sorted(set(existing) - file_ids)))
+        rows = await self._chunk_rows(todo)
+        pruned = 0
+        dim = self.embedder.dim
+        async with self.db.pool.connection() as conn, conn.transaction():
+            await conn.execute("SELECT pg_advisory_xact_lock(%s)", (KB_LOCK_KEY,))
+            await self._ensure_vector_column(conn, dim)
+            if reembed:
+                await conn.execute("DELETE FROM kb_chunks")
+            async with conn.cursor() as cur:
+                if todo:
+                    await cur.executemany(
+                        "INSERT INTO kb_entries (id, language, regions, title, text, source, updated_at, tags,"
+                        " content_hash, ingested_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, now())"
+                        " ON CONFLICT (id) DO UPDATE SET language = EXCLUDED.language, regions = EXCLUDED.regions,"
+                        " title = EXCLUDED.title, text = EXCLUDED.text, source = EXCLUDED.source,"
+                        " updated_at = EXCLUDED.updated_at, tags = EXCLUDED.tags,"
+                        " content_hash = EXCLUDED.content_hash, ingested_at = now()",
+                        [(e.id, e.language, list(e.regions), e.title, e.text, e.source, e.updated_at, list(e.tags),
+                          e.content_hash()) for e in todo],
+                    )
+                    await cur.execute("DELETE FROM kb_chunks WHERE entry_id = ANY(%s)", ([e.id for e in todo],))
+                bulk = len(rows) >= HNSW_REBUILD_ROWS
+                if bulk:  # building the index once is much faster than inserting into it row by row
+                    await cur.execute(f"DROP INDEX IF EXISTS {HNSW_INDEX}")
+                if rows:
+                    await cur.executemany(
+                        "INSERT INTO kb_chunks (entry_id, chunk_no, language, regions, text, tsv, embedding)"
+                        " VALUES (%s, %s, %s, %s, %s,"
+                        " setweight(to_tsvector('simple', %s), 'A') || setweight(to_tsvector('simple', %s), 'D'), %s)",
+                        rows,
+                    )
+                if bulk:
+                    await cur.execute(
+                        f"CREATE INDEX {HNSW_INDEX} ON kb_chunks USING hnsw (embedding vector_cosine_ops)")
+                if prune:
+                    await cur.execute("DELETE FROM kb_entries WHERE NOT (id = ANY(%s))", (sorted(file_ids),))
+                    pruned = cur.rowcount
+            await conn.execute(
+                "INSERT INTO kb_meta (key, value) VALUES ('embedder', %s), ('dim', %s)"
+                " ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+                (self.embedder.name, str(dim)),
+            )
+        self._checked = True
+        summary = IngestSummary(len(entries), inserted, updated, unchanged, 0, pruned)
+        log.info("kb_ingested", embedder=self.embedder.name, chunks=len(rows), **summary.__dict__)
+        return summary
+
+    async def _stored_entries(self, ids: list[str]) -> list[KBEntry]:
+        if not ids:
+            return []
+        async with self.db.pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT id, language, regions, title, text, source, updated_at, tags FROM kb_entries"
+                " WHERE id = ANY(%s) ORDER BY id", (ids,))
+            return [KBEntry(r[0], r[1], tuple(r[2]), r[3], r[4], r[5], r[6], tuple(r[7]))
+                    for r in await cur.fetchall()]
+
+    async def _chunk_rows(self, entries: Sequence[KBEntry]) -> list[tuple]:
+        """(entry_id, chunk_no, language, regions, text, title, text, vector) for every chunk of `entries`.
+
+        A chunk's vector is the embedding of "title. chunk" plus `TITLE_WEIGHT` times the title's own, normalised,
+        so that the topic named in the title counts even in a chunk full of prices and numbers."""
+        pending: list[tuple[KBEntry, int, str]] = []
+        for e in entries:
+            for n, chunk in enumerate(chunk_text(e.text, self.chunk_chars)):
+                pending.append((e, n, chunk))
+        texts = [f"{e.title}. {chunk}" for e, _, chunk in pending]
+        titles = sorted({e.title for e in entries})
+        vectors = await self._embed_all(texts)
+        title_vecs = dict(zip(titles, await self._embed_all(titles), strict=True))
+        rows = []
+        for (e, n, chunk), vec in zip(pending, vectors, strict=True):
+            mixed = vec + TITLE_WEIGHT * title_vecs[e.title]
+            norm = float(np.linalg.norm(mixed))
+            rows.append((e.id, n, e.language, list(e.regions), chunk, e.title, chunk,
+                         Vector((mixed / norm if norm > 0 else mixed).astype(np.float32))))
+        return rows
+
+    async def _embed_all(self, texts: Sequence[str]) -> list[np.ndarray]:
+        out: list[np.ndarray] = []
+        for start in range(0, len(texts), EMBED_BATCH):
+            out.extend(await self.embedder.embed(texts[start : start + EMBED_BATCH]))
+        return out
+
+    async def _ensure_vector_column(self, conn: AsyncConnection, dim: int) -> None:
+        """Give kb_chunks.embedding the embedder's dimension and an HNSW (cosine) index."""
+        cur = await conn.execute(
+            "SELECT atttypmod FROM pg_attribute WHERE attrelid = 'kb_chunks'::regclass AND attname = 'embedding'")
+        typmod = (await cur.fetchone())[0]
+        if typmod == dim:
+            return
+        await conn.execute("DELETE FROM kb_chunks")
+        await conn.execute(f"DROP INDEX IF EXISTS {HNSW_INDEX}")
+        await conn.execute(f"ALTER TABLE kb_chunks ALTER COLUMN embedding TYPE vector({int(dim)})")
+        await conn.execute(
+            f"CREATE INDEX {HNSW_INDEX} ON kb_chunks USING hnsw (embedding vector_cosine_ops)")
+        log.info("kb_vector_column_set", dim=dim)
+
+    async def search(self, query: str, language: str, region_code: str, limit: int = 3) -> list[KnowledgeHit]:
+        """Best `limit` entries for `query` in `language` for a region (its entries plus national ones), each
+        with its citation. A Kazakh question with no good Kazakh answer is answered from Russian entries
+        (hits marked `fallback=True`). Exactly one SQL statement."""
+        if language not in LANGUAGES:
+            raise ValueError(f"language: expected ru or kk, got {language!r}")
+        if region_code and region_code not in REGION_CODES:
+            raise ValueError(f"region_code: unknown region code {region_code!r}")
+        if not self._checked:
+            await self.check_embedder()
+        regions = [ALL_REGIONS] + ([region_code] if region_code else [])
+        fallback = FALLBACK_LANGUAGES.get(language)
+        langs = [language] + ([fallback] if fallback else [])
+        vec = (await self.embedder.embed([query]))[0]
+        params = search_params(Vector(vec), term_patterns(query), langs, regions, limit, presence=bool(fallback))
+        async with self.db.pool.connection() as conn:
+            cur = await conn.execute(SEARCH_SQL, params)
+            rows = await cur.fetchall()
+        primary = [r for r in rows if r[5] == language]
+        hits_rows, is_fallback = primary, False
+        if fallback:
+            other = [r for r in rows if r[5] == fallback]
+            if other and (_weak(primary) or _foreign_topic(primary, other, language, fallback)):
+                hits_rows, is_fallback = other, True
+        hits_rows = sorted(hits_rows, key=lambda r: -r[4])
+        return [KnowledgeHit(entry_id=r[0], title=r[1], source=r[2], text=r[3], score=round(float(r[4]), 6),
+                             language=r[5], fallback=is_fallback) for r in hits_rows[:limit]]
+
+    async def stats(self) -> dict:
+        """Entries and chunks per language and per region, plus the embedder and dimension in use."""
+        async with self.db.pool.connection() as conn:
+            cur = await conn.execute("SELECT language, count(*) FROM kb_entries GROUP BY language")
+            entries = dict(await cur.fetchall())
+            cur = await conn.execute("SELECT language, count(*) FROM kb_chunks GROUP BY language")
+            chunks = dict(await cur.fetchall())
+            cur = await conn.execute(
+                "SELECT language, r, count(*) FROM kb_entries, unnest(regions) r GROUP BY 1, 2 ORDER BY 1, 2")
+            regions: dict[str, dict[str, int]] = {}
+            for lang, region, n in await cur.fetchall():
+                regions.setdefault(lang, {})[region] = n
+            cur = await conn.execute("SELECT DISTINCT vector_dims(embedding) FROM kb_chunks")
+            dims = sorted(r[0] for r in await cur.fetchall())
+        meta = await self.meta()
+        return {"entries": entries, "chunks": chunks, "regions": regions,
+                "embedder": meta[0] if meta else None, "dim": meta[1] if meta else None, "chunk_dims": dims,
+                "configured_embedder": self.embedder.name, "configured_dim": self.embedder.dim}
+
+
+def _foreign_topic(primary: list, other: list, language: str, fallback: str) -> bool:
+    """The question names a topic word that the best `fallback` hit contains but no `language` candidate does
+    (e.g. a Kazakh question about roaming when only Russian entries cover roaming), and the best `language` hit
+    is not a close match anyway."""
+    present = set(other[0][9] or ())
+    foreign = {t for t in other[0][8] if f"{language} {t}" not in present}
+    best_sim = max((r[6] or 0.0) for r in primary) if primary else 0.0
+    return bool(foreign) and best_sim < STRONG_SIMILARITY
+
+
+def _weak(rows: list) -> bool:
+    """No result, or none matched a topic word and the nearest is far (cosine similarity below threshold)."""
+    if not rows:
+        return True
+    if any(r[7] for r in rows):
+        return False
+    return max((r[6] or 0.0) for r in rows) < FALLBACK_MIN_SIMILARITY

@@ -1,0 +1,100 @@
+"""The private embedded PostgreSQL (pgserver) that runs in STATE_DIR/pgdata when no DATABASE_URL is given.
+
+Owns starting and stopping the server process. pgserver is synchronous: every method here blocks, so async code
+calls them through `asyncio.to_thread`. Several `Database` objects of one process may share one data directory;
+an in-process reference count stops the server only when the last one closes (pgserver itself keeps the count
+across processes, so a second daemon on the same STATE_DIR keeps it running).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+import warnings
+from pathlib import Path
+from typing import Any
+
+from ai_operator.logs import get_logger
+
+log = get_logger("storage")
+
+PGDATA_DIRNAME = "pgdata"
+STOP_TIMEOUT_S = 30.0
+
+_lock = threading.Lock()
+_refcounts: dict[Path, int] = {}
+
+
+class EmbeddedServerError(RuntimeError):
+    """The embedded PostgreSQL could not be started; the message says where its log is."""
+
+
+class EmbeddedServer:
+    """One embedded PostgreSQL data directory. `start()` returns its DSN (a unix socket, no TCP port)."""
+
+    def __init__(self, pgdata: Path) -> None:
+        self.pgdata = Path(pgdata).expanduser().resolve()
+        self._server: Any = None
+        self._held = False
+
+    @classmethod
+    def in_state_dir(cls, state_dir: Path) -> EmbeddedServer:
+        return cls(Path(state_dir) / PGDATA_DIRNAME)
+
+    def start(self) -> str:
+        """Start (or join) the server; create the data directory on first use. Returns the DSN."""
+        with warnings.catch_warnings():  # platformdirs warns when XDG_RUNTIME_DIR is unset; harmless
+            warnings.simplefilter("ignore")
+            import pgserver  # late: importing it touches the runtime dir
+
+        self.pgdata.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            server = pgserver.get_server(self.pgdata, cleanup_mode="stop")
+        except (subprocess.SubprocessError, OSError, AssertionError) as exc:
+            raise EmbeddedServerError(
+                f"embedded PostgreSQL in {self.pgdata} did not start ({exc}); see {self.pgdata / 'log'}"
+            ) from exc
+        with _lock:
+            if not self._held:
+                _refcounts[self.pgdata] = _refcounts.get(self.pgdata, 0) + 1
+                self._held = True
+        self._server = server
+        log.info("embedded_db_started", pgdata=str(self.pgdata))
+        return str(server.get_uri())
+
+    @property
+    def dsn(self) -> str:
+        if self._server is None:
+            raise EmbeddedServerError("embedded PostgreSQL is not started")
+        return str(self._server.get_uri())
+
+    def release(self) -> None:
+        """This holder is done: stop the server when it was the last holder in this process (and in others)."""
+        with _lock:
+            if not self._held:
+                return
+            self._held = False
+            left = _refcounts.get(self.pgdata, 1) - 1
+            if left > 0:
+                _refcounts[self.pgdata] = left
+                return
+            _refcounts.pop(self.pgdata, None)
+        if self._server is not None:
+            self._server.cleanup()
+            log.info("embedded_db_stopped", pgdata=str(self.pgdata))
+
+    def stop_now(self) -> None:
+        """Stop the server at once whoever holds it (an outage, for tests and `doctor`); `restart()` undoes it."""
+        from pgserver._commands import pg_ctl
+
+        if self._server is None:
+            return
+        pg_ctl(["-w", "-m", "fast", "stop"], pgdata=self.pgdata, user=self._server.system_user, timeout=STOP_TIMEOUT_S)
+        log.warning("embedded_db_stopped_now", pgdata=str(self.pgdata))
+
+    def restart(self) -> str:
+        """Start the server again after `stop_now()`; same data directory and socket."""
+        if self._server is None:
+            return self.start()
+        self._server.ensure_postgres_running()
+        return str(self._server.get_uri())

@@ -1,0 +1,210 @@
+"""Call and turn records, written to PostgreSQL, spooled to disk while the database is unreachable.
+
+A write never raises into the call: when the database is down (or there is none), the record is appended to a
+fsync'd JSON-lines spool and a background task replays the spool, in order, once the database answers again.
+While anything waits in the spool, new records queue behind it so order is kept. Replays are idempotent
+upserts, so nothing is duplicated. A record the database refuses for its content (e.g. a turn of an unknown
+call) goes to `<spool>.rejected` with the reason and is logged - never silently lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from psycopg.rows import dict_row
+
+from ai_operator.logs import get_logger
+from ai_operator.storage.database import Database
+from ai_operator.storage.record_sql import RecordDataError, apply_op, decode_line, encode_op, record_data
+from ai_operator.storage.record_types import ENDED_BY, CallRecord, TurnRecord, check_ended_by
+from ai_operator.storage.spool import Spool
+
+log = get_logger("storage")
+
+DEFAULT_RETRY_S = 5.0
+WRITE_TIMEOUT_S = 2.0  # one write's budget before the record goes to the spool instead
+CLOSE_FLUSH_TIMEOUT_S = 5.0
+
+__all__ = ["ENDED_BY", "CallRecord", "RecordStore", "TurnRecord"]
+
+
+def _is_outage(exc: BaseException) -> bool:
+    """Unreachable / timed out / shut down (retry later) as opposed to a record the database refuses."""
+    return isinstance(exc, psycopg.OperationalError | OSError | TimeoutError | psycopg.InterfaceError)
+
+
+class RecordStore:
+    """Writes call records; spools them when the database is unreachable."""
+
+    def __init__(self, db: Database | None, spool_path: Path, *, retry_s: float = DEFAULT_RETRY_S,
+                 write_timeout_s: float = WRITE_TIMEOUT_S) -> None:
+        self.db = db
+        self.retry_s = retry_s
+        self.write_timeout_s = write_timeout_s
+        self._spool = Spool(Path(spool_path))
+        self._spooled = self._spool.count()  # records left from an earlier run are replayed too
+        self._lock = asyncio.Lock()
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def spooled(self) -> int:
+        """Records currently waiting in the spool."""
+        return self._spooled
+
+    @property
+    def spool_path(self) -> Path:
+        return self._spool.path
+
+    @property
+    def rejected_path(self) -> Path:
+        return self._spool.rejected_path
+
+    async def call_started(self, rec: CallRecord) -> None:
+        await self._write("call_started", record_data(rec))
+
+    async def call_answered(self, call_id: str, at: datetime) -> None:
+        await self._write("call_answered", {"call_id": call_id, "at": at})
+
+    async def turn(self, rec: TurnRecord) -> None:
+        await self._write("turn", record_data(rec))
+
+    async def call_ended(self, call_id: str, ended_at: datetime, ended_by: str, disposition: str | None,
+                         summary: dict[str, Any] | None = None) -> None:
+        check_ended_by(ended_by)
+        await self._write("call_ended", {"call_id": call_id, "ended_at": ended_at, "ended_by": ended_by,
+                                         "disposition": disposition, "summary": summary})
+
+    async def _write(self, op: str, data: dict[str, Any]) -> None:
+        async with self._lock:
+            if self.db is None or self._spooled > 0:
+                await self._to_spool(op, data)
+                return
+            try:
+                await asyncio.wait_for(self._apply(op, data), self.write_timeout_s)
+            except RecordDataError as exc:
+                await self._reject_record(op, data, str(exc))
+            except psycopg.Error as exc:
+                if _is_outage(exc):
+                    await self._to_spool(op, data, reason=str(exc))
+                else:
+                    await self._reject_record(op, data, f"{type(exc).__name__}: {exc}")
+            except (OSError, TimeoutError) as exc:
+                await self._to_spool(op, data, reason=f"{type(exc).__name__}: {exc}")
+
+    async def _apply(self, op: str, data: dict[str, Any]) -> None:
+        assert self.db is not None
+        async with self.db.pool.connection(timeout=self.write_timeout_s) as conn:
+            await apply_op(conn, op, data)
+
+    async def _to_spool(self, op: str, data: dict[str, Any], reason: str | None = None) -> None:
+        await asyncio.to_thread(self._spool.append, encode_op(op, data))
+        self._spooled += 1
+        if reason is not None:
+            log.warning("record_spooled", op=op, call_id=data.get("call_id"), reason=reason, spooled=self._spooled)
+        self._wake.set()
+
+    async def _reject_record(self, op: str, data: dict[str, Any], reason: str) -> None:
+        raw = json.dumps(encode_op(op, data), ensure_ascii=False).encode()
+        await asyncio.to_thread(self._spool.reject, 0, raw, reason)
+        log.error("record_rejected", op=op, call_id=data.get("call_id"), reason=reason,
+                  kept_in=str(self._spool.rejected_path))
+
+    async def flush_spool(self) -> int:
+        """Write spooled records in order; returns how many were written. Stops (keeping the rest) at an outage.
+
+        A line that cannot be parsed, or that the database refuses, is logged with its line number and moved to
+        `<spool>.rejected`.
+        """
+        if self.db is None:
+            return 0
+        async with self._lock:
+            lines = await asyncio.to_thread(self._spool.read)
+            if not lines:
+                self._spooled = 0
+                return 0
+            written = 0
+            rest: list[bytes] = []
+            for i, (line_no, raw) in enumerate(lines):
+                try:
+                    op, data = decode_line(raw)
+                except ValueError as exc:
+                    await self._reject_line(line_no, raw, str(exc))
+                    continue
+                try:
+                    await asyncio.wait_for(self._apply(op, data), self.write_timeout_s)
+                    written += 1
+                except RecordDataError as exc:
+                    await self._reject_line(line_no, raw, str(exc))
+                except (psycopg.Error, OSError, TimeoutError) as exc:
+                    if isinstance(exc, psycopg.Error) and not _is_outage(exc):
+                        await self._reject_line(line_no, raw, f"{type(exc).__name__}: {exc}")
+                        continue
+                    rest = [r for _, r in lines[i:]]
+                    log.warning("spool_flush_stopped", written=written, left=len(rest), reason=str(exc))
+                    break
+            await asyncio.to_thread(self._spool.replace, rest)
+            self._spooled = len(rest)
+            if written:
+                log.info("spool_flushed", written=written, left=self._spooled)
+            return written
+
+    async def _reject_line(self, line_no: int, raw: bytes, reason: str) -> None:
+        await asyncio.to_thread(self._spool.reject, line_no, raw, reason)
+        log.error("spool_line_rejected", line=line_no, reason=reason, kept_in=str(self._spool.rejected_path))
+
+    async def get_call(self, call_id: str) -> dict[str, Any] | None:
+        """The call row with its turns (ordered by seq) under "turns", or None."""
+        if self.db is None:
+            return None
+        async with self.db.pool.connection() as conn:
+            cur = conn.cursor(row_factory=dict_row)
+            await cur.execute("SELECT * FROM calls WHERE call_id = %s", (call_id,))
+            call = await cur.fetchone()
+            if call is None:
+                return None
+            await cur.execute(
+                "SELECT seq, at, caller_text, bot_text, state, fields, tool_calls, timings FROM turns"
+                " WHERE call_id = %s ORDER BY seq", (call_id,))
+            call["turns"] = await cur.fetchall()
+        return dict(call)
+
+    async def start(self) -> None:
+        """Start the background task that replays the spool every `retry_s` while anything waits in it."""
+        if self._task is None:
+            self._task = asyncio.create_task(self._retry_loop(), name="record-spool-retry")
+            if self._spooled:
+                self._wake.set()
+
+    async def _retry_loop(self) -> None:
+        while True:
+            await self._wake.wait()  # set while anything waits in the spool
+            await asyncio.sleep(self.retry_s)
+            if self.db is None:
+                self._wake.clear()
+                continue
+            try:
+                await self.flush_spool()
+            except Exception as exc:  # the loop must survive anything
+                log.error("spool_retry_failed", error=f"{type(exc).__name__}: {exc}")
+            if self._spooled == 0:
+                self._wake.clear()
+
+    async def close(self) -> None:
+        """Stop the retry task and try a last flush; whatever is left stays in the spool for the next start."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+        if self._spooled and self.db is not None:
+            try:
+                await asyncio.wait_for(self.flush_spool(), CLOSE_FLUSH_TIMEOUT_S)
+            except Exception as exc:
+                log.warning("spool_final_flush_failed", left=self._spooled, error=f"{type(exc).__name__}: {exc}")

@@ -1,0 +1,1 @@
+"""Benchmarks: `python -m benchmarks.<name>`; each exposes `run() -> dict`."""

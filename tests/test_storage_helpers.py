@@ -1,0 +1,58 @@
+"""Shared test support for storage and kb tests (no tests here): ONE embedded PostgreSQL per test process,
+and a fresh database inside it per test (CREATE DATABASE is ~0.1 s), so tests never see each other's rows."""
+
+from __future__ import annotations
+
+import atexit
+import shutil
+import tempfile
+import threading
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import psycopg
+import pytest
+from psycopg.conninfo import make_conninfo
+
+from ai_operator.storage.database import Database
+from ai_operator.storage.embedded import EmbeddedServer
+
+_lock = threading.Lock()
+_server: EmbeddedServer | None = None
+
+
+def shared_server() -> EmbeddedServer:
+    """The process-wide embedded server (started on first use, stopped and deleted at exit)."""
+    global _server
+    with _lock:
+        if _server is None:
+            root = Path(tempfile.mkdtemp(prefix="aiop-pg-"))
+            server = EmbeddedServer(root / "pgdata")
+            server.start()
+
+            def _stop() -> None:
+                server.release()
+                shutil.rmtree(root, ignore_errors=True)
+
+            atexit.register(_stop)
+            _server = server
+        return _server
+
+
+def fresh_dsn() -> str:
+    """A DSN of a new, empty database on the shared server."""
+    server = shared_server()
+    name = "t_" + uuid.uuid4().hex[:12]
+    with psycopg.connect(server.dsn, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return make_conninfo(server.dsn, dbname=name)
+
+
+@pytest.fixture
+async def db(tmp_path: Path) -> AsyncIterator[Database]:
+    database = await Database.open(fresh_dsn(), tmp_path)
+    try:
+        yield database
+    finally:
+        await database.close()
