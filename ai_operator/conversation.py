@@ -128,17 +128,7 @@ class Conversation:
             return None
 
         async def run_tool(name: str, arguments: dict) -> str:
-            call = self.session.call_tool(name, arguments)
-            outcome.tool_calls.append(call)
-            if not call.allowed:
-                self._log.info("tool_denied", tool=name, reason=call.reason)
-                return json.dumps({"error": "denied", "reason": call.reason}, ensure_ascii=False)
-            if isinstance(call.effect, KnowledgeSearch):
-                hits = await self._search(call.effect, outcome)
-                if hits is None:
-                    return json.dumps({"error": "no knowledge base configured"})
-                return json.dumps([_hit_for_model(h) for h in hits], ensure_ascii=False)
-            return json.dumps({"ok": True, "result": call.result}, ensure_ascii=False, default=str)
+            return await self.run_model_tool(name, arguments, outcome)
 
         t0 = time.perf_counter()
         try:
@@ -149,6 +139,21 @@ class Conversation:
             return None
         finally:
             outcome.timings["model_ms"] += (time.perf_counter() - t0) * 1000
+
+    async def run_model_tool(self, name: str, arguments: dict, outcome: TurnOutcome) -> str:
+        """A tool call from the model: checked by the policy first; run only when allowed. Returns the tool
+        result for the model (a JSON string), a refusal with the policy's reason when denied."""
+        call = self.session.call_tool(name, arguments)
+        outcome.tool_calls.append(call)
+        if not call.allowed:
+            self._log.info("tool_denied", tool=name, reason=call.reason)
+            return json.dumps({"error": "denied", "reason": call.reason}, ensure_ascii=False)
+        if isinstance(call.effect, KnowledgeSearch):
+            hits = await self._search(call.effect, outcome)
+            if hits is None:
+                return json.dumps({"error": "no knowledge base configured"})
+            return json.dumps([_hit_for_model(h) for h in hits], ensure_ascii=False)
+        return json.dumps({"ok": True, "result": call.result}, ensure_ascii=False, default=str)
 
 
 def _hit_for_model(hit: KnowledgeHit) -> dict[str, Any]:
