@@ -168,6 +168,8 @@ def build_parser() -> argparse.ArgumentParser:
     ks.add_argument("--region", required=True, help="ISO 3166-2:KZ code, e.g. KZ-35")
     ks.add_argument("--json", action="store_true")
     kb.add_parser("stats", help="entries and chunks per language and region")
+    for sub_parser in kb.choices.values():  # `kb search --env F ...` works as well as `kb --env F search ...`
+        sub_parser.add_argument("--env", default=argparse.SUPPRESS, help="env file")
     p.set_defaults(func=cmd_kb)
 
     p = sub.add_parser("simpbx", help="run the simulated PBX (an Asterisk ARI double) on its own")
