@@ -1,0 +1,87 @@
+"""`doctor --json` runs every group of checks against a live simulated PBX and the embedded database."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from ai_operator.simpbx import SimulatedPbx
+
+pytestmark = pytest.mark.slow
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLE = REPO / "etc" / "ai-operator.env.example"
+PASSWORD = "doctor-pw-123"
+
+
+async def doctor(env: Path, *flags: str) -> tuple[int, dict]:
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "ai_operator", "doctor", "--env", str(env), "--json", *flags,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, cwd=REPO, env=dict(os.environ),
+    )
+    out, _err = await asyncio.wait_for(proc.communicate(), timeout=120)
+    assert proc.returncode is not None
+    return proc.returncode, json.loads(out)
+
+
+def write_env(tmp_path: Path, ari_url: str, password: str) -> Path:
+    text = EXAMPLE.read_text()
+    text = text.replace("ARI_URL=http://127.0.0.1:8088/ari", f"ARI_URL={ari_url}")
+    text = text.replace("ARI_PASSWORD=change-me", f"ARI_PASSWORD={password}")
+    text = text.replace("STATE_DIR=/var/lib/ai-operator", f"STATE_DIR={tmp_path / 'state'}")
+    text = text.replace("RTP_PORT_MIN=20000", "RTP_PORT_MIN=47200").replace("RTP_PORT_MAX=20999", "RTP_PORT_MAX=47299")
+    text = text.replace("ROUTE_FREIGHT_LOAD=loads/sample.json", f"ROUTE_FREIGHT_LOAD={REPO / 'etc/loads/sample.json'}")
+    env = tmp_path / "ai-operator.env"
+    env.write_text(text)
+    env.chmod(0o640)
+    return env
+
+
+async def test_doctor_json_reports_every_group(tmp_path):
+    pbx = SimulatedPbx(user="ai-operator", password=PASSWORD)
+    url = await pbx.start()
+    try:
+        env = write_env(tmp_path, url, PASSWORD)
+        code, doc = await doctor(env)
+    finally:
+        await pbx.stop()
+    checks = {c["name"]: c for c in doc["checks"]}
+    assert code == 0, [c for c in doc["checks"] if c["status"] == "FAIL"]
+    assert doc["ok"] is True
+    for name in ("env file", "routes", "dialogue self-test", "ARI reachable", "ARI credentials", "ARI externalMedia",
+                 "espeak-ng voices"):
+        assert checks[name]["status"] == "OK", checks[name]
+    assert checks["ARI application"]["status"] == "WARN"  # no daemon connected: said, not failed
+    for name in ("database reachable", "vector extension", "migrations", "tables", "kb embedding dimension",
+                 "env file permissions", "state dir", "rtp port range"):
+        assert checks[name]["status"] in ("OK", "WARN"), checks[name]
+    assert checks["vector extension"]["status"] == "OK"
+    assert PASSWORD not in json.dumps(doc)
+
+
+async def test_doctor_wrong_ari_password_fails_with_what_to_do(tmp_path):
+    pbx = SimulatedPbx(user="ai-operator", password=PASSWORD)
+    url = await pbx.start()
+    try:
+        env = write_env(tmp_path, url, "wrong-password-9")
+        code, doc = await doctor(env, "--check-ari")
+    finally:
+        await pbx.stop()
+    assert code == 1
+    (fail,) = [c for c in doc["checks"] if c["status"] == "FAIL"]
+    assert fail["name"] == "ARI credentials" and "ari.conf" in fail["detail"]
+    assert "wrong-password-9" not in json.dumps(doc)
+
+
+async def test_doctor_unreachable_ari_and_world_readable_env(tmp_path):
+    env = write_env(tmp_path, "http://127.0.0.1:9/ari", PASSWORD)
+    env.chmod(0o644)
+    code, doc = await doctor(env, "--check-ari", "--check-system")
+    assert code == 1
+    by_name = {c["name"]: c for c in doc["checks"]}
+    assert by_name["ARI reachable"]["status"] == "FAIL"
+    assert by_name["env file permissions"]["status"] == "WARN" and "0640" in by_name["env file permissions"]["detail"]
