@@ -60,39 +60,30 @@ class Services:
     tts_override: Any = None
     model_override: Any = None
     observer: Any = None  # called as observer(call, caller_text, outcome) after every turn (demo, tests)
-    _stt: dict[str, Any] = field(default_factory=dict)
-    _tts: dict[str, Any] = field(default_factory=dict)
-    _model: dict[str, Any] = field(default_factory=dict)
+    _adapters: dict[str, Any] = field(default_factory=dict)
 
-    def _key(self, route: Route) -> str:
-        return f"{route.name}|{route.option('STT')}|{route.option('TTS')}|{route.option('LLM')}"
+    def _adapter(self, kind: str, route: Route, override: Any, build: Any) -> Any:
+        """The route's adapter of `kind`, built once per (route, overrides) and kept; an injected one wins."""
+        if override is not None:
+            return override
+        key = f"{kind}|{route.name}|{route.option('STT')}|{route.option('TTS')}|{route.option('LLM')}"
+        if key not in self._adapters:
+            self._adapters[key] = build()
+        return self._adapters[key]
 
     def stt_for(self, route: Route) -> Any:
-        if self.stt_override is not None:
-            return self.stt_override
-        key = self._key(route)
-        if key not in self._stt:
-            from ai_operator.speech.factory import build_stt
+        from ai_operator.speech.factory import build_stt
 
-            self._stt[key] = build_stt(self.settings, route)
-        return self._stt[key]
+        return self._adapter("stt", route, self.stt_override, lambda: build_stt(self.settings, route))
 
     def tts_for(self, route: Route) -> Any:
-        if self.tts_override is not None:
-            return self.tts_override
-        key = self._key(route)
-        if key not in self._tts:
-            from ai_operator.speech.factory import build_tts
+        from ai_operator.speech.factory import build_tts
 
-            self._tts[key] = build_tts(self.settings, route, self.state_dir / "tts-cache")
-        return self._tts[key]
+        return self._adapter(
+            "tts", route, self.tts_override, lambda: build_tts(self.settings, route, self.state_dir / "tts-cache")
+        )
 
     def model_for(self, route: Route) -> Any:
-        if self.model_override is not None:
-            return self.model_override
-        key = self._key(route)
-        if key not in self._model:
-            from ai_operator.speech.factory import build_model
+        from ai_operator.speech.factory import build_model
 
-            self._model[key] = build_model(self.settings, route)
-        return self._model[key]
+        return self._adapter("model", route, self.model_override, lambda: build_model(self.settings, route))
