@@ -142,6 +142,7 @@ class Call:
                 self.queue.put_nowait(("utterance", ev))
         if bot_speaking and self.bargein.feed(self.segmenter.last_frame_speech, frame, True):
             self._barge_in(now)
+        self.svc.pacer.poll()  # a frame due during a burst of incoming RTP goes out now, not after the burst
 
     def _barge_in(self, now: float) -> None:
         self._barged = True
@@ -201,8 +202,8 @@ class Call:
             except TimeoutError:
                 kind, payload = "tick", None
             now = time.monotonic()
-            if kind == "gone":
-                self._finish(payload, "caller_hung_up")
+            if kind == "gone":  # the caller hung up, or (system) the channel vanished with an Asterisk restart
+                self._finish(payload, "caller_hung_up" if payload == "caller" else "channel_lost")
                 return
             if kind == "utterance":
                 await self._utterance(payload)

@@ -12,6 +12,8 @@ import asyncio
 from datetime import UTC, datetime
 from typing import Any
 
+import structlog
+
 from ai_operator.ari.events import (
     ApplicationReplaced,
     ChannelDestroyed,
@@ -110,6 +112,9 @@ class CallManager:
     async def _run(self, call: Call) -> None:
         from ai_operator.storage.records import CallRecord
 
+        # This task (and the speaker/STT/KB work it starts) belongs to one call: every log line it emits, from
+        # whatever component (speech, storage, kb), carries the call id and route.
+        structlog.contextvars.bind_contextvars(call_id=call.call_id, route=call.route.name)
         metrics = self.svc.metrics
         metrics.calls_active.labels(route=call.route.name).inc()
         caller = getattr(getattr(call.channel, "caller", None), "number", "") or None

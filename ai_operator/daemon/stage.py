@@ -124,7 +124,8 @@ async def simulated_stage(
             transcripts = ScriptedTranscripts()
             fake.transcripts = transcripts
             base = await fake.start()
-            overrides["stt"] = OpenAITranscriber(api_key=fake.api_key, base_url=base, timeout_s=5.0)
+            timeout_s = float(values.get("STT_TIMEOUT_S", settings.get("STT_TIMEOUT_S")))
+            overrides["stt"] = OpenAITranscriber(api_key=fake.api_key, base_url=base, timeout_s=timeout_s)
         staged = settings_with(
             settings,
             ARI_URL=url,

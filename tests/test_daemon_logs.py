@@ -1,0 +1,43 @@
+"""End to end: every log line about a call carries its call_id and route (JSON log lines of one real call,
+captured at debug level, and of a rejected call)."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import structlog
+
+from ai_operator.logs import configure_logging
+from tests.test_daemon_helpers import Caller, daemon_base, stage_for  # noqa: F401
+
+CALL_COMPONENTS = ("call", "conversation", "speaker")
+
+
+async def test_every_log_line_about_a_call_carries_call_id_and_route(daemon_base) -> None:  # noqa: F811
+    saved = structlog.get_config()
+    buf = io.StringIO()
+    configure_logging("debug", "json", stream=buf)
+    try:
+        async with stage_for(daemon_base) as stage:
+            caller = await Caller.place(stage)
+            caller.sim.send_dtmf("1")
+            await caller.quiet(min_turns=2)
+            await caller.say("Я живу в Караганде.")
+            await caller.quiet(min_turns=3)
+            await caller.sim.hangup()
+            await caller.record()
+            rejected = await stage.pbx.place_call("nosuch")
+            await rejected.wait_hangup(timeout=5)
+    finally:
+        structlog.configure(**saved)
+    lines = [json.loads(line) for line in buf.getvalue().splitlines() if line.strip()]
+    cid = caller.sim.channel_id
+    about_call = [ln for ln in lines if cid in json.dumps(ln, ensure_ascii=False) or ln.get("component") in CALL_COMPONENTS]
+    events = {ln["event"] for ln in about_call}
+    assert {"call_started", "call_media_ready", "bot_says", "caller_said", "call_ended"} <= events
+    assert "stt_done" in events  # the speech adapter's line, logged inside the call, is tied to it too
+    bad = [ln for ln in about_call if ln.get("call_id") != cid or ln.get("route") != "test"]
+    assert not bad, bad
+    rejection = [ln for ln in lines if ln.get("event") == "call_rejected"]
+    assert rejection and rejection[0]["call_id"] == rejected.channel_id and rejection[0]["route"] == "nosuch"

@@ -1,0 +1,90 @@
+"""End to end: bad RTP is dropped and counted while the call carries on; an events-websocket drop mid-call loses
+nothing; an Asterisk restart mid-call closes the call with ended_by=system after the reconnect, and records it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from ai_operator.media.rtp import build_header
+from ai_operator.media.transport import TOTALS
+from tests.test_daemon_helpers import Caller, daemon_base, stage_for  # noqa: F401
+
+
+async def _wait(pred, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not pred():
+        if time.monotonic() > deadline:
+            raise TimeoutError(what)
+        await asyncio.sleep(0.02)
+
+
+async def test_garbage_and_foreign_rtp_are_dropped_and_counted_and_the_call_goes_on(daemon_base) -> None:  # noqa: F811
+    async with stage_for(daemon_base) as stage:
+        caller = await Caller.place(stage)
+        call = stage.call_of(caller.sim)
+        before = TOTALS.as_dict()
+        stats_before = dict(call.endpoint.stats.as_dict())
+        good = build_header(0, False, 1, 160, 0x1234) + b"\xff" * 160
+        for _ in range(5):
+            caller.sim.inject_rtp(b"garbage, not RTP")  # from Asterisk's own address: malformed
+            caller.sim.inject_rtp(b"\x80")  # a truncated header
+            caller.sim.inject_rtp(good, from_foreign=True)  # a well-formed packet from someone else
+            caller.sim.inject_rtp(build_header(0, False, 2, 320, 0x1234) + b"\xff" * 7)  # wrong size
+        await _wait(lambda: call.endpoint.stats.dropped_foreign - stats_before["dropped_foreign"] >= 5, 2, "foreign")
+        await asyncio.sleep(0.05)
+        stats = call.endpoint.stats.as_dict()
+        assert stats["dropped_malformed"] - stats_before["dropped_malformed"] == 10
+        assert stats["dropped_foreign"] - stats_before["dropped_foreign"] == 5
+        assert stats["dropped_wrong_size"] - stats_before["dropped_wrong_size"] == 5
+        after = TOTALS.as_dict()
+        for key in ("dropped_malformed", "dropped_foreign", "dropped_wrong_size"):
+            assert after[key] - before[key] == stats[key] - stats_before[key], key
+        assert stats["received"] > stats_before["received"]  # real media kept flowing
+        rendered = stage.daemon.svc.metrics.render().decode()
+        assert "foreign" in rendered and "malformed" in rendered
+
+        turns = caller.turns()
+        await caller.say("По-русски, пожалуйста.")
+        await caller.quiet(min_turns=turns + 1)
+        await caller.sim.hangup()
+        record = await caller.record()
+    assert record["turns"][-1]["caller_text"] == "По-русски, пожалуйста."
+    assert record["turns"][-1]["state"] == "REGION_SELECTION"
+
+
+async def test_websocket_drop_mid_call_loses_nothing(daemon_base) -> None:  # noqa: F811
+    async with stage_for(daemon_base) as stage:
+        caller = await Caller.place(stage)
+        reconnects = stage.daemon.svc.metrics.ari_reconnects_total
+        await stage.pbx.drop_websockets()
+        await _wait(lambda: reconnects._value.get() >= 1 and stage.daemon.stream.connected, 10, "no reconnect")
+        caller.sim.send_dtmf("1")
+        await caller.quiet(min_turns=2)
+        await caller.say("Я живу в Караганде.")
+        await caller.quiet(min_turns=3)
+        await caller.say("Спасибо, до свидания.")
+        await caller.sim.wait_hangup(timeout=20)
+        record = await caller.record()
+    assert caller.sim.hung_up_by == "app"
+    assert record["ended_by"] == "bot" and record["disposition"] == "completed"
+    assert [t["caller_text"] for t in record["turns"]] == [None, "[dtmf 1]", "Я живу в Караганде.", "Спасибо, до свидания."]
+    assert record["turns"][2]["fields"]["region_code"] == "KZ-35"
+    assert record["ended_at"] is not None
+
+
+async def test_asterisk_restart_mid_call_closes_it_as_system_after_reconnect(daemon_base) -> None:  # noqa: F811
+    async with stage_for(daemon_base) as stage:
+        caller = await Caller.place(stage)
+        caller.sim.send_dtmf("1")
+        await caller.quiet(min_turns=2)
+        await stage.pbx.restart(down_s=0.3)
+        record = await caller.record(timeout=15)
+        assert stage.daemon.svc.metrics.ari_reconnects_total._value.get() >= 1
+        await asyncio.sleep(0.1)
+        assert stage.daemon.svc.ports.in_use == 0 and stage.daemon.svc.pacer.streams == 0
+    assert record["ended_by"] == "system"
+    assert record["disposition"] != "caller_hung_up"
+    assert record["ended_at"] is not None
+    assert [t["caller_text"] for t in record["turns"]] == [None, "[dtmf 1]"]
