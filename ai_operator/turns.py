@@ -34,6 +34,8 @@ class TurnHolder:
         text = text.strip()
         ready = self.poll(now)
         if not text:
+            if self._pending is not None and self._deadline is None:
+                self._deadline = now + self.hold_s  # the awaited continuation was empty: hold again
             return ready
         if self._pending is not None:
             text = f"{self._pending} {text}"
@@ -43,6 +45,12 @@ class TurnHolder:
             self._deadline = now + self.hold_s
             return ready
         return [*ready, text]
+
+    def continuation_started(self) -> None:
+        """The caller started speaking again while a fragment is held (phone path): keep holding until that
+        speech is transcribed, however long it takes; `feed` then merges or re-arms the hold."""
+        if self._pending is not None:
+            self._deadline = None
 
     def poll(self, now: float) -> list[str]:
         """The held fragment, if its hold has run out by `now`."""

@@ -133,6 +133,7 @@ class Call:
         for ev in self.segmenter.feed(frame, now):
             if isinstance(ev, SpeechStarted):
                 self._last_activity = now
+                self.holder.continuation_started()
                 self._speech_during_bot = bot_speaking
                 self._barged = False
             elif isinstance(ev, UtteranceEnded):

@@ -7,6 +7,8 @@ utterance's first frame goes out and `stopped` when its last one does, or at onc
 
 `Pacer` is the only timer: one asyncio task ticks on an absolute schedule t0 + k * 20 ms, so it does not drift;
 when it falls more than a few frames behind it skips ahead (counted in `late_ticks`) instead of bursting.
+Between its wake-ups, the receive path calls `Pacer.poll()` after each packet, so a due frame goes out even in
+the middle of a burst of incoming RTP.
 """
 
 from __future__ import annotations
@@ -240,7 +242,8 @@ class Pacer:
         self.late_ticks = 0  # times the loop was so late it skipped ahead
         self.skipped_frames = 0
         self.stream_errors = 0
-        self.send_error_ms = ErrorStats()
+        self.send_error_ms = ErrorStats()  # per tick: the first frame's send time minus its slot
+        self.tick_end_error_ms = ErrorStats()  # per tick: the last frame's send time minus its slot (worst)
         self._removed_underruns = 0
         self._removed_frames = 0
 
@@ -296,19 +299,32 @@ class Pacer:
                 self.stream_errors += 1
                 if self.stream_errors == 1:
                     log.error("playout_stream_failed", error=repr(exc))
+        self.tick_end_error_ms.add((self._clock() - scheduled) * 1000.0)
         self._k = k + 1
         self.ticks += 1
+
+    def poll(self) -> bool:
+        """Tick now if the current slot is due (True when it ticked). The receive path calls this between
+        packets, so a burst of incoming RTP cannot hold the outgoing frames back until the burst is over."""
+        t0 = self._t0
+        if t0 is None or self._task is None:
+            return False
+        now = self._clock()
+        if now < t0 + self._k * self.frame_s:
+            return False
+        self.tick(now)
+        return True
 
     async def _run(self) -> None:
         clock = self._clock
         while True:
             due = self.next_due()
-            if due is not None:
-                delay = due - clock()
-                if delay > 0:
-                    await asyncio.sleep(delay)
-            self.tick(clock())
-            if due is not None and delay <= 0:
+            now = clock()
+            if due is not None and now < due:
+                await asyncio.sleep(due - now)
+                continue  # re-check: `poll` may have ticked this slot meanwhile
+            self.tick(now)
+            if due is not None and clock() >= self.next_due():  # type: ignore[operator]
                 await asyncio.sleep(0)  # stay fair to the loop when catching up
 
     async def start(self) -> None:

@@ -18,6 +18,7 @@ PREROLL_MS = 200
 WARMUP_MS = 100
 POSTROLL_MS = 200
 VALID_FRAME_MS = (10, 20, 30)
+SILENCE_PEAK = 100  # int16 peak (about -50 dBFS): quieter frames are never speech (line noise, digital silence)
 VALID_SAMPLE_RATES = (8000, 16000, 32000, 48000)
 
 
@@ -111,7 +112,9 @@ class UtteranceSegmenter:
         if not self.in_speech:
             return self._idle(arr, speech, now)
         self._frames.append(arr.copy())
-        if speech:
+        # webrtcvad keeps saying "speech" for a few frames after speech stops (its hangover, 60-100 ms); for the
+        # end of the utterance a frame whose peak is below SILENCE_PEAK is silence whatever the VAD says
+        if speech and int(np.abs(arr).max()) >= SILENCE_PEAK:
             self._silence = 0
             self._last_speech_index = len(self._frames)
             self._last_speech_at = now

@@ -7,6 +7,7 @@ hung up, sent back to the dialplan, redirected) and every RTP packet the daemon 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import deque
 from typing import TYPE_CHECKING
 
@@ -36,6 +37,7 @@ class SimCall:
         self.received: list[tuple[float, RtpPacket]] = []
         self.media_format: str | None = None  # the externalMedia format of the bridged channel
         self._speech: deque[np.ndarray] = deque()
+        self.speech_ended_at: float | None = None  # monotonic time the last queued speech frame was sent
         self._answered = asyncio.Event()
         self._media = asyncio.Event()
         self._said = asyncio.Event()
@@ -69,6 +71,7 @@ class SimCall:
             return None
         frame = self._speech.popleft()
         if not self._speech:
+            self.speech_ended_at = time.monotonic()
             self._said.set()
         return frame
 
