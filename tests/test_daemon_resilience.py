@@ -42,8 +42,13 @@ async def test_garbage_and_foreign_rtp_are_dropped_and_counted_and_the_call_goes
         for key in ("dropped_malformed", "dropped_foreign", "dropped_wrong_size"):
             assert after[key] - before[key] == stats[key] - stats_before[key], key
         assert stats["received"] > stats_before["received"]  # real media kept flowing
-        rendered = stage.daemon.svc.metrics.render().decode()
-        assert "foreign" in rendered and "malformed" in rendered
+        registry = stage.daemon.svc.metrics.registry
+        sample = registry.get_sample_value
+        assert sample("ai_operator_rtp_dropped_packets_total", {"reason": "foreign"}) == after["dropped_foreign"]
+        assert sample("ai_operator_rtp_dropped_packets_total", {"reason": "malformed"}) == (
+            after["dropped_malformed"] + after["dropped_wrong_size"])
+        assert sample("ai_operator_rtp_packets_total", {"direction": "in"}) == TOTALS.received > 0
+        assert sample("ai_operator_rtp_packets_total", {"direction": "out"}) == TOTALS.sent > 0
 
         turns = caller.turns()
         await caller.say("По-русски, пожалуйста.")

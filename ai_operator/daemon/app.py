@@ -105,7 +105,7 @@ class Daemon:
         metrics = self.overrides.get("metrics") or Metrics()
         pacer = Pacer()
         await pacer.start()
-        metrics.set_rtp_source(lambda: {**TOTALS.as_dict(), "underruns": pacer_underruns(pacer)})
+        metrics.set_rtp_source(lambda: rtp_totals(pacer))
         ari = AriRestClient(s.ARI_URL, s.ARI_USER, s.ARI_PASSWORD)
         self.svc = Services(
             settings=s, ari=ari, records=records, knowledge=knowledge, pacer=pacer,
@@ -132,6 +132,7 @@ class Daemon:
                          codec=s.RTP_CODEC, max_calls=s.MAX_CALLS)
 
         self.stream = AriEventStream(s.ARI_URL, s.ARI_USER, s.ARI_PASSWORD, s.ARI_APP, on_connect=on_connect)
+        prewarm = asyncio.create_task(self.prewarm())
         consumer = asyncio.create_task(self._consume(manager))
         watchdog = asyncio.create_task(watchdog_loop(notifier, lambda: bool(self.stream and self.stream.connected)))
         exit_code = 0
@@ -149,6 +150,7 @@ class Daemon:
         await manager.drain(s.DRAIN_TIMEOUT_S if exit_code == 0 else 0.0)
         stop_wait.cancel()
         watchdog.cancel()
+        prewarm.cancel()
         await self.stream.close()
         consumer.cancel()
         with suppress(asyncio.CancelledError, Exception):
@@ -162,6 +164,30 @@ class Daemon:
             await self.db.close()
         log.info("stopped", exit_code=exit_code, spooled_records=records.spooled)
         return exit_code
+
+    async def prewarm(self) -> int:
+        """Synthesise each enabled route's greeting and the shutdown lines into the TTS cache ahead of the first
+        call, so canned lines play with no synthesis delay. Failures are logged; calls synthesise on demand."""
+        from ai_operator.daemon.call import SHUTDOWN_LINES
+        from ai_operator.daemon.speaker import voice_segments
+        from ai_operator.wiring import new_session
+
+        assert self.svc is not None
+        made = 0
+        for route in self.settings.routes.values():
+            if not route.enabled:
+                continue
+            try:
+                tts = self.svc.tts_for(route)
+                greeting = new_session(route, "prewarm").start()
+                lines = voice_segments(greeting.text or "", greeting.language) if greeting.text else []
+                lines += [(text, lang) for lang, text in SHUTDOWN_LINES.items() if lang in _languages(route)]
+                if hasattr(tts, "prewarm"):
+                    made += await tts.prewarm(lines)
+            except Exception as exc:  # a broken route or voice must not stop the daemon
+                log.warning("tts_prewarm_failed", route=route.name, error=str(exc))
+        log.info("tts_prewarmed", lines=made)
+        return made
 
     async def _consume(self, manager: CallManager) -> None:
         async for event in self.stream:
@@ -179,8 +205,23 @@ class Daemon:
         }
 
 
-def pacer_underruns(pacer: Pacer) -> int:
-    return getattr(pacer, "underruns", 0)
+def _languages(route: Any) -> tuple[str, ...]:
+    from policies import load_policy
+
+    return tuple(load_policy(route.policy).languages)
+
+
+def rtp_totals(pacer: Pacer) -> dict[str, int]:
+    """The media layer's plain counters in the shape the metrics collector reads at scrape time."""
+    t = TOTALS
+    return {
+        "packets_in": t.received,
+        "packets_out": t.sent,
+        "dropped_foreign": t.dropped_foreign,
+        "dropped_malformed": t.dropped_malformed + t.dropped_wrong_size,
+        "dropped_wrong_pt": t.dropped_wrong_pt,
+        "underruns": pacer.underruns,
+    }
 
 
 def install_signal_handlers(daemon: Daemon, loop: asyncio.AbstractEventLoop) -> Callable[[], None]:
