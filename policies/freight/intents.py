@@ -100,11 +100,28 @@ def words(text: str) -> list[str]:
     return [t.text for t in tokenize(text) if t.kind not in ("num", "dash")]
 
 
+_PHRASE_INDEX: dict[int, dict[str, tuple[tuple[str, ...], ...]]] = {}  # id(table) -> first word -> phrases
+
+
+def _index(phrases: tuple[tuple[str, ...], ...]) -> dict[str, tuple[tuple[str, ...], ...]]:
+    """The phrases of a (module-level, immutable) table grouped by their first word; built once per table."""
+    index = _PHRASE_INDEX.get(id(phrases))
+    if index is None:
+        grouped: dict[str, list[tuple[str, ...]]] = {}
+        for phrase in phrases:
+            if phrase:
+                grouped.setdefault(phrase[0], []).append(phrase)
+        index = _PHRASE_INDEX[id(phrases)] = {k: tuple(v) for k, v in grouped.items()}
+    return index
+
+
 def _has(tokens: list[str], phrases: tuple[tuple[str, ...], ...]) -> bool:
-    for phrase in phrases:
-        n = len(phrase)
-        for i in range(len(tokens) - n + 1):
-            if tuple(tokens[i : i + n]) == phrase:
+    """Whether any phrase of the table occurs in `tokens` (looked up by each token, not by scanning the table)."""
+    index = _index(phrases)
+    for i, token in enumerate(tokens):
+        for phrase in index.get(token, ()):
+            n = len(phrase)
+            if n == 1 or tuple(tokens[i : i + n]) == phrase:
                 return True
     return False
 
