@@ -3,6 +3,7 @@ outbound call on the route, with the load file given on the command line."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import io
 import json
@@ -59,3 +60,21 @@ async def test_dial_refuses_a_disabled_route_and_a_bad_load(daemon_base, tmp_pat
         with pytest.raises(ConfigError, match="--load"):
             await dial(stage.settings, route_name="freight", endpoint="PJSIP/v", load=str(bad), caller_id=None)
         assert not [r for r in stage.pbx.requests if r[0] == "POST" and r[1] == "/channels"]
+
+
+async def test_a_call_whose_session_cannot_start_goes_back_to_the_dialplan(daemon_base, tmp_path) -> None:  # noqa: F811
+    from ai_operator.ari.rest import AriRestClient
+
+    async with stage_for(daemon_base) as stage:
+        s = stage.settings
+        answered = stage.pbx.expect_originate()
+        async with AriRestClient(s.ARI_URL, s.ARI_USER, s.ARI_PASSWORD) as ari:
+            await ari.originate("PJSIP/vendor", s.ARI_APP, f"freight,outbound,load={tmp_path / 'gone.json'}")
+        sim = await answered
+        for _ in range(100):
+            if sim.state == "dialplan":
+                break
+            await asyncio.sleep(0.02)
+        assert sim.state == "dialplan"
+        assert stage.call_of(sim) is None
+        assert await stage.daemon.svc.records.get_call(sim.channel_id) is None

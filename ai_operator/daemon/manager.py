@@ -94,7 +94,13 @@ class CallManager:
             return
         assert route is not None
         direction = "outbound" if "outbound" in extra else "inbound"
-        call = Call(self.svc, channel, route, direction=direction, load=extra.get("load") or None)
+        try:
+            call = Call(self.svc, channel, route, direction=direction, load=extra.get("load") or None)
+        except Exception as exc:  # e.g. a freight load file that went bad: the caller must not hang in Stasis
+            log.error("call_setup_failed", call_id=channel.id, route=route.name, error=str(exc),
+                      action="continue in dialplan")
+            await self._continue(channel.id)
+            return
         self.calls[call.call_id] = call
         self.media_owner[call.em_channel_id] = call
         self.tasks[call.call_id] = asyncio.create_task(self._run(call), name=f"call-{call.call_id}")
@@ -104,10 +110,13 @@ class CallManager:
         self.svc.metrics.reject(reason)
         log.info("call_rejected", call_id=channel.id, route=route_name or None, reason=reason,
                  action="continue in dialplan")
+        await self._continue(channel.id)
+
+    async def _continue(self, channel_id: str) -> None:
         try:
-            await self.svc.ari.continue_in_dialplan(channel.id)
+            await self.svc.ari.continue_in_dialplan(channel_id)
         except Exception as exc:
-            log.warning("continue_failed", call_id=channel.id, error=str(exc))
+            log.warning("continue_failed", call_id=channel_id, error=str(exc))
 
     async def _run(self, call: Call) -> None:
         from ai_operator.storage.records import CallRecord
