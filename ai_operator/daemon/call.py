@@ -120,7 +120,7 @@ class Call:
         rport = em.var("UNICASTRTP_LOCAL_PORT") or await ari.get_channel_var(self.em_channel_id, "UNICASTRTP_LOCAL_PORT")
         self.endpoint.set_remote(addr, int(rport))
         self.stream = PlayoutStream(
-            svc.codec, self.endpoint.send_frame, on_event=self._on_playout, on_frame=self.bargein.note_bot_frame
+            svc.codec, self.endpoint.send_frame, on_event=self._on_playout, on_frame=self.bargein.note_bot_power
         )
         svc.pacer.add(self.stream)
         self.speaker = Speaker(self.stream, svc.tts_for(self.route), on_error=self._on_tts_error)

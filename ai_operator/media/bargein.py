@@ -33,6 +33,15 @@ def frame_power(pcm: np.ndarray) -> float:
     return float(np.dot(arr, arr)) / arr.size / _FULL_SCALE_SQ
 
 
+def frame_powers(pcm: np.ndarray, frame_samples: int) -> np.ndarray:
+    """`frame_power` of every whole frame of `pcm` at once (vectorised; the partial tail is left out)."""
+    n = np.asarray(pcm).size // frame_samples
+    if n == 0:
+        return np.zeros(0, dtype=np.float64)
+    frames = np.asarray(pcm[: n * frame_samples], dtype=np.float32).reshape(n, frame_samples)
+    return np.einsum("ij,ij->i", frames, frames, dtype=np.float64) / frame_samples / _FULL_SCALE_SQ
+
+
 def power_db(power: float) -> float:
     return 10.0 * math.log10(power) if power > _SILENCE_POWER else SILENCE_DB
 
@@ -83,6 +92,10 @@ class BargeInDetector:
     def note_bot_frame(self, pcm: np.ndarray) -> None:
         """The frame we just sent: it becomes part of the echo reference."""
         self._bot.push(frame_power(pcm))
+
+    def note_bot_power(self, power: float) -> None:
+        """Like `note_bot_frame`, with the frame's power already computed (the playout does it per chunk)."""
+        self._bot.push(power)
 
     @property
     def bot_reference_db(self) -> float:

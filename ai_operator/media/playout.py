@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ai_operator.logs import get_logger
+from ai_operator.media.bargein import frame_powers
 from ai_operator.media.codecs import FRAME_SAMPLES, Codec
 from ai_operator.media.rtp import build_header
 from ai_operator.media.timing import ErrorStats
@@ -51,12 +52,13 @@ class _Utterance:
     """Queued audio: PCM (for the echo reference) and the same audio already encoded (one encode per chunk,
     so a tick only slices bytes)."""
 
-    __slots__ = ("final", "id", "payload", "pcm", "pos", "started")
+    __slots__ = ("final", "id", "payload", "pcm", "pos", "powers", "started")
 
     def __init__(self, utterance_id: str, pcm: np.ndarray, payload: bytes, final: bool) -> None:
         self.id = utterance_id
         self.pcm = pcm
         self.payload = payload
+        self.powers = frame_powers(pcm, FRAME_SAMPLES)  # per whole frame, for the echo reference
         self.pos = 0  # in samples
         self.final = final
         self.started = False
@@ -94,7 +96,7 @@ class PlayoutStream:
         *,
         on_event: Callable[[PlayoutEvent], None] | None = None,
         ssrc: int | None = None,
-        on_frame: Callable[[np.ndarray], None] | None = None,
+        on_frame: Callable[[float], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.codec = codec
@@ -102,7 +104,7 @@ class PlayoutStream:
         self._pad = codec.silence_payload()
         self._send = send
         self._on_event = on_event
-        self._on_frame = on_frame  # gets each PCM frame as it is sent (barge-in echo reference)
+        self._on_frame = on_frame  # gets each sent frame's mean power (barge-in echo reference)
         self._clock = clock
         self.ssrc = secrets.randbits(32) if ssrc is None else ssrc & 0xFFFFFFFF
         self._seq = secrets.randbits(16)
@@ -133,6 +135,7 @@ class PlayoutStream:
                 bps = self._bytes_per_sample
                 tail.pcm = np.concatenate((tail.pcm[tail.pos :], arr))
                 tail.payload = tail.payload[tail.pos * bps :] + self.codec.encode(arr)
+                tail.powers = frame_powers(tail.pcm, FRAME_SAMPLES)
                 tail.pos = 0
             tail.final = final
             return
@@ -184,11 +187,10 @@ class PlayoutStream:
         pos = utt.pos
         bps = self._bytes_per_sample
         if remaining >= FRAME_SAMPLES:
-            frame = utt.pcm[pos : pos + FRAME_SAMPLES]
+            power = float(utt.powers[pos // FRAME_SAMPLES])
             payload = utt.payload[pos * bps : (pos + FRAME_SAMPLES) * bps]
         else:  # the partial last frame, padded with silence
-            frame = np.zeros(FRAME_SAMPLES, dtype=np.int16)
-            frame[:remaining] = utt.pcm[pos:]
+            power = float(frame_powers(np.pad(utt.pcm[pos:], (0, FRAME_SAMPLES - remaining)), FRAME_SAMPLES)[0])
             payload = utt.payload[pos * bps :] + self._pad[remaining * bps :]
         utt.pos = pos + FRAME_SAMPLES
         marker = self._gap or not utt.started
@@ -210,7 +212,7 @@ class PlayoutStream:
         self.stats.send_errors_ms.add(error_ms)
         if self._on_frame is not None:
             try:
-                self._on_frame(frame)
+                self._on_frame(power)
             except Exception as exc:
                 self.stats.callback_errors += 1
                 if self.stats.callback_errors == 1:
