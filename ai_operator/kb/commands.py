@@ -8,8 +8,9 @@ input or configuration.
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar
 
 from ai_operator.config.settings import ConfigError
 from ai_operator.kb.embeddings import build_embedder
@@ -20,12 +21,29 @@ from ai_operator.storage.database import Database
 EXIT_OK = 0
 EXIT_REJECTED = 1
 EXIT_USAGE = 2
+T = TypeVar("T")
 
 
-async def _open(settings: Any) -> tuple[Database, KnowledgeBase]:
-    embedder = build_embedder(settings)
-    db = await Database.open(settings.get("DATABASE_URL") or None, Path(settings.get("STATE_DIR")))
-    return db, KnowledgeBase(db, embedder)
+class _Failed(Exception):
+    """A command could not run; already reported to `out`."""
+
+
+async def _with_kb(settings: Any, label: str, out: TextIO, action: Callable[[KnowledgeBase], Awaitable[T]]) -> T:
+    """Open the database and knowledge base, run `action`, close. Configuration errors and an embedder
+    mismatch are printed with the command's name and raise `_Failed` (exit code 2)."""
+    try:
+        embedder = build_embedder(settings)
+        db = await Database.open(settings.get("DATABASE_URL") or None, Path(settings.get("STATE_DIR")))
+    except ConfigError as exc:
+        print(f"{label}: {exc}", file=out)
+        raise _Failed from None
+    try:
+        return await action(KnowledgeBase(db, embedder))
+    except EmbedderMismatch as exc:
+        print(f"{label}: {exc}", file=out)
+        raise _Failed from None
+    finally:
+        await db.close()
 
 
 async def kb_ingest(settings: Any, path: str | Path, *, prune: bool, reembed: bool, out: TextIO) -> int:
@@ -42,17 +60,9 @@ async def kb_ingest(settings: Any, path: str | Path, *, prune: bool, reembed: bo
               "(their entries would be deleted); fix them and run again", file=out)
         prune = False
     try:
-        db, kb = await _open(settings)
-    except ConfigError as exc:
-        print(f"kb ingest: {exc}", file=out)
+        summary = await _with_kb(settings, "kb ingest", out, lambda kb: kb.ingest(entries, prune=prune, reembed=reembed))
+    except _Failed:
         return EXIT_USAGE
-    try:
-        summary = await kb.ingest(entries, prune=prune, reembed=reembed)
-    except EmbedderMismatch as exc:
-        print(f"kb ingest: {exc}", file=out)
-        return EXIT_USAGE
-    finally:
-        await db.close()
     read = len(entries) + len(rejects)
     print(f"kb ingest {path}: read={read} inserted={summary.inserted} updated={summary.updated} "
           f"unchanged={summary.unchanged} rejected={len(rejects)} pruned={summary.pruned}", file=out)
@@ -70,17 +80,9 @@ async def kb_search(settings: Any, query: str, language: str, region: str, as_js
         print(f"kb search: unknown region code {region!r} (e.g. KZ-71 Astana, KZ-75 Almaty)", file=out)
         return EXIT_USAGE
     try:
-        db, kb = await _open(settings)
-    except ConfigError as exc:
-        print(f"kb search: {exc}", file=out)
+        hits = await _with_kb(settings, "kb search", out, lambda kb: kb.search(query, language, region))
+    except _Failed:
         return EXIT_USAGE
-    try:
-        hits = await kb.search(query, language, region)
-    except EmbedderMismatch as exc:
-        print(f"kb search: {exc}", file=out)
-        return EXIT_USAGE
-    finally:
-        await db.close()
     if as_json:
         print(json.dumps([h.__dict__ for h in hits], ensure_ascii=False, indent=2), file=out)
         return EXIT_OK
@@ -97,14 +99,9 @@ async def kb_search(settings: Any, query: str, language: str, region: str, as_js
 async def kb_stats(settings: Any, out: TextIO) -> int:
     """Entries and chunks per language and region, the embedder and dimension."""
     try:
-        db, kb = await _open(settings)
-    except ConfigError as exc:
-        print(f"kb stats: {exc}", file=out)
+        st = await _with_kb(settings, "kb stats", out, lambda kb: kb.stats())
+    except _Failed:
         return EXIT_USAGE
-    try:
-        st = await kb.stats()
-    finally:
-        await db.close()
     print(f"embedder: {st['embedder'] or '(none yet)'} dim {st['dim']} "
           f"(configured {st['configured_embedder']} dim {st['configured_dim']})", file=out)
     for lang in sorted(set(st["entries"]) | set(LANGUAGES)):
