@@ -31,7 +31,7 @@ class CallEnd:
         self.ended_by: str | None = None
         self.held = False  # a barge-in on the goodbye holds the line
         self.late_events: list[str] = []
-        self._watchdog_at: float | None = None
+        self._watchdog_at = 0.0  # set by `arm`; read only while armed
         self._grace_at: float | None = None
         self._speaking_since_arm = False
 
@@ -80,22 +80,14 @@ class CallEnd:
         """When the runtime should call `poll` next (None: nothing pending)."""
         if not self._live():
             return None
-        if self._grace_at is not None and self._watchdog_at is not None:
-            return min(self._grace_at, self._watchdog_at)
-        return self._grace_at if self._grace_at is not None else self._watchdog_at
+        return self._watchdog_at if self._grace_at is None else min(self._grace_at, self._watchdog_at)
 
     def poll(self, now: float) -> str | None:
         """"bot" when the grace elapsed, "watchdog" when the watchdog fired; non-None exactly once."""
-        if not self._live():
+        deadline = self.next_deadline()
+        if deadline is None or now < deadline:
             return None
-        grace_due = self._grace_at is not None and now >= self._grace_at
-        watchdog_due = self._watchdog_at is not None and now >= self._watchdog_at
-        if grace_due and (not watchdog_due or self._grace_at <= self._watchdog_at):  # type: ignore[operator]
-            who = ENDED_BY_BOT
-        elif watchdog_due:
-            who = ENDED_BY_WATCHDOG
-        else:
-            return None
+        who = ENDED_BY_BOT if deadline == self._grace_at else ENDED_BY_WATCHDOG
         self.record_ended_by(who)
         return who
 

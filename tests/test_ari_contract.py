@@ -5,28 +5,21 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-from pathlib import Path
 
 import pytest
 from websockets.asyncio.client import connect
 
 from ai_operator.ari import AriRestClient
-from ai_operator.ari.contract import SPEC_ENV, AriSpec
+from ai_operator.ari.contract import AriSpec
 from ai_operator.simpbx import SimulatedPbx
 from ai_operator.simpbx.harness import EventCollector
 
 APP = "ai-operator"
 
 
-def spec_dir() -> Path:
-    env = os.environ.get(SPEC_ENV)
-    return Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "asterisk-ari"
-
-
 @pytest.fixture(scope="module")
 def spec() -> AriSpec:
-    return AriSpec.load(spec_dir())
+    return AriSpec.load()  # $AI_OPERATOR_ARI_SPEC, else shared/asterisk-ari beside the repository
 
 
 async def _exercise_every_client_call(pbx: SimulatedPbx) -> tuple[list[dict], dict[str, object]]:
@@ -166,3 +159,13 @@ def test_contract_checker_catches_violations(spec):
     assert any("declared as body" in p for p in bad)
     assert spec.check_request("GET", "/nope", {}) != []
     assert spec.check_model("StasisEnd", {"type": "StasisEnd", "application": "a"}) != []
+
+
+def test_a_broken_spec_file_is_named_in_the_error(tmp_path):
+    (tmp_path / "resources.json").write_text('{"apiVersion": "10.0.0", "apis": [{"path": "/api-docs/x.{format}"}]}')
+    (tmp_path / "api-docs").mkdir()
+    (tmp_path / "api-docs" / "x.json").write_text('{\n  "apis": [,]\n}')
+    with pytest.raises(ValueError, match=r"x\.json: line 2: invalid JSON"):
+        AriSpec.load(tmp_path)
+    with pytest.raises(FileNotFoundError, match=r"missing/resources\.json"):
+        AriSpec.load(tmp_path / "missing")

@@ -207,3 +207,23 @@ async def test_real_time_schedule_does_not_drift() -> None:
     assert pacer.late_ticks == 0  # ... and caught up without skipping (under 3 frames late)
     gaps = np.diff(np.array(stamps))
     assert gaps.max() > 0.025 and gaps.min() < 0.005  # late frame, then the catch-up frame right behind it
+
+
+def test_failing_callbacks_are_counted_and_playout_goes_on() -> None:
+    clock = FakeClock()
+    sent: list[bytes] = []
+
+    def bad_event(_: PlayoutEvent) -> None:
+        raise RuntimeError("event consumer bug")
+
+    def bad_frame(_: float) -> None:
+        raise RuntimeError("echo reference bug")
+
+    stream = PlayoutStream(get_codec("ulaw"), sent.append, on_event=bad_event, on_frame=bad_frame, clock=clock)
+    pacer = Pacer(clock=clock)
+    pacer.add(stream)
+    stream.enqueue(tone(320), "u")
+    run_ticks(clock, pacer, 3)
+    # 2 frames (2 on_frame failures) + started + stopped (2 on_event failures); the stream still finished
+    assert len(sent) == 2 and stream.stats.callback_errors == 4
+    assert not stream.speaking and pacer.stream_errors == 0

@@ -49,11 +49,11 @@ class AriSpec:
         resources_path = root / "resources.json"
         if not resources_path.is_file():
             raise FileNotFoundError(f"ARI spec not found: {resources_path} (set {SPEC_ENV} to its directory)")
-        resources = json.loads(resources_path.read_text())
+        resources = _read_json(resources_path)
         spec = cls(api_version=resources.get("apiVersion", ""))
         for api in resources["apis"]:
             name = api["path"].rsplit("/", 1)[-1].replace(".{format}", ".json")
-            doc = json.loads((root / "api-docs" / name).read_text())
+            doc = _read_json(root / "api-docs" / name)
             spec.models.update(doc.get("models", {}))
             for entry in doc["apis"]:
                 for op in entry["operations"]:
@@ -178,6 +178,14 @@ class AriSpec:
             }.get(kind, True)
             return [] if ok else [f"{where}: expected {kind}, got {value!r}"]
         return self.check_model(kind, value, where)
+
+
+def _read_json(path: Path) -> Any:
+    """One spec file; a file that is not JSON raises ValueError naming it, the line and the reason."""
+    try:
+        return json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"ARI spec {path}: line {exc.lineno}: invalid JSON: {exc.msg}") from None
 
 
 def _is_date(value: str) -> bool:

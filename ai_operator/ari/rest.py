@@ -95,10 +95,7 @@ class AriRestClient:
 
     async def _model(self, cls: Any, method: str, path: str, **kw: Any) -> Any:
         data = await self.request(method, path, **kw)
-        try:
-            return cls.from_json(data)
-        except ModelError as exc:
-            raise AriError(f"ARI {method} {path}: unexpected response: {exc}") from None
+        return _from_json(cls, data, method, path)
 
     # -- channels --------------------------------------------------------------------------------------
     async def answer(self, channel_id: str) -> None:
@@ -222,16 +219,21 @@ class AriRestClient:
         data = await self.request("GET", path)
         if not isinstance(data, list):
             raise AriError(f"ARI GET {path}: expected a JSON list, got {type(data).__name__}")
-        try:
-            return [cls.from_json(item) for item in data]
-        except ModelError as exc:
-            raise AriError(f"ARI GET {path}: unexpected response: {exc}") from None
+        return [_from_json(cls, item, "GET", path) for item in data]
 
     async def __aenter__(self) -> AriRestClient:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
+
+
+def _from_json(cls: Any, data: Any, method: str, path: str) -> Any:
+    """`cls.from_json(data)`; a mismatch becomes an `AriError` naming the request and the field."""
+    try:
+        return cls.from_json(data)
+    except ModelError as exc:
+        raise AriError(f"ARI {method} {path}: unexpected response: {exc}") from None
 
 
 def _message(text: str) -> str:

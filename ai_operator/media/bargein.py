@@ -65,9 +65,6 @@ class _PowerRing:
     def mean(self) -> float:
         return sum(self._values) / len(self._values)
 
-    def clear(self) -> None:
-        self._values = [0.0] * len(self._values)
-
 
 class BargeInDetector:
     """Counts sustained caller speech over the bot, with echo rejection."""
@@ -96,16 +93,6 @@ class BargeInDetector:
     def note_bot_power(self, power: float) -> None:
         """Like `note_bot_frame`, with the frame's power already computed (the playout does it per chunk)."""
         self._bot.push(power)
-
-    @property
-    def bot_reference_db(self) -> float:
-        """Mean bot output power over the echo window (dBFS)."""
-        return power_db(self._bot.mean())
-
-    @property
-    def caller_level_db(self) -> float:
-        """Mean caller power over the caller window (dBFS)."""
-        return power_db(self._caller.mean())
 
     def feed(self, is_speech: bool, caller_frame: np.ndarray, bot_speaking: bool) -> bool:
         """One caller frame; True exactly once when the caller has barged in on the bot."""

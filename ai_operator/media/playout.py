@@ -158,9 +158,13 @@ class PlayoutStream:
         try:
             self._on_event(event)
         except Exception as exc:
-            self.stats.callback_errors += 1
-            if self.stats.callback_errors == 1:
-                log.error("playout_event_callback_failed", utterance_id=event.utterance_id, error=repr(exc))
+            self._callback_failed("playout_event_callback_failed", exc, utterance_id=event.utterance_id)
+
+    def _callback_failed(self, log_event: str, exc: Exception, **fields: object) -> None:
+        """Count a failing callback; log only the stream's first such failure (never per frame)."""
+        self.stats.callback_errors += 1
+        if self.stats.callback_errors == 1:
+            log.error(log_event, error=repr(exc), **fields)
 
     def tick(self, k: int, now: float, error_ms: float) -> None:
         """Send at most one frame for schedule slot `k` (called by the pacer)."""
@@ -214,9 +218,7 @@ class PlayoutStream:
             try:
                 self._on_frame(power)
             except Exception as exc:
-                self.stats.callback_errors += 1
-                if self.stats.callback_errors == 1:
-                    log.error("playout_frame_callback_failed", error=repr(exc))
+                self._callback_failed("playout_frame_callback_failed", exc)
         if utt.final and utt.pos >= utt.pcm.size:
             self._queue.popleft()
             self.current_utterance = None

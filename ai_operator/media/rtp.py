@@ -86,8 +86,6 @@ class RtpPacket:
                 raise RtpError(f"RTP extension overrun: {words} words need {ext_end} bytes, packet has {end}")
             extension = bytes(data[pos:ext_end])
             pos = ext_end
-        if pos > end:
-            raise RtpError(f"RTP padding overrun: {padding} padding bytes exceed the payload")
         return cls(
             payload_type=second & 0x7F,
             sequence_number=seq,

@@ -25,10 +25,6 @@ class ErrorStats:
         if error_ms > self.max_ms:
             self.max_ms = error_ms
 
-    def recent(self) -> np.ndarray:
-        """The samples still in the window (copy, oldest order not guaranteed)."""
-        return self._ring[: min(self.count, self._window)].copy()
-
     def percentile(self, q: float) -> float:
         """The q-th percentile (0..100) of the recent window; 0.0 when empty."""
         n = min(self.count, self._window)

@@ -10,6 +10,7 @@ from collections import deque
 from typing import Any
 
 from ai_operator.simpbx.call import SimCall
+from ai_operator.simpbx.params import MEDIA_FORMATS
 from ai_operator.simpbx.rtp_peer import MediaPacer, RtpPeer
 from ai_operator.simpbx.state import (
     CAUSE_TEXTS,
@@ -271,7 +272,7 @@ class PbxCore:
         if not host or not port.isdigit() or not 0 < int(port) < 65536:
             raise SimHttpError(400, f"external_host must be host:port, got '{host_port}'")
         fmt = params["format"]
-        if fmt not in ("ulaw", "alaw", "slin"):
+        if fmt not in MEDIA_FORMATS:
             raise SimHttpError(422, f"Unknown format '{fmt}'")
         channel_id = params.get("channelId") or self._ids.channel_id()
         if channel_id in self.channels:

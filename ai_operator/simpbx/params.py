@@ -11,11 +11,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-HANGUP_REASONS = (
-    "normal", "busy", "congestion", "no_answer", "timeout", "rejected", "unallocated", "normal_unspecified",
-    "number_incomplete", "codec_mismatch", "interworking", "failure", "answered_elsewhere",
-)  # fmt: skip
-MEDIA_FORMATS = ("ulaw", "alaw", "slin")
+from ai_operator.media.codecs import CODECS
+from ai_operator.simpbx.state import HANGUP_CAUSES
+
+HANGUP_REASONS = tuple(HANGUP_CAUSES)
+MEDIA_FORMATS = tuple(CODECS)  # externalMedia formats this PBX can carry (others: 422 Unknown format)
 BRIDGE_TYPES = ("mixing", "holding", "dtmf_events", "proxy_media", "video_sfu", "video_single", "sdp_label")
 INFO_SECTIONS = ("build", "system", "config", "status")
 AUTH_PARAM = "api_key"

@@ -16,16 +16,14 @@ import time
 from typing import TYPE_CHECKING
 
 from ai_operator.logs import get_logger
-from ai_operator.media.codecs import FRAME_SAMPLES, Codec, get_codec
-from ai_operator.media.rtp import RtpError, RtpPacket, build_header
+from ai_operator.media.codecs import FRAME_MS, FRAME_SAMPLES, Codec, get_codec
+from ai_operator.media.rtp import SEQ_MOD, TS_MOD, RtpError, RtpPacket, build_header
 
 if TYPE_CHECKING:
     from ai_operator.simpbx.call import SimCall
 
-FRAME_S = 0.020
+FRAME_S = FRAME_MS / 1000
 MAX_LAG_S = 0.2  # further behind than this, the pacer re-synchronises instead of bursting
-SEQ_MOD = 1 << 16
-TS_MOD = 1 << 32
 log = get_logger("simpbx")
 
 

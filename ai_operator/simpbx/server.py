@@ -108,6 +108,7 @@ class SimulatedPbx(PbxCore):
         self.vanish_all()
         for fut in self._originate_waiters:
             fut.cancel()
+        self._originate_waiters.clear()
 
     async def restart(self, down_s: float = 0.5) -> None:
         """Asterisk restarts: every channel and bridge vanishes (no events), connections are refused for down_s."""
