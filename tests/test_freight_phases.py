@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from policies.freight import POLICY, FreightSession, Load, Phase, hear_rate, utterance_may_continue
+from policies.freight import (
+    DISPOSITIONS,
+    POLICY,
+    FreightSession,
+    Load,
+    Phase,
+    hear_rate,
+    utterance_may_continue,
+)
 from policies.freight.selftest import ARROW_SCRIPTS, CONCESSION, run_script
 
 LOAD = Load(
@@ -94,6 +102,7 @@ def test_arrows_table(script: list[str], phases: list[str], disposition: str | N
     got = [session.on_utterance(u).fields["phase"] for u in script]
     assert got == phases
     assert session.disposition == disposition
+    assert disposition is None or disposition in DISPOSITIONS
 
 
 def test_squeeze_is_once_and_asks_for_less_without_a_figure() -> None:
@@ -201,6 +210,7 @@ def test_hearing_problem_repeats_the_last_line() -> None:
         ("caller", [], "caller_hung_up"),
         ("caller", ["हां", "18000", "ठीक"], "deal_at_quote"),
         ("watchdog", [], "ended_by_watchdog"),
+        ("system", ["हां", "पच्चीस हज़ार"], "ended_by_system"),
     ],
 )
 def test_call_ended_disposition(ended_by: str, prior: list[str], expected: str) -> None:
@@ -208,8 +218,18 @@ def test_call_ended_disposition(ended_by: str, prior: list[str], expected: str) 
     say(session, *prior) if prior else None
     session.on_call_ended(ended_by)
     session.on_call_ended("bot")  # idempotent
-    assert session.snapshot()["disposition"] == expected
+    assert session.snapshot()["disposition"] == expected and expected in DISPOSITIONS
     assert session.snapshot()["phase"] == "CLOSING"
+
+
+def test_start_twice_does_not_restart_the_call() -> None:
+    session = started()
+    say(session, "हां", "पच्चीस हज़ार")
+    again = session.start()
+    assert again.text is None and session.phase is Phase.PROBING
+    session.on_call_ended("caller")
+    assert FreightSession("x", LOAD).start().text  # a fresh session still greets
+    assert session.start().text is None and session.phase is Phase.CLOSING
 
 
 def test_spec_turn_boundary_example() -> None:

@@ -68,6 +68,10 @@ FALSE_POSITIVES = {
     "Казахстан": REJECTED,
     "улица Абая": None,
     "проспект Абая": None,
+    # streets whose name alone would select a region ("Жамбыла" -> KZ-31, "Сатпаева" -> KZ-62, "Абай" -> KZ-10)
+    "улица Жамбыла": REJECTED,
+    "пр. Сатпаева": REJECTED,
+    "на улице Абай": REJECTED,
     "Абай көшесі": REJECTED,
     "область": NOT_FOUND,
     "Москва": REJECTED,
@@ -106,6 +110,11 @@ def test_false_positives_select_nothing(text: str, status: str | None) -> None:
         assert r.status == status and r.reason
 
 
+def test_street_rule_does_not_hide_a_named_region() -> None:
+    assert resolve_region("Жамбыла").region_code == "KZ-31"  # the street case above is the rule, not luck
+    assert resolve_region("проспект Абая, Караганда").region_code == "KZ-35"
+
+
 def test_almaty_alone_is_ambiguous_then_resolved() -> None:
     for text in ("Алматы", "в Алматы", "Almaty", "Алматыдан"):
         r = resolve_region(text)
@@ -125,14 +134,31 @@ def test_two_regions_named_is_ambiguous() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["смените регион на Павлодар", "другой регион", "басқа аймақ", "аймақты өзгерту", "поменяйте область"],
+    [
+        "смените регион на Павлодар",
+        "смените, пожалуйста, регион",
+        "другой регион",
+        "басқа аймақ",
+        "аймақты өзгерту",
+        "поменяйте область",
+        "change my region",
+    ],
 )
 def test_explicit_region_change(text: str) -> None:
     assert is_region_change_request(text)
 
 
 @pytest.mark.parametrize(
-    "text", ["а в Павлодаре есть скидки?", "сколько стоит интернет в Караганде", "Павлодар"]
+    "text",
+    [
+        "а в Павлодаре есть скидки?",
+        "сколько стоит интернет в Караганде",
+        "Павлодар",
+        "Как поменять тариф в городе Павлодар?",  # a change verb, but the tariff is what changes
+        "как изменить адрес подключения в городе Шымкент",
+        "Шымкент қаласында тарифті өзгерту",
+        "қалада тарифті өзгерту керек пе",
+    ],
 )
 def test_not_a_region_change(text: str) -> None:
     assert not is_region_change_request(text)

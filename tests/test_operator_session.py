@@ -88,6 +88,9 @@ def test_question_mentioning_a_city_keeps_region_explicit_change_applies() -> No
     assert s.region_code == "KZ-55"
     s.on_utterance("Актобе")
     assert s.region_code == "KZ-15"
+    r = s.on_utterance("Как поменять тариф в городе Павлодар?")  # a question with a change verb
+    assert isinstance(r.effect, KnowledgeSearch)
+    assert r.effect.region_code == "KZ-15" and s.region_code == "KZ-15"
 
 
 def test_language_change_in_ready() -> None:

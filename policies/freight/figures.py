@@ -15,6 +15,8 @@ from policies.freight.numerals import HINDI_UNITS, MEASURES, Token, tokenize
 
 MIN_HEARD_RATE = 500  # a figure below this is a count or a weight ("20 टन", "एक मिनट"), never a truck rate
 RUPEES_WORD = "रुपये"
+# The multipliers say_number speaks, biggest first.
+SPOKEN_SCALES = ((10_000_000, "करोड़"), (100_000, "लाख"), (1_000, "हज़ार"), (100, "सौ"))
 _STARTS = ("num", "unit", "en_unit", "en_tens", "hundred", "frac_mod")
 
 
@@ -174,31 +176,20 @@ def hear_rate(text: str) -> int | None:
     return rates[-1] if rates else None
 
 
-def _below_hundred(n: int) -> str:
-    return HINDI_UNITS[n]
-
-
 def say_number(n: int) -> str:
     """An integer in spoken Hindi words, Indian grouping: 125000 -> 'एक लाख पच्चीस हज़ार'."""
     if n < 0:
         raise ValueError(f"say_number: negative number {n}")
-    if n == 0:
-        return HINDI_UNITS[0]
+    if n < 100:
+        return HINDI_UNITS[n]
     parts: list[str] = []
-    crore, rest = divmod(n, 10_000_000)
-    if crore:
-        parts += [say_number(crore), "करोड़"]
-    lakh, rest = divmod(rest, 100_000)
-    if lakh:
-        parts += [_below_hundred(lakh), "लाख"]
-    thousand, rest = divmod(rest, 1_000)
-    if thousand:
-        parts += [_below_hundred(thousand), "हज़ार"]
-    hundred, rest = divmod(rest, 100)
-    if hundred:
-        parts += [_below_hundred(hundred), "सौ"]
+    rest = n
+    for scale, word in SPOKEN_SCALES:
+        count, rest = divmod(rest, scale)
+        if count:  # under a crore every count is < 100; crores may recurse ("सौ करोड़")
+            parts += [say_number(count), word]
     if rest:
-        parts.append(_below_hundred(rest))
+        parts.append(HINDI_UNITS[rest])
     return " ".join(parts)
 
 

@@ -130,8 +130,10 @@ def check_model_output(text: Any, move: str) -> str | None:
         fractional = any(v != int(v) for v in fig.exact)
         if fig.has_multiplier or fig.has_digits or fractional or (not fig.measure and fig.value >= 10):
             return "foreign_figure"
-    if "₹" in rest or not _DEVANAGARI_LETTER.search(rest):
-        return "not_hindi" if "₹" not in rest else "foreign_figure"
+    if "₹" in rest:
+        return "foreign_figure"
+    if not _DEVANAGARI_LETTER.search(rest):
+        return "not_hindi"
     return None
 
 

@@ -183,18 +183,17 @@ def self_test_cases() -> list[SelfTestCase]:
 
 def doctor_checks() -> list[CheckResult]:
     out: list[CheckResult] = []
-    load: Load | None = None
+    load = SELF_TEST_LOAD
     if not SAMPLE_LOAD_PATH.is_file():
         out.append(
             CheckResult("freight sample load", "WARN", f"{SAMPLE_LOAD_PATH} not shipped with this install")
         )
-    try:
-        load = load_from_file(SAMPLE_LOAD_PATH) if SAMPLE_LOAD_PATH.is_file() else None
-        if load is not None:
+    else:
+        try:
+            load = load_from_file(SAMPLE_LOAD_PATH)
             out.append(CheckResult("freight sample load", "OK", str(SAMPLE_LOAD_PATH)))
-    except LoadError as exc:
-        out.append(CheckResult("freight sample load", "FAIL", f"{exc} - fix the file"))
-    load = load or SELF_TEST_LOAD
+        except LoadError as exc:
+            out.append(CheckResult("freight sample load", "FAIL", f"{exc} - fix the file"))
     c = concession_for("doctor", load)
     bad = [
         n for n in (load.anchor, c, *range(load.anchor, load.ceiling + 1, 97)) if hear_rate(say_rate(n)) != n

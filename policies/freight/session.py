@@ -22,6 +22,7 @@ from policies.freight.load import Load
 from policies.freight.phases import (
     ABUSE,
     CALLER_HUNG_UP,
+    ENDED_BY_PREFIX,
     HANDLERS,
     NO_RESPONSE,
     Ladder,
@@ -72,6 +73,8 @@ class FreightSession:
 
     # -- contract ---------------------------------------------------------------------------------
     def start(self) -> Reply:
+        if self._last is not None or self.phase is Phase.CLOSING:  # already greeted, or over: never restart
+            return self._silent()
         self._turn(None)
         return self._emit(Move(L.GREETING, Phase.OPENING), "", allow_model=False)
 
@@ -84,9 +87,8 @@ class FreightSession:
         it = classify(text)
         if it.abuse:
             self.abuse_strikes += 1
-            if self.abuse_strikes >= MAX_ABUSE_STRIKES:
-                disposition = self.disposition or ABUSE
-                return self._emit(Move(L.ABUSE_CLOSE, Phase.CLOSING, None, ABUSE, disposition), text)
+            if self.abuse_strikes >= MAX_ABUSE_STRIKES:  # a disposition already decided (a deal) is kept
+                return self._emit(Move(L.ABUSE_CLOSE, Phase.CLOSING, None, ABUSE, ABUSE), text)
             return self._emit(Move(L.ABUSE_WARNING, self.phase), text, allow_model=False)
         if self.phase is Phase.DEFERRED:
             move = deferred(self.ladder, it, heard, self.disposition)
@@ -106,9 +108,8 @@ class FreightSession:
         self._turn(None)
         self.silences += 1
         if self.silences > MAX_SILENCE_PROMPTS:
-            disposition = self.disposition or NO_RESPONSE
             return self._emit(
-                Move(L.GIVE_UP, Phase.CLOSING, None, NO_RESPONSE, disposition), "", allow_model=False
+                Move(L.GIVE_UP, Phase.CLOSING, None, NO_RESPONSE, NO_RESPONSE), "", allow_model=False
             )
         return self._emit(Move(L.REPROMPT, self.phase), "", allow_model=False, record=False)
 
@@ -146,7 +147,7 @@ class FreightSession:
             return
         self.ended_by = ended_by
         if self.disposition is None:
-            self.disposition = CALLER_HUNG_UP if ended_by == "caller" else f"ended_by_{ended_by}"
+            self.disposition = CALLER_HUNG_UP if ended_by == "caller" else f"{ENDED_BY_PREFIX}{ended_by}"
         self.phase = Phase.CLOSING
         self._pending = None
 

@@ -36,13 +36,13 @@ class OperatorPolicy:
     def new_session(
         self, call_id: str, route: Any, *, options: Mapping[str, Any] | None = None
     ) -> OperatorSession:
-        """A fresh session. Options: `model_available` (default False), `knowledge_available` (default True),
-        `handoff_available` (default: the route has a HANDOFF option, or True without a route)."""
+        """A fresh session. Options: `model_available` (default False), `handoff_available` (default: the route
+        has a HANDOFF option, or True without a route). Without a knowledge base the runtime answers the search
+        effect with None and the session says so."""
         opts = dict(options or {})
         return OperatorSession(
             call_id,
             model_available=bool(opts.get("model_available", False)),
-            knowledge_available=bool(opts.get("knowledge_available", True)),
             handoff_available=_handoff_available(route, opts),
         )
 

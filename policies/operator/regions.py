@@ -58,11 +58,14 @@ _KAZAKHSTAN = re.compile(r"\b(казахстан\w*|казакстан\w*|kazakh
 _ALMATY = re.compile(r"\b(алмат(ы\w{0,5}|е|у|ой)|almaty\w{0,2})\b")
 _CITY_WORD = re.compile(r"\b(город\w*|гор|кала\w*|city|town)\b")
 _REGION_WORD = re.compile(r"\b(област\w*|обл|облыс\w*|region|oblys\w*|район\w*)\b")
+# The region word must be the object of the change verb: at most one word between them ("смените мой регион"),
+# so a question such as "как поменять тариф в городе Павлодар?" is not a change request. In Kazakh the object
+# comes before the verb and is nominative or accusative ("аймақты өзгерту"), never locative ("қалада өзгерту").
 _CHANGE = re.compile(
-    r"\b(смен\w*|помен\w*|измен\w*|переключ\w*|change|switch)\b.*\b(регион\w*|област\w*|город\w*|region)\b|"
+    r"\b(смен\w*|помен\w*|измен\w*|переключ\w*|change|switch) (\w+ )?(регион\w*|област\w*|город\w*|region)\b|"
     r"\b(друг(ой|ую|ая) (регион|област\w*|город))\b|"
     r"\b(баска (аймак\w*|облыс\w*|онир\w*|кала\w*))\b|"
-    r"\b(аймак\w*|облыс\w*|онир\w*|кала\w*) (озгерт\w*|ауыстыр\w*)\b|"
+    r"\b(аймак|облыс|онир|кала)(ты|ти|ды|ди|ны|ни|ымды|имди|мды|мди)? (озгерт\w*|ауыстыр\w*)\b|"
     r"\b(another|other|different) region\b"
 )
 

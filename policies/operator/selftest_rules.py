@@ -78,6 +78,7 @@ FALSE_POSITIVES = (
     "Казахстан",
     "улица Абая",
     "проспект Абая",
+    "улица Жамбыла",  # "Жамбыла" alone selects KZ-31: only the street rule stops it
     "Абай көшесі",
     "область",
     "Москва",

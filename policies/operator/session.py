@@ -22,7 +22,6 @@ from policies.operator.states import Event, State
 
 REGION_NONE = "none"
 REGION_AMBIGUOUS = "ambiguous"
-_CODE_LIKE = "KZ-"
 
 
 class SessionCore:
@@ -35,12 +34,10 @@ class SessionCore:
         call_id: str,
         *,
         model_available: bool = False,
-        knowledge_available: bool = True,
         handoff_available: bool = True,
     ) -> None:
         self.call_id = call_id
         self.model_available = model_available
-        self.knowledge_available = knowledge_available
         self.handoff_available = handoff_available
         self.machine = StateMachine()
         self.language = ""
@@ -203,14 +200,12 @@ class SessionCore:
             return self.set_language(str(args.get("language", "")), args)
         if name == P.SET_REGION:
             raw = str(args.get("region_code") or args.get("region") or args.get("name") or "").strip()
-            code = raw.upper()
-            result = (
-                selected(code, raw)
-                if code.startswith(_CODE_LIKE) and code in REGIONS_BY_CODE
-                else resolve_region(raw)
-            )
             if not raw:
                 result = RegionResult("not_found", reason="missing 'region' argument")
+            elif raw.upper() in REGIONS_BY_CODE:  # an ISO code such as "KZ-35"
+                result = selected(raw.upper(), raw)
+            else:
+                result = resolve_region(raw)
             return self.set_region(result, args)
         if name == P.SEARCH_KB:
             return self.search(str(args.get("query", "")), args)

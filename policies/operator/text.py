@@ -41,8 +41,3 @@ def fold(text: str) -> str:
 def words(text: str) -> list[str]:
     """The folded words of `text`."""
     return fold(text).split()
-
-
-def has_any(folded: str, patterns: re.Pattern[str]) -> bool:
-    """True when the compiled pattern occurs in already folded text."""
-    return patterns.search(folded) is not None
