@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import dataclasses
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -41,11 +40,10 @@ def cmd_call(args: argparse.Namespace) -> int:
         raise ConfigError(f"ROUTE_{args.route.upper()}_*: no route named {args.route!r} in {settings.source} (known: {known})")
     if not route.policy:
         raise ConfigError(f"ROUTE_{route.name.upper()}_POLICY: route {route.name} names no policy")
+    from ai_operator.wiring import route_with_load
     from policies import PolicyNotFound, load_policy
 
-    checked = route
-    if args.load:
-        checked = dataclasses.replace(route, options={**route.options, "LOAD": str(Path(args.load).resolve())})
+    checked = route_with_load(route, args.load) if args.load else route
     try:
         errors = load_policy(route.policy).validate_route(checked)
     except PolicyNotFound as exc:

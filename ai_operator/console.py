@@ -175,7 +175,7 @@ async def run_console(
     from ai_operator.wiring import open_conversation
 
     out = out or sys.stdout
-    async with open_conversation(settings, route, call_id=None, load=load, use_knowledge=use_knowledge) as conv:
+    async with open_conversation(settings, route, load=load, use_knowledge=use_knowledge) as conv:
         console = ConsoleCall(conv, out, as_json=as_json)
         if script is not None:
             await console.run_script(script)

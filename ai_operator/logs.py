@@ -53,8 +53,8 @@ def configure_logging(level: str = "info", fmt: str = "auto", stream: Any = None
             structlog.contextvars.merge_contextvars,
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
-            _redact_processor,
             structlog.processors.format_exc_info,
+            _redact_processor,  # after format_exc_info, so a traceback's text is masked too
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelName(level.upper())),

@@ -54,10 +54,8 @@ class TurnHolder:
 
     def poll(self, now: float) -> list[str]:
         """The held fragment, if its hold has run out by `now`."""
-        if self._pending is not None and self._deadline is not None and now >= self._deadline:
-            text = self._pending
-            self._pending = self._deadline = None
-            return [text]
+        if self._deadline is not None and now >= self._deadline:
+            return self.flush()
         return []
 
     def flush(self) -> list[str]:

@@ -7,6 +7,7 @@ question never start PostgreSQL.
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -26,12 +27,15 @@ def new_call_id(prefix: str = "call") -> str:
     return f"{prefix}-{uuid.uuid4().hex[:12]}"
 
 
-def new_session(
-    route: Route, call_id: str, *, load: str | None = None, model_available: bool = False, **extra: Any
-) -> PolicySession:
+def route_with_load(route: Route, load: str) -> Route:
+    """`route` with its `LOAD` option replaced by the load file `load` (made absolute), to validate it."""
+    return dataclasses.replace(route, options={**route.options, "LOAD": str(Path(load).resolve())})
+
+
+def new_session(route: Route, call_id: str, *, load: str | None = None, model_available: bool = False) -> PolicySession:
     """A fresh policy session for `route`."""
     policy = load_policy(route.policy)
-    options: dict[str, Any] = {"model_available": model_available, **extra}
+    options: dict[str, Any] = {"model_available": model_available}
     if load:
         options["load"] = load
     return policy.new_session(call_id, route, options=options)
@@ -40,10 +44,9 @@ def new_session(
 class LazyKnowledge:
     """The knowledge base, opened on first use (embedded PostgreSQL unless DATABASE_URL is set)."""
 
-    def __init__(self, settings: Settings, database: Any = None) -> None:
+    def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self._db = database
-        self._owns_db = database is None
+        self._db: Any = None
         self._kb: Any = None
 
     async def _open(self) -> Any:
@@ -52,8 +55,7 @@ class LazyKnowledge:
             from ai_operator.kb.store import KnowledgeBase
             from ai_operator.storage.database import Database
 
-            if self._db is None:
-                self._db = await Database.open(self.settings.DATABASE_URL or None, Path(self.settings.STATE_DIR))
+            self._db = await Database.open(self.settings.DATABASE_URL or None, Path(self.settings.STATE_DIR))
             self._kb = KnowledgeBase(self._db, build_embedder(self.settings))
         return self._kb
 
@@ -62,16 +64,9 @@ class LazyKnowledge:
         return await kb.search(query, language, region_code, limit)
 
     async def close(self) -> None:
-        if self._owns_db and self._db is not None:
+        if self._db is not None:
             await self._db.close()
-            self._db = None
-
-
-def build_model_for(settings: Settings, route: Route) -> Any:
-    """The route's chat model, or None when no model is configured."""
-    from ai_operator.speech.factory import build_model
-
-    return build_model(settings, route)
+            self._db = self._kb = None
 
 
 @asynccontextmanager
@@ -79,14 +74,15 @@ async def open_conversation(
     settings: Settings,
     route: Route,
     *,
-    call_id: str | None,
     load: str | None = None,
     use_knowledge: bool = True,
 ) -> AsyncIterator[Conversation]:
     """A console conversation on `route` with its own (lazy) knowledge base; closed on exit."""
-    model = build_model_for(settings, route)
+    from ai_operator.speech.factory import build_model
+
+    model = build_model(settings, route)  # None when no model is configured
     knowledge = LazyKnowledge(settings) if use_knowledge else None
-    session = new_session(route, call_id or new_call_id("console"), load=load, model_available=model is not None)
+    session = new_session(route, new_call_id("console"), load=load, model_available=model is not None)
     try:
         yield Conversation(session, knowledge=knowledge, model=model, log_context={"route": route.name})
     finally:

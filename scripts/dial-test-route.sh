@@ -83,7 +83,13 @@ CMD=(sipp "$HOST:$PORT" -sf "$SCENARIO" -s "$EXTEN" -au "$AUTH_USER" -ap "$AUTH_
 
 echo "audio:    $CALLER_WAV (${SPEECH_S}s, 8 kHz mu-law)"
 echo "scenario: $SCENARIO"
-printf 'command: '; printf '%q ' "${CMD[@]/#$AUTH_PASSWORD/***}"; echo
+# The password is masked by position (the word after -ap), never by pattern: a password with glob characters or
+# one that prefixes another argument must neither show nor garble the rest.
+SHOWN=("${CMD[@]}")
+for i in "${!SHOWN[@]}"; do
+    if [ "${SHOWN[$i]}" = "-ap" ]; then SHOWN[i+1]='***'; fi
+done
+printf 'command: '; printf '%q ' "${SHOWN[@]}"; echo
 if [ "$DRY_RUN" = 1 ]; then
     exit 0
 fi

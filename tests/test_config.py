@@ -83,7 +83,7 @@ def test_bad_types_name_the_key_and_line():
 def test_enabling_a_route_with_missing_policy_is_an_error():
     with pytest.raises(ConfigError, match=r"ROUTE_SALES_POLICY.*'nosuch', which does not exist"):
         settings_from("ROUTE_SALES_ENABLED=true\nROUTE_SALES_POLICY=nosuch\n")
-    with pytest.raises(ConfigError, match="names no policy"):
+    with pytest.raises(ConfigError, match=r"^t.env:1: ROUTE_SALES_POLICY: route sales is enabled but names no policy"):
         settings_from("ROUTE_SALES_ENABLED=true\n")
     # disabled with an unknown policy is allowed (it cannot take calls)
     s = settings_from("ROUTE_SALES_ENABLED=false\nROUTE_SALES_POLICY=nosuch\n")

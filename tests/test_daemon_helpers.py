@@ -33,8 +33,8 @@ REPO = Path(__file__).resolve().parents[1]
 ENV_EXAMPLE = REPO / "etc" / "ai-operator.env.example"
 SAMPLE_KB = REPO / "etc" / "kb" / "sample.jsonl"
 FRAME_S = 0.020
-BOT_WPM = 300
-CALLER_WPM = 220  # espeak-ng rate of the bot: fast, to keep real-time calls short
+BOT_WPM = 300  # espeak-ng rate of the bot: fast, to keep real-time calls short
+CALLER_WPM = 220  # espeak-ng rate of the simulated caller
 SPEECH_LEVEL = 500  # |sample| above this counts as the start of the caller's voice (leading silence trimmed)
 FAST = {  # timings that keep real-time calls short
     "VAD_END_SILENCE_MS": 300,

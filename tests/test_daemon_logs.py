@@ -41,3 +41,28 @@ async def test_every_log_line_about_a_call_carries_call_id_and_route(daemon_base
     assert not bad, bad
     rejection = [ln for ln in lines if ln.get("event") == "call_rejected"]
     assert rejection and rejection[0]["call_id"] == rejected.channel_id and rejection[0]["route"] == "nosuch"
+
+
+def test_registered_secrets_are_masked_in_values_and_tracebacks() -> None:
+    from ai_operator import logs
+
+    saved = structlog.get_config()
+    buf = io.StringIO()
+    secret = "tr4ceback-s3cret"
+    configure_logging("info", "json", stream=buf)
+    logs.register_secret(secret)
+    try:
+        log = logs.get_logger("test")
+        log.error("ari_failed", error=f"401 for password {secret}")
+        try:
+            raise ValueError(f"dsn postgresql://u:{secret}@h/db refused")
+        except ValueError:
+            log.exception("database_unavailable")
+    finally:
+        structlog.configure(**saved)
+        logs._SECRETS.discard(secret)
+    lines = [json.loads(line) for line in buf.getvalue().splitlines()]
+    assert [ln["event"] for ln in lines] == ["ari_failed", "database_unavailable"]
+    assert lines[0]["error"] == "401 for password ***"
+    assert "ValueError: dsn postgresql://u:***@h/db refused" in lines[1]["exception"]
+    assert secret not in buf.getvalue()

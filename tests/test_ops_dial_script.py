@@ -63,10 +63,11 @@ def _speech(tmp_path: Path) -> Path:
 
 
 @needs_sox
-def test_dry_run_converts_audio_and_renders_scenario(tmp_path):
+@pytest.mark.parametrize("password", ["pw-secret", "pw[s]1"])  # glob characters must not defeat the mask
+def test_dry_run_converts_audio_and_renders_scenario(tmp_path, password):
     work = tmp_path / "work"
     r = subprocess.run(
-        ["bash", str(SCRIPT), "-n", "-e", "200", "-l", "7", "-p", "pw-secret", str(_speech(tmp_path))],
+        ["bash", str(SCRIPT), "-n", "-e", "200", "-l", "7", "-p", password, str(_speech(tmp_path))],
         capture_output=True,
         text=True,
         env={"PATH": "/usr/bin:/bin", "WORK_DIR": str(work)},
@@ -82,6 +83,8 @@ def test_dry_run_converts_audio_and_renders_scenario(tmp_path):
     bye = next(el for el in root.iter("recv") if el.get("request") == "BYE")
     assert int(bye.get("timeout")) == (int(seconds) + 7) * 1000
     assert "-s 200" in r.stdout and "pw-secret" not in r.stdout
+    assert "-ap \\*\\*\\* -m 1 " in r.stdout  # the password word, and only it, is masked
+    assert "pw[s]1" not in r.stdout and "pw\\[s\\]1" not in r.stdout
 
 
 class TinyUas:

@@ -96,6 +96,16 @@ def test_rtp_range_bindable_and_busy_port_is_named():
     assert rtp_port_range_bindable("127.0.0.1", base, base + 99, max_calls=500).status == "WARN"
 
 
+async def test_doctor_system_group_weighs_the_rtp_range_against_max_calls(tmp_path):
+    from ai_operator.doctor.runner import collect
+
+    base = _free_udp_range(100)
+    env = _env(tmp_path, f"STATE_DIR={tmp_path}\nRTP_PORT_MIN={base}\nRTP_PORT_MAX={base + 99}\nMAX_CALLS=500\n", 0o640)
+    checks = {c.name: c for c in await collect(str(env), ["system"])}
+    rtp = checks["rtp port range"]
+    assert rtp.status == "WARN" and "MAX_CALLS=500 needs 500 ports" in rtp.detail
+
+
 def test_rtp_range_bad_host_and_range():
     r = rtp_port_range_bindable("192.0.2.77", 40000, 40010)  # TEST-NET: never an address of ours
     assert r.status == "FAIL" and "RTP_HOST" in r.detail

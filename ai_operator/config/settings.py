@@ -148,27 +148,6 @@ class Settings:
             out.append(m.group(1))
         return out
 
-    @property
-    def llm_enabled(self) -> bool:
-        return _provider(self.values["LLM_PROVIDER"], self.values["OPENAI_API_KEY"]) == "openai"
-
-    @property
-    def stt_provider(self) -> str:
-        return _provider(self.values["STT_PROVIDER"], self.values["OPENAI_API_KEY"])
-
-    @property
-    def tts_provider(self) -> str:
-        p = self.values["TTS_PROVIDER"]
-        if p == "auto":
-            return "openai" if self.values["OPENAI_API_KEY"] else "espeak"
-        return p
-
-
-def _provider(value: str, api_key: str) -> str:
-    if value == "auto":
-        return "openai" if api_key else "none"
-    return value
-
 
 def _convert(key: Key, raw: str, where: str) -> Any:
     try:
@@ -221,13 +200,12 @@ def build_settings(entries: list[EnvEntry], environ: Mapping[str, str] | None = 
 
     routes: dict[str, Route] = {}
     for name, opts in sorted(route_raw.items()):
-        try:
-            enabled = parse_bool(opts.get("ENABLED", "false"), f"{where(f'ROUTE_{name}_ENABLED')}ROUTE_{name}_ENABLED")
-        except ConfigError as exc:
-            raise ConfigError(str(exc)) from None
+        enabled = parse_bool(opts.get("ENABLED", "false"), f"{where(f'ROUTE_{name}_ENABLED')}ROUTE_{name}_ENABLED")
         policy = opts.get("POLICY", "").strip()
         if enabled and not policy:
-            raise ConfigError(f"ROUTE_{name}_POLICY: route {name.lower()} is enabled but names no policy")
+            raise ConfigError(
+                f"{where(f'ROUTE_{name}_ENABLED')}ROUTE_{name}_POLICY: route {name.lower()} is enabled but names no policy"
+            )
         if enabled and not policy_exists(policy):
             raise ConfigError(
                 f"{where(f'ROUTE_{name}_POLICY')}ROUTE_{name}_POLICY: route {name.lower()} is enabled with policy "
@@ -243,7 +221,10 @@ def build_settings(entries: list[EnvEntry], environ: Mapping[str, str] | None = 
     if codec not in ("ulaw", "alaw", "slin"):
         raise ConfigError(f"{where('RTP_CODEC')}RTP_CODEC: expected ulaw, alaw or slin, got {codec!r}")
     if not 0 < values["RTP_PORT_MIN"] <= values["RTP_PORT_MAX"] < 65536:
-        raise ConfigError(f"RTP_PORT_MIN/RTP_PORT_MAX: invalid range {values['RTP_PORT_MIN']}-{values['RTP_PORT_MAX']}")
+        raise ConfigError(
+            f"{where('RTP_PORT_MIN')}RTP_PORT_MIN/RTP_PORT_MAX: invalid range "
+            f"{values['RTP_PORT_MIN']}-{values['RTP_PORT_MAX']}"
+        )
     if values["MAX_CALLS"] < 1:
         raise ConfigError(f"{where('MAX_CALLS')}MAX_CALLS: must be at least 1")
     for pkey, allowed in (

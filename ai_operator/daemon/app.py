@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import signal
 from collections.abc import Callable
-from contextlib import suppress
+from contextlib import AsyncExitStack, suppress
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +72,8 @@ class Daemon:
         self.stop_requested.set()
 
     # ---- life ---------------------------------------------------------------------------------------------------
-    async def _open_storage(self) -> tuple[Any, Any, Any]:
+    async def _open_storage(self, stack: AsyncExitStack) -> tuple[Any, Any]:
+        """The database (None when unavailable), the record store and the knowledge base; closed by `stack`."""
         from ai_operator.kb.embeddings import build_embedder
         from ai_operator.kb.store import KnowledgeBase
         from ai_operator.storage.database import Database
@@ -84,42 +85,60 @@ class Daemon:
         except Exception as exc:  # records are spooled until the database is back
             log.error("database_unavailable", error=str(exc), action="spooling records to disk")
             self.db = None
+        if self.db is not None:
+            stack.push_async_callback(self.db.close)
         records = RecordStore(self.db, state_dir / "spool" / "records.jsonl")
         await records.start()
+        stack.push_async_callback(records.close)
         knowledge = KnowledgeBase(self.db, build_embedder(self.settings)) if self.db is not None else None
-        return self.db, records, knowledge
+        return records, knowledge
 
     async def serve(self) -> int:
-        from ai_operator.ari.errors import AriAuthError, AriError
-        from ai_operator.ari.events_ws import AriEventStream
         from ai_operator.ari.rest import AriRestClient
         from ai_operator.ops.http import MetricsServer
         from ai_operator.ops.metrics import Metrics
-        from ai_operator.ops.sdnotify import Notifier, watchdog_loop
+        from ai_operator.ops.sdnotify import Notifier
 
         s = self.settings
         require(s, "ARI_URL", "ARI_USER", "ARI_PASSWORD", "ARI_APP")
         state_dir = Path(s.STATE_DIR)
         state_dir.mkdir(parents=True, exist_ok=True)
-        _, records, knowledge = await self._open_storage()
-        metrics = self.overrides.get("metrics") or Metrics()
-        pacer = Pacer()
-        await pacer.start()
-        metrics.set_rtp_source(lambda: rtp_totals(pacer))
-        ari = AriRestClient(s.ARI_URL, s.ARI_USER, s.ARI_PASSWORD)
-        self.svc = Services(
-            settings=s, ari=ari, records=records, knowledge=knowledge, pacer=pacer,
-            ports=PortAllocator(s.RTP_HOST, s.RTP_PORT_MIN, s.RTP_PORT_MAX), codec=get_codec(s.RTP_CODEC),
-            metrics=metrics, state_dir=state_dir,
-            stt_override=self.overrides.get("stt"), tts_override=self.overrides.get("tts"),
-            model_override=self.overrides.get("model"), observer=self.overrides.get("observer"),
-        )
-        self.manager = manager = CallManager(self.svc)
-        self.notifier = notifier = Notifier.from_env()
-        metrics_server = None
-        if s.METRICS_PORT:
-            metrics_server = MetricsServer(metrics, s.METRICS_HOST, s.METRICS_PORT, health=self.health)
-            await metrics_server.start()
+        # Everything opened is closed by the stack, in reverse order, also when a later step of set-up fails
+        # (e.g. the metrics port is taken): no embedded PostgreSQL or socket outlives a failed start.
+        async with AsyncExitStack() as stack:
+            records, knowledge = await self._open_storage(stack)
+            metrics = self.overrides.get("metrics") or Metrics()
+            pacer = Pacer()
+            await pacer.start()
+            stack.push_async_callback(pacer.stop)
+            metrics.set_rtp_source(lambda: rtp_totals(pacer))
+            ari = AriRestClient(s.ARI_URL, s.ARI_USER, s.ARI_PASSWORD)
+            stack.push_async_callback(ari.close)
+            self.svc = Services(
+                settings=s, ari=ari, records=records, knowledge=knowledge, pacer=pacer,
+                ports=PortAllocator(s.RTP_HOST, s.RTP_PORT_MIN, s.RTP_PORT_MAX), codec=get_codec(s.RTP_CODEC),
+                metrics=metrics, state_dir=state_dir,
+                stt_override=self.overrides.get("stt"), tts_override=self.overrides.get("tts"),
+                model_override=self.overrides.get("model"), observer=self.overrides.get("observer"),
+            )
+            self.manager = CallManager(self.svc)
+            self.notifier = Notifier.from_env()
+            stack.callback(self.notifier.close)
+            if s.METRICS_PORT:
+                metrics_server = MetricsServer(metrics, s.METRICS_HOST, s.METRICS_PORT, health=self.health)
+                await metrics_server.start()
+                stack.push_async_callback(metrics_server.stop)
+            exit_code = await self._serve_calls(self.manager, self.notifier, metrics)
+        log.info("stopped", exit_code=exit_code, spooled_records=records.spooled)
+        return exit_code
+
+    async def _serve_calls(self, manager: CallManager, notifier: Any, metrics: Any) -> int:
+        """Consume ARI events until SIGTERM (exit 0) or a fatal ARI error (exit 1), then drain the calls."""
+        from ai_operator.ari.errors import AriAuthError, AriError
+        from ai_operator.ari.events_ws import AriEventStream
+        from ai_operator.ops.sdnotify import watchdog_loop
+
+        s = self.settings
 
         async def on_connect(reconnected: bool) -> None:
             if reconnected:
@@ -155,14 +174,6 @@ class Daemon:
         consumer.cancel()
         with suppress(asyncio.CancelledError, Exception):
             await consumer
-        await pacer.stop()
-        await records.close()
-        if metrics_server is not None:
-            await metrics_server.stop()
-        await ari.close()
-        if self.db is not None:
-            await self.db.close()
-        log.info("stopped", exit_code=exit_code, spooled_records=records.spooled)
         return exit_code
 
     async def prewarm(self) -> int:

@@ -6,11 +6,11 @@ daemon picks the call up when the callee answers and the channel enters Stasis.
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 from pathlib import Path
 
 from ai_operator.config import ConfigError, Settings, require
+from ai_operator.wiring import route_with_load
 from policies import load_policy
 
 
@@ -30,9 +30,7 @@ async def dial(settings: Settings, *, route_name: str, endpoint: str, load: str 
     if route is None or not route.enabled:
         raise ConfigError(f"ROUTE_{route_name.upper()}_ENABLED: route {route_name!r} is unknown or disabled")
     if load:
-        errors = load_policy(route.policy).validate_route(
-            dataclasses.replace(route, options={**route.options, "LOAD": str(Path(load).resolve())})
-        )
+        errors = load_policy(route.policy).validate_route(route_with_load(route, load))
         if errors:
             raise ConfigError(f"--load {load}: {'; '.join(errors)}")
     async with AriRestClient(settings.ARI_URL, settings.ARI_USER, settings.ARI_PASSWORD) as ari:

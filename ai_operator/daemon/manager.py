@@ -51,7 +51,6 @@ class CallManager:
         self.media_owner: dict[str, Call] = {}
         self.tasks: dict[str, asyncio.Task[None]] = {}
         self.draining = False
-        self.rejected: dict[str, int] = {}
 
     async def handle(self, event: Any) -> None:
         """One ARI event. Never raises: a failure is logged with the event type."""
@@ -106,7 +105,6 @@ class CallManager:
         self.tasks[call.call_id] = asyncio.create_task(self._run(call), name=f"call-{call.call_id}")
 
     async def _reject(self, channel: Any, route_name: str, reason: str) -> None:
-        self.rejected[reason] = self.rejected.get(reason, 0) + 1
         self.svc.metrics.reject(reason)
         log.info("call_rejected", call_id=channel.id, route=route_name or None, reason=reason,
                  action="continue in dialplan")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import time
 from collections.abc import Callable
 from typing import Any
@@ -35,6 +36,7 @@ class Speaker:
     def __init__(self, stream: PlayoutStream, tts: Any, *, on_error: Callable[[str, Exception], None]) -> None:
         self.stream = stream
         self.tts = tts
+        self._with_cache = _accepts_cache(tts.stream)  # looked up once, not per utterance
         self._on_error = on_error
         self._task: asyncio.Task[None] | None = None
         self._count = 0
@@ -52,10 +54,8 @@ class Speaker:
         t0 = time.perf_counter()
         first = True
         try:
-            stream_fn = self.tts.stream
-            with_cache = _accepts_cache(stream_fn)
             for part, voice in voice_segments(text, language):
-                chunks = stream_fn(part, voice, cache=cache) if with_cache else stream_fn(part, voice)
+                chunks = self.tts.stream(part, voice, cache=cache) if self._with_cache else self.tts.stream(part, voice)
                 async for chunk in chunks:
                     if first:
                         self.first_chunk_ms[utterance_id] = (time.perf_counter() - t0) * 1000
@@ -83,8 +83,6 @@ class Speaker:
 
 
 def _accepts_cache(fn: Any) -> bool:
-    import inspect
-
     try:
         return "cache" in inspect.signature(fn).parameters
     except (TypeError, ValueError):

@@ -25,7 +25,7 @@ async def _system(settings: Settings, env_path: str) -> list[CheckResult]:
     return [
         sc.env_file_permissions(env_path),
         sc.state_dir_writable(settings.STATE_DIR),
-        sc.rtp_port_range_bindable(settings.RTP_HOST, settings.RTP_PORT_MIN, settings.RTP_PORT_MAX),
+        sc.rtp_port_range_bindable(settings.RTP_HOST, settings.RTP_PORT_MIN, settings.RTP_PORT_MAX, settings.MAX_CALLS),
     ]
 
 

@@ -41,10 +41,11 @@ async def speech_checks(settings: Settings) -> list[CheckResult]:
             policy = load_policy(route.policy)
         except PolicyNotFound:
             continue  # reported by the dialogue checks
-        if tts_provider(settings, route) == "espeak":
+        stt, tts, llm = stt_provider(settings, route), tts_provider(settings, route), llm_provider(settings, route)
+        if tts == "espeak":
             languages.update(policy.languages)
-        needs_openai |= "openai" in (stt_provider(settings, route), tts_provider(settings, route), llm_provider(settings, route))
-        if stt_provider(settings, route) == "none":
+        needs_openai |= "openai" in (stt, tts, llm)
+        if stt == "none":
             out.append(CheckResult(f"route {route.name} speech recognition", "WARN",
                                    "no STT configured (OPENAI_API_KEY empty): callers can only use DTMF"))
     if languages:

@@ -16,15 +16,12 @@ from typing import Any
 from aiohttp import web
 
 from ai_operator.logs import get_logger
-from ai_operator.ops.metrics import Metrics
+from ai_operator.ops.metrics import CONTENT_TYPE, Metrics
 
 log = get_logger("metrics_http")
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 9464
-METRICS_CONTENT_TYPE = "text/plain"
-METRICS_CHARSET = "utf-8"
-METRICS_VERSION_PARAM = "version=0.0.4"
 
 HealthFn = Callable[[], dict[str, Any] | Awaitable[dict[str, Any]]]
 
@@ -93,12 +90,7 @@ class MetricsServer:
         return f"http://{self.host}:{self.port}"
 
     async def _handle_metrics(self, _request: web.Request) -> web.Response:
-        body = self.metrics.render()
-        resp = web.Response(body=body)
-        resp.headers["Content-Type"] = (
-            f"{METRICS_CONTENT_TYPE}; {METRICS_VERSION_PARAM}; charset={METRICS_CHARSET}"
-        )
-        return resp
+        return web.Response(body=self.metrics.render(), headers={"Content-Type": CONTENT_TYPE})
 
     async def _handle_healthz(self, _request: web.Request) -> web.Response:
         report: dict[str, Any]
