@@ -98,6 +98,8 @@ class Conversation:
             outcome.errors.append("policy asked for too many effects in one turn")
         outcome.reply = reply
         outcome.reply.tool_calls = list(outcome.tool_calls)
+        for note in reply.notes:
+            self._log.info("policy_note", note=note)
         return outcome
 
     async def _perform(self, effect: Any, outcome: TurnOutcome) -> Any:

@@ -87,6 +87,7 @@ class Reply:
     tool_calls: list[ToolCall] = field(default_factory=list)
     effect: Effect | None = None
     fields: dict[str, Any] = field(default_factory=dict)  # policy-specific turn fields (state, phase, ...)
+    notes: list[str] = field(default_factory=list)  # what the policy noticed, for the runtime to log (no I/O here)
 
 
 @runtime_checkable
@@ -176,7 +177,7 @@ class PolicyDefinition(Protocol):
         ...
 
     def new_session(self, call_id: str, route: Any, *, options: Mapping[str, Any] | None = None) -> PolicySession:
-        """A fresh session. `options` may carry e.g. `load` (freight), `model_available`, `knowledge_available`."""
+        """A fresh session. `options` may carry e.g. `load` (freight), `model_available`."""
         ...
 
     def self_test(self) -> list[SelfTestCase]: ...

@@ -162,4 +162,5 @@ async def test_freight_model_output_with_a_foreign_figure_is_replaced_by_the_can
     await conv.utterance("छब्बीस हज़ार")
     out = await conv.utterance("डीज़ल महंगा है")
     assert "पच्चीस" not in out.reply.text
+    assert any("model output rejected" in note for note in out.reply.notes)  # logged by the runtime
     assert out.reply.text and out.reply.fields["phase"] in ("COUNTERED", "PROBING")

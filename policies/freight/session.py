@@ -12,7 +12,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from ai_operator.dialogue import ModelTurn, Reply, ToolCall
-from ai_operator.logs import get_logger
 from policies.freight import lines as L
 from policies.freight.figures import hear_rate, say_rate
 from policies.freight.intents import classify
@@ -31,8 +30,6 @@ from policies.freight.phases import (
     deferred,
 )
 from policies.freight.prompts import build_model_messages, check_model_output
-
-log = get_logger("freight")
 
 LANGUAGE = "hi"
 DEFAULT_HOLD_S = 1.5
@@ -126,9 +123,10 @@ class FreightSession:
         self._pending = None
         reason = check_model_output(result, move.move)
         if reason is not None:
+            reply = self._finish(move, utterance, fallback, fallback)
             if result is not None:
-                log.info("freight_model_output_rejected", call_id=self.call_id, move=move.move, reason=reason)
-            return self._finish(move, utterance, fallback, fallback)
+                reply.notes.append(f"model output rejected for {move.move}: {reason}; the canned line was spoken")
+            return reply
         text = str(result).strip()
         if move.figure is not None:
             text = text.replace(L.RATE_TOKEN, say_rate(move.figure))
@@ -195,8 +193,9 @@ class FreightSession:
         return self._finish(move, utterance, fallback, fallback, record=record)
 
     def _finish(self, move: Move, utterance: str, text: str, fallback: str, *, record: bool = True) -> Reply:
+        notes: list[str] = []
         if ceiling_leaks(text, self.load.ceiling):  # last guard: the ceiling never leaves the policy
-            log.warning("freight_ceiling_guard", call_id=self.call_id, move=move.move)
+            notes.append(f"ceiling guard replaced the line of {move.move}")
             self.guard_hits += 1
             text = fallback if not ceiling_leaks(fallback, self.load.ceiling) else L.CANNED[L.DEFERRED_HOLD]
         figure = move.figure if move.figure is not None and hear_rate(text) == move.figure else None
@@ -214,4 +213,5 @@ class FreightSession:
             hang_up_reason=(move.hang_up_reason or "call_complete") if hang_up else None,
             disposition=self.disposition if hang_up else None,
             fields=self._fields(),
+            notes=notes,
         )
