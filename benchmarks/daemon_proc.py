@@ -33,6 +33,12 @@ WINDOW_SAMPLES = 200_000  # send-error samples kept for the window (over an hour
 TURN_POLL_S = 0.25
 
 
+def _counters(pacer: Any) -> dict[str, int]:
+    """The pacer's and the RTP sockets' running counters (the window's figures are differences of two)."""
+    return {"late_ticks": pacer.late_ticks, "skipped_frames": pacer.skipped_frames, "ticks": pacer.ticks,
+            "underruns": pacer.underruns, "frames_sent": pacer.frames_sent, **TOTALS.as_dict()}
+
+
 class GcPauses:
     """Durations of the garbage collector's passes (a stop-the-world pause of the event loop)."""
 
@@ -75,11 +81,8 @@ class Figures:
             return
         self.peak_calls = max(self.peak_calls, len(manager.calls))
         for call_id, call in list(manager.calls.items()):
-            if call_id not in self.turn_lists:
+            if call_id not in self.turn_lists:  # a call first seen in the window counts from its first turn
                 self.turn_lists[call_id] = (call.turns.bridge, call.turns.first_rtp)
-                if self.window_started is None:
-                    continue
-                self.turn_base[call_id] = 0
 
     def start_window(self) -> None:
         svc = self.daemon.svc
@@ -87,12 +90,10 @@ class Figures:
             return
         pacer = svc.pacer
         pacer.send_error_ms = ErrorStats(WINDOW_SAMPLES)
-        if hasattr(pacer, "tick_end_error_ms"):
-            pacer.tick_end_error_ms = ErrorStats(WINDOW_SAMPLES)
+        pacer.tick_end_error_ms = ErrorStats(WINDOW_SAMPLES)
         self.poll_calls()
         self.turn_base = {cid: len(lists[0]) for cid, lists in self.turn_lists.items()}
-        self.base = {"late_ticks": pacer.late_ticks, "skipped_frames": pacer.skipped_frames, "ticks": pacer.ticks,
-                     "underruns": pacer.underruns, "frames_sent": pacer.frames_sent, **TOTALS.as_dict()}
+        self.base = _counters(pacer)
         self.gc.reset()
         self.window_started = time.monotonic()
 
@@ -104,12 +105,9 @@ class Figures:
         if svc is None:
             return out
         pacer = svc.pacer
-        now = {"late_ticks": pacer.late_ticks, "skipped_frames": pacer.skipped_frames, "ticks": pacer.ticks,
-               "underruns": pacer.underruns, "frames_sent": pacer.frames_sent, **TOTALS.as_dict()}
-        out["counters"] = {k: v - self.base.get(k, 0) for k, v in now.items()}
+        out["counters"] = {k: v - self.base.get(k, 0) for k, v in _counters(pacer).items()}
         out["send_error_tick_start_ms"] = pacer.send_error_ms.summary()
-        end_stats = getattr(pacer, "tick_end_error_ms", None)
-        out["send_error_last_frame_ms"] = end_stats.summary() if end_stats is not None else None
+        out["send_error_last_frame_ms"] = pacer.tick_end_error_ms.summary()
         out["gc"] = self.gc.summary()
         out["ports"] = {"size": svc.ports.size, "in_use": svc.ports.in_use}
         bridge: list[float] = []

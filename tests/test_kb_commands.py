@@ -92,6 +92,18 @@ async def test_doctor_unreachable_database_masks_password(tmp_path: Path) -> Non
     assert "hunter22" not in checks[0].detail and "***" in checks[0].detail and "DATABASE_URL" in checks[0].detail
 
 
+async def test_kb_commands_report_an_unreachable_database_without_password(tmp_path: Path) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed again: nothing listens there
+    settings = settings_for(f"postgresql://ops:hunter22@127.0.0.1:{port}/ops", tmp_path)
+    out = io.StringIO()
+    assert await kb_stats(settings, out) == 2
+    text = out.getvalue()
+    assert text.startswith("kb stats: cannot open the database (DATABASE_URL postgresql://ops:***@127.0.0.1:")
+    assert "OperationalError" in text and "hunter22" not in text
+
+
 async def test_openai_embedder_against_local_server() -> None:
     seen: list[dict] = []
 

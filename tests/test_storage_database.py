@@ -8,6 +8,7 @@ from pathlib import Path
 
 import psycopg
 
+from ai_operator.logs import redact
 from ai_operator.storage.database import Database, mask_dsn
 from ai_operator.storage.migrate import apply_migrations, load_migrations
 from tests.test_storage_helpers import db, fresh_dsn  # noqa: F401
@@ -37,7 +38,17 @@ async def test_open_applies_migrations_and_reports(db: Database) -> None:  # noq
         tables = {r[0] for r in await cur.fetchall()}
     assert tables >= EXPECTED_TABLES
     assert not db.embedded
-    assert "password" not in db.describe()
+    assert db.describe() == mask_dsn(db.dsn) and "dbname=" in db.describe()
+
+
+async def test_key_value_dsn_password_never_reaches_a_log(tmp_path: Path) -> None:
+    # The embedded server trusts local connections, so the password is accepted and ignored.
+    database = await Database.open(fresh_dsn() + " password=kv-s3cret-77", tmp_path)
+    try:
+        assert redact("connect failed: password kv-s3cret-77") == "connect failed: password ***"
+        assert "kv-s3cret-77" not in database.describe()
+    finally:
+        await database.close()
 
 
 async def test_migrations_idempotent_and_concurrent(tmp_path: Path) -> None:

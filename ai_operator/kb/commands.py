@@ -2,7 +2,7 @@
 
 Each opens the database from the settings (embedded pgserver in STATE_DIR when DATABASE_URL is empty), prints to
 `out` and returns an exit code: 0 fine, 1 some input was rejected / nothing found is not an error, 2 unusable
-input or configuration.
+input or configuration, or a database that cannot be opened.
 """
 
 from __future__ import annotations
@@ -12,11 +12,14 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
+import psycopg
+
 from ai_operator.config.settings import ConfigError
 from ai_operator.kb.embeddings import build_embedder
 from ai_operator.kb.ingest import LANGUAGES, REGION_CODES, parse_kb_lines
 from ai_operator.kb.store import EmbedderMismatch, KnowledgeBase
-from ai_operator.storage.database import Database
+from ai_operator.storage.database import Database, mask_dsn
+from ai_operator.storage.embedded import EmbeddedServerError
 
 EXIT_OK = 0
 EXIT_REJECTED = 1
@@ -29,13 +32,20 @@ class _Failed(Exception):
 
 
 async def _with_kb(settings: Any, label: str, out: TextIO, action: Callable[[KnowledgeBase], Awaitable[T]]) -> T:
-    """Open the database and knowledge base, run `action`, close. Configuration errors and an embedder
-    mismatch are printed with the command's name and raise `_Failed` (exit code 2)."""
+    """Open the database and knowledge base, run `action`, close. Configuration errors, a database that cannot
+    be opened and an embedder mismatch are printed with the command's name and raise `_Failed` (exit code 2)."""
     try:
         embedder = build_embedder(settings)
-        db = await Database.open(settings.get("DATABASE_URL") or None, Path(settings.get("STATE_DIR")))
     except ConfigError as exc:
         print(f"{label}: {exc}", file=out)
+        raise _Failed from None
+    dsn = settings.get("DATABASE_URL") or None
+    try:
+        db = await Database.open(dsn, Path(settings.get("STATE_DIR")))
+    except (psycopg.Error, OSError, EmbeddedServerError) as exc:
+        where = f"DATABASE_URL {mask_dsn(dsn)}" if dsn else f"embedded PostgreSQL in STATE_DIR {settings.get('STATE_DIR')}"
+        print(f"{label}: cannot open the database ({where}): {type(exc).__name__}: {mask_dsn(str(exc))}", file=out)
+        await _close_embedder(embedder)
         raise _Failed from None
     try:
         return await action(KnowledgeBase(db, embedder))
@@ -44,6 +54,13 @@ async def _with_kb(settings: Any, label: str, out: TextIO, action: Callable[[Kno
         raise _Failed from None
     finally:
         await db.close()
+        await _close_embedder(embedder)
+
+
+async def _close_embedder(embedder: object) -> None:
+    close = getattr(embedder, "close", None)  # OpenAIEmbedder holds an HTTP client; HashEmbedder has nothing
+    if close is not None:
+        await close()
 
 
 async def kb_ingest(settings: Any, path: str | Path, *, prune: bool, reembed: bool, out: TextIO) -> int:

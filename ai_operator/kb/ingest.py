@@ -144,30 +144,22 @@ def chunk_text(text: str, max_chars: int = DEFAULT_CHUNK_CHARS) -> list[str]:
     for sentence in _SENTENCE_END_RE.split(text):
         if len(sentence) <= max_chars:
             pieces.append(sentence)
-            continue
-        words, cur = sentence.split(" "), ""
-        for word in words:
-            while len(word) > max_chars:  # a "word" longer than a chunk (a URL, say)
-                if cur:
-                    pieces.append(cur)
-                    cur = ""
-                pieces.append(word[:max_chars])
-                word = word[max_chars:]
-            if cur and len(cur) + 1 + len(word) > max_chars:
-                pieces.append(cur)
-                cur = word
-            else:
-                cur = f"{cur} {word}" if cur else word
-        if cur:
-            pieces.append(cur)
-    chunks: list[str] = []
+        else:  # a "word" longer than a chunk (a URL, say) is cut into chunk-sized slices
+            slices = (word[i : i + max_chars] for word in sentence.split(" ") for i in range(0, len(word), max_chars))
+            pieces.extend(_pack(slices, max_chars))
+    return _pack(pieces, max_chars)
+
+
+def _pack(parts: Iterable[str], max_chars: int) -> list[str]:
+    """Join `parts` (each at most `max_chars` long) with spaces, greedily, into strings of at most `max_chars`."""
+    packed: list[str] = []
     cur = ""
-    for piece in pieces:
-        if cur and len(cur) + 1 + len(piece) > max_chars:
-            chunks.append(cur)
-            cur = piece
+    for part in parts:
+        if cur and len(cur) + 1 + len(part) > max_chars:
+            packed.append(cur)
+            cur = part
         else:
-            cur = f"{cur} {piece}" if cur else piece
+            cur = f"{cur} {part}" if cur else part
     if cur:
-        chunks.append(cur)
-    return chunks
+        packed.append(cur)
+    return packed

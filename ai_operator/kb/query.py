@@ -55,8 +55,3 @@ def term_patterns(text: str) -> list[str]:
         if p not in patterns:
             patterns.append(p)
     return patterns
-
-
-def build_tsquery(text: str) -> str:
-    """The OR of the content-word patterns ("" when the text has no content word)."""
-    return " | ".join(term_patterns(text))

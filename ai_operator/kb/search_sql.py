@@ -1,14 +1,13 @@
 """The one SQL statement of a hybrid knowledge-base search (no I/O here, just the text and its parameters).
 
-For the languages asked: the `VECTOR_CANDIDATES` nearest chunks by cosine distance (one HNSW index scan) and
-the full-text
-matches (GIN index, `simple` tsvector; at most `TEXT_MATCH_CAP` of them are ranked, so a very common word
-cannot make the query slow - the vector side still finds the close chunks) - both restricted to the region's entries plus national (`*`) ones - are
-fused by reciprocal rank fusion (score = sum of 1/(k + rank)), reduced to the best chunk of each entry, and the
-top `limit` entries of each language come back with their citation fields, the best cosine similarity and
-whether the full-text part matched, which query terms the chunk contains, and which query terms occur in any
-candidate chunk of each language (these three feed the kk -> ru fallback decision; the last only when a
-fallback language is asked, `df_terms` is empty otherwise).
+For the languages asked: the `VECTOR_CANDIDATES` nearest chunks by cosine distance (one HNSW index scan) and the
+full-text matches (GIN index, `simple` tsvector; at most `TEXT_MATCH_CAP` of them are ranked, so a very common
+word cannot make the query slow - the vector side still finds the close chunks) - both restricted to the
+region's entries plus national (`*`) ones - are fused by reciprocal rank fusion (score = sum of 1/(k + rank)),
+reduced to the best chunk of each entry, and the top `limit` entries of each language come back with their
+citation fields, the best cosine similarity and whether the full-text part matched, which query terms the chunk
+contains, and which query terms occur in any candidate chunk of each language (these three feed the kk -> ru
+fallback decision; the last only when a fallback language is asked, `df_terms` is empty otherwise).
 """
 
 from __future__ import annotations
@@ -78,5 +77,6 @@ ORDER BY r.language, r.score DESC, r.entry_id
 def search_params(embedding: object, terms: list[str], languages: list[str], regions: list[str],
                   limit: int, *, presence: bool = False) -> dict[str, object]:
     """`terms`: the tsquery operands of the query's content words (see query.py); OR-ed for the text match."""
-    return {"emb": embedding, "tsq": " | ".join(terms), "terms": terms, "df_terms": terms if presence else [], "langs": languages, "regions": regions, "limit": limit,
+    return {"emb": embedding, "tsq": " | ".join(terms), "terms": terms, "df_terms": terms if presence else [],
+            "langs": languages, "regions": regions, "limit": limit,
             "vk": VECTOR_CANDIDATES, "cap": TEXT_MATCH_CAP, "tk": TEXT_CANDIDATES, "rrf_k": RRF_K}

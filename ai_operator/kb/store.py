@@ -16,7 +16,14 @@ from psycopg import AsyncConnection
 
 from ai_operator.dialogue import KnowledgeHit
 from ai_operator.kb.embeddings import Embedder
-from ai_operator.kb.ingest import ALL_REGIONS, LANGUAGES, REGION_CODES, KBEntry, chunk_text
+from ai_operator.kb.ingest import (
+    ALL_REGIONS,
+    DEFAULT_CHUNK_CHARS,
+    LANGUAGES,
+    REGION_CODES,
+    KBEntry,
+    chunk_text,
+)
 from ai_operator.kb.query import term_patterns
 from ai_operator.kb.search_sql import SEARCH_SQL, search_params
 from ai_operator.logs import get_logger
@@ -40,16 +47,13 @@ class EmbedderMismatch(RuntimeError):
 
 @dataclass(frozen=True)
 class IngestSummary:
+    """What one ingestion did with the entries it was given (rejected lines never reach it)."""
+
     read: int
     inserted: int
     updated: int
     unchanged: int
-    rejected: int
     pruned: int
-
-    def line(self) -> str:
-        return (f"read={self.read} inserted={self.inserted} updated={self.updated} unchanged={self.unchanged} "
-                f"rejected={self.rejected} pruned={self.pruned}")
 
 
 def mismatch_message(stored_name: str, stored_dim: int, name: str, dim: int) -> str:
@@ -60,7 +64,7 @@ def mismatch_message(stored_name: str, stored_dim: int, name: str, dim: int) -> 
 class KnowledgeBase:
     """Ingest and search knowledge-base entries stored in `db`."""
 
-    def __init__(self, db: Database, embedder: Embedder, *, chunk_chars: int = 500) -> None:
+    def __init__(self, db: Database, embedder: Embedder, *, chunk_chars: int = DEFAULT_CHUNK_CHARS) -> None:
         self.db = db
         self.embedder = embedder
         self.chunk_chars = chunk_chars
@@ -150,7 +154,7 @@ class KnowledgeBase:
                 (self.embedder.name, str(dim)),
             )
         self._checked = True
-        summary = IngestSummary(len(entries), inserted, updated, unchanged, 0, pruned)
+        summary = IngestSummary(len(entries), inserted, updated, unchanged, pruned)
         log.info("kb_ingested", embedder=self.embedder.name, chunks=len(rows), **summary.__dict__)
         return summary
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from ai_operator.logs import get_logger
 from ai_operator.speech.errors import SpeechError
-from ai_operator.speech.tts import TextToSpeech
+from ai_operator.speech.tts import TextToSpeech, synthesize
 
 log = get_logger("speech")
 
@@ -81,7 +81,7 @@ class CachedTTS:
         async for chunk in self.inner.stream(text, language):
             parts.append(chunk)
             yield chunk
-        if parts:
+        if sum(part.size for part in parts):  # no audio at all is not worth a cache entry
             await self._store(path, np.concatenate(parts).astype(np.int16, copy=False))
 
     async def prewarm(self, lines: Iterable[tuple[str, str]]) -> int:
@@ -96,15 +96,15 @@ class CachedTTS:
                 path = self.path_for(text, language)
                 if await self._lookup(path) is not None:
                     continue
-                parts = [chunk async for chunk in self.inner.stream(text, language)]
+                audio = await synthesize(self.inner, text, language)
             except SpeechError as exc:
                 self.prewarm_errors.append(f"{language}: {text[:40]!r}: {exc}")
                 log.warning(
                     "tts_prewarm_failed", provider=self.inner.name, language=language, reason=str(exc)
                 )
                 continue
-            if parts:
-                await self._store(path, np.concatenate(parts).astype(np.int16, copy=False))
+            if audio.size:
+                await self._store(path, audio)
                 made += 1
         return made
 

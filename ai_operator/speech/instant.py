@@ -20,6 +20,14 @@ DEFAULT_AMPLITUDE = 8000
 INSTANT_CHUNK_SAMPLES = 1600
 
 
+def tone(
+    seconds: float, rate: int = DAEMON_RATE, hz: float = DEFAULT_TONE_HZ, amplitude: int = DEFAULT_AMPLITUDE
+) -> np.ndarray:
+    """`seconds` of a sine tone as int16 samples at `rate`."""
+    t = np.arange(round(seconds * rate)) / rate
+    return (amplitude * np.sin(2 * np.pi * hz * t)).astype(np.int16)
+
+
 class InstantSTT:
     """Benchmark STT: a fixed list of transcripts (in order) or a function of the audio."""
 
@@ -70,8 +78,6 @@ class InstantTTS:
 
     async def stream(self, text: str, language: str) -> AsyncIterator[np.ndarray]:
         self.calls += 1
-        n = round(self.duration_s(text) * DAEMON_RATE)
-        t = np.arange(n) / DAEMON_RATE
-        tone = (self.amplitude * np.sin(2 * np.pi * self.tone_hz * t)).astype(np.int16)
-        for start in range(0, n, INSTANT_CHUNK_SAMPLES):
-            yield tone[start : start + INSTANT_CHUNK_SAMPLES]
+        audio = tone(self.duration_s(text), DAEMON_RATE, self.tone_hz, self.amplitude)
+        for start in range(0, audio.size, INSTANT_CHUNK_SAMPLES):
+            yield audio[start : start + INSTANT_CHUNK_SAMPLES]

@@ -1,4 +1,4 @@
-"""Text-to-speech: the `TextToSpeech` interface every adapter implements, and the adapters' public names.
+"""Text-to-speech: the `TextToSpeech` interface every adapter implements, and `synthesize` (a whole line).
 
 An adapter's `stream(text, language)` is an async iterator of int16 8 kHz mono chunks (any length); the first
 chunk comes as early as the provider allows, so playout can start before the whole line is synthesised.
@@ -36,21 +36,4 @@ async def synthesize(tts: TextToSpeech, text: str, language: str) -> np.ndarray:
     return np.concatenate(parts).astype(np.int16, copy=False)
 
 
-def __getattr__(name: str) -> object:
-    # Lazy re-exports, so `from ai_operator.speech.tts import EspeakTTS` works without import cycles.
-    if name == "EspeakTTS":
-        from ai_operator.speech.espeak import EspeakTTS
-
-        return EspeakTTS
-    if name == "OpenAITTS":
-        from ai_operator.speech.openai_tts import OpenAITTS
-
-        return OpenAITTS
-    if name == "CachedTTS":
-        from ai_operator.speech.cache import CachedTTS
-
-        return CachedTTS
-    raise AttributeError(name)
-
-
-__all__ = ["SpeechError", "TextToSpeech", "synthesize"]  # EspeakTTS, OpenAITTS, CachedTTS: lazy, above
+__all__ = ["SpeechError", "TextToSpeech", "synthesize"]

@@ -7,11 +7,13 @@ connections know the pgvector type. `close` closes the pool and stops the embedd
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 from pathlib import Path
 
 import psycopg
 from pgvector.psycopg import register_vector_async
+from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import AsyncConnectionPool
 
 from ai_operator.logs import get_logger, register_secret
@@ -35,6 +37,16 @@ def mask_dsn(dsn: str) -> str:
     return _KV_PASSWORD_RE.sub(lambda m: m.group(1) + "***", masked)
 
 
+def _register_dsn_password(dsn: str) -> None:
+    """Register the DSN's password (URI or key=value form, as written and as decoded) as a log secret."""
+    m = _URI_PASSWORD_RE.match(dsn)
+    if m and m.group(2):
+        register_secret(m.group(2))
+    # A DSN libpq cannot parse: connecting will say so (and mask_dsn still hides its password).
+    with contextlib.suppress(psycopg.ProgrammingError):
+        register_secret(conninfo_to_dict(dsn).get("password"))
+
+
 async def _configure(conn: psycopg.AsyncConnection) -> None:
     await register_vector_async(conn)
     await conn.execute(f"SET hnsw.ef_search = {int(HNSW_EF_SEARCH)}")
@@ -51,7 +63,11 @@ class Database:
         self.pool = pool
         self.dsn = dsn
         self.server = server
-        self.embedded = server is not None
+
+    @property
+    def embedded(self) -> bool:
+        """True when this handle runs the private embedded server."""
+        return self.server is not None
 
     @classmethod
     async def open(
@@ -63,9 +79,7 @@ class Database:
             server = EmbeddedServer.in_state_dir(Path(state_dir))
             dsn = await asyncio.to_thread(server.start)
         else:
-            m = _URI_PASSWORD_RE.match(dsn)
-            if m and m.group(2):
-                register_secret(m.group(2))
+            _register_dsn_password(dsn)
         try:
             async with await psycopg.AsyncConnection.connect(
                 dsn, autocommit=True, connect_timeout=int(CONNECT_TIMEOUT_S)

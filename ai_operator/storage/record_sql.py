@@ -14,7 +14,13 @@ from psycopg.types.json import Jsonb
 
 from ai_operator.storage.record_types import CallRecord, TurnRecord, check_ended_by
 
-OPS = ("call_started", "call_answered", "turn", "call_ended")
+_REQUIRED = {  # the fields each operation's spool line must carry
+    "call_started": ("call_id", "route", "policy", "started_at"),
+    "call_answered": ("call_id", "at"),
+    "turn": ("call_id", "seq", "at"),
+    "call_ended": ("call_id", "ended_at", "ended_by"),
+}
+OPS = tuple(_REQUIRED)
 _DATETIME_KEYS = ("started_at", "answered_at", "ended_at", "at")
 
 
@@ -43,13 +49,7 @@ def decode_line(raw: bytes) -> tuple[str, dict[str, Any]]:
                 data[key] = datetime.fromisoformat(data[key])
             except ValueError:
                 raise ValueError(f"field {key}: not an ISO timestamp: {data[key]!r}") from None
-    required = {
-        "call_started": ["call_id", "route", "policy", "started_at"],
-        "call_answered": ["call_id", "at"],
-        "turn": ["call_id", "seq", "at"],
-        "call_ended": ["call_id", "ended_at", "ended_by"],
-    }[op]
-    for key in required:
+    for key in _REQUIRED[op]:
         if data.get(key) is None:
             raise ValueError(f"{op}: missing field {key}")
     try:

@@ -34,9 +34,21 @@ CLOSE_FLUSH_TIMEOUT_S = 5.0
 __all__ = ["ENDED_BY", "CallRecord", "RecordStore", "TurnRecord"]
 
 
-def _is_outage(exc: BaseException) -> bool:
-    """Unreachable / timed out / shut down (retry later) as opposed to a record the database refuses."""
-    return isinstance(exc, psycopg.OperationalError | OSError | TimeoutError | psycopg.InterfaceError)
+_WRITE_ERRORS = (RecordDataError, psycopg.Error, OSError, TimeoutError)
+
+
+def _describe(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _refusal(exc: BaseException) -> str | None:
+    """Why the database refuses this record for its content, or None for an outage (unreachable / timed out /
+    shut down: retry later)."""
+    if isinstance(exc, RecordDataError):
+        return str(exc)
+    if isinstance(exc, psycopg.OperationalError | OSError | TimeoutError | psycopg.InterfaceError):
+        return None
+    return _describe(exc)
 
 
 class RecordStore:
@@ -88,15 +100,12 @@ class RecordStore:
                 return
             try:
                 await asyncio.wait_for(self._apply(op, data), self.write_timeout_s)
-            except RecordDataError as exc:
-                await self._reject_record(op, data, str(exc))
-            except psycopg.Error as exc:
-                if _is_outage(exc):
-                    await self._to_spool(op, data, reason=str(exc))
+            except _WRITE_ERRORS as exc:
+                refusal = _refusal(exc)
+                if refusal is None:
+                    await self._to_spool(op, data, reason=_describe(exc))
                 else:
-                    await self._reject_record(op, data, f"{type(exc).__name__}: {exc}")
-            except (OSError, TimeoutError) as exc:
-                await self._to_spool(op, data, reason=f"{type(exc).__name__}: {exc}")
+                    await self._reject_record(op, data, refusal)
 
     async def _apply(self, op: str, data: dict[str, Any]) -> None:
         assert self.db is not None
@@ -140,14 +149,13 @@ class RecordStore:
                 try:
                     await asyncio.wait_for(self._apply(op, data), self.write_timeout_s)
                     written += 1
-                except RecordDataError as exc:
-                    await self._reject_line(line_no, raw, str(exc))
-                except (psycopg.Error, OSError, TimeoutError) as exc:
-                    if isinstance(exc, psycopg.Error) and not _is_outage(exc):
-                        await self._reject_line(line_no, raw, f"{type(exc).__name__}: {exc}")
+                except _WRITE_ERRORS as exc:
+                    refusal = _refusal(exc)
+                    if refusal is not None:
+                        await self._reject_line(line_no, raw, refusal)
                         continue
                     rest = [r for _, r in lines[i:]]
-                    log.warning("spool_flush_stopped", written=written, left=len(rest), reason=str(exc))
+                    log.warning("spool_flush_stopped", written=written, left=len(rest), reason=_describe(exc))
                     break
             await asyncio.to_thread(self._spool.replace, rest)
             self._spooled = len(rest)
@@ -192,7 +200,7 @@ class RecordStore:
             try:
                 await self.flush_spool()
             except Exception as exc:  # the loop must survive anything
-                log.error("spool_retry_failed", error=f"{type(exc).__name__}: {exc}")
+                log.error("spool_retry_failed", error=_describe(exc))
             if self._spooled == 0:
                 self._wake.clear()
 
@@ -207,4 +215,4 @@ class RecordStore:
             try:
                 await asyncio.wait_for(self.flush_spool(), CLOSE_FLUSH_TIMEOUT_S)
             except Exception as exc:
-                log.warning("spool_final_flush_failed", left=self._spooled, error=f"{type(exc).__name__}: {exc}")
+                log.warning("spool_final_flush_failed", left=self._spooled, error=_describe(exc))

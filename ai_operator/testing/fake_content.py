@@ -18,13 +18,12 @@ from typing import Any
 
 import numpy as np
 
+from ai_operator.speech.instant import DEFAULT_SECONDS_PER_CHAR, tone
 from ai_operator.speech.resample import resample
 from ai_operator.speech.wav import WavError, decode_wav
 
 SPEECH_RATE = 24000
-TONE_HZ = 440.0
-TONE_SECONDS_PER_CHAR = 0.06
-TONE_AMPLITUDE = 8000
+MIN_TONE_S = 0.2
 ESPEAK_TIMEOUT_S = 20.0
 WORD_RE = re.compile(r"\w+", re.UNICODE)
 KAZAKH_LETTERS = set("әғқңөұүһіӘҒҚҢӨҰҮҺІ")
@@ -39,11 +38,6 @@ def guess_voice(text: str) -> str:
     if any("\u0400" <= ch <= "\u04ff" for ch in text):
         return "ru"
     return "en"
-
-
-def tone(seconds: float, rate: int = SPEECH_RATE, hz: float = TONE_HZ) -> np.ndarray:
-    t = np.arange(round(seconds * rate)) / rate
-    return (TONE_AMPLITUDE * np.sin(2 * np.pi * hz * t)).astype(np.int16)
 
 
 def speech_audio(text: str) -> np.ndarray:
@@ -64,7 +58,7 @@ def speech_audio(text: str) -> np.ndarray:
                     return resample(pcm, rate, SPEECH_RATE)
         except (OSError, subprocess.SubprocessError, WavError):
             pass
-    return tone(max(0.2, len(text) * TONE_SECONDS_PER_CHAR))
+    return tone(max(MIN_TONE_S, len(text) * DEFAULT_SECONDS_PER_CHAR), SPEECH_RATE)
 
 
 def embedding(text: str, dim: int) -> list[float]:
