@@ -64,6 +64,8 @@ class LazyKnowledge:
         return await kb.search(query, language, region_code, limit)
 
     async def close(self) -> None:
+        if self._kb is not None:
+            await self._kb.close()
         if self._db is not None:
             await self._db.close()
             self._db = self._kb = None

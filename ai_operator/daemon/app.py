@@ -91,6 +91,8 @@ class Daemon:
         await records.start()
         stack.push_async_callback(records.close)
         knowledge = KnowledgeBase(self.db, build_embedder(self.settings)) if self.db is not None else None
+        if knowledge is not None:
+            stack.push_async_callback(knowledge.close)
         return records, knowledge
 
     async def serve(self) -> int:

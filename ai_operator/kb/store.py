@@ -70,6 +70,12 @@ class KnowledgeBase:
         self.chunk_chars = chunk_chars
         self._checked = False
 
+    async def close(self) -> None:
+        """Release the embedder's client (the database belongs to whoever opened it)."""
+        close = getattr(self.embedder, "close", None)
+        if close is not None:
+            await close()
+
     async def meta(self) -> tuple[str, int] | None:
         """(embedder name, dim) recorded with the data, or None before the first ingestion."""
         async with self.db.pool.connection() as conn:
@@ -223,7 +229,10 @@ class KnowledgeBase:
         fallback = FALLBACK_LANGUAGES.get(language)
         langs = [language] + ([fallback] if fallback else [])
         vec = (await self.embedder.embed([query]))[0]
-        params = search_params(Vector(vec), term_patterns(query), langs, regions, limit, presence=bool(fallback))
+        terms = term_patterns(query)
+        if not terms and not np.any(vec):
+            return []  # nothing to search with (only stop words): a zero vector has no cosine distance
+        params = search_params(Vector(vec), terms, langs, regions, limit, presence=bool(fallback))
         async with self.db.pool.connection() as conn:
             cur = await conn.execute(SEARCH_SQL, params)
             rows = await cur.fetchall()
