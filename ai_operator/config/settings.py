@@ -86,6 +86,10 @@ ROUTE_OPTIONS: dict[str, str] = {
     "LLM": "per-route model provider override",
     "HOLD_S": "turn-boundary hold for dangling utterances (seconds)",
 }
+STT_CHOICES = ("auto", "openai", "none")  # auto = openai when OPENAI_API_KEY is set
+TTS_CHOICES = ("auto", "openai", "espeak")
+LLM_CHOICES = ("auto", "openai", "none")
+EMBEDDING_CHOICES = ("hash", "openai")
 PATH_OPTIONS = ("LOAD",)  # relative paths are resolved against the env file's folder
 PRODUCTION_ROUTES = ("KAZAKHTELECOM",)
 
@@ -228,10 +232,10 @@ def build_settings(entries: list[EnvEntry], environ: Mapping[str, str] | None = 
     if values["MAX_CALLS"] < 1:
         raise ConfigError(f"{where('MAX_CALLS')}MAX_CALLS: must be at least 1")
     for pkey, allowed in (
-        ("STT_PROVIDER", ("auto", "openai", "none")),
-        ("TTS_PROVIDER", ("auto", "openai", "espeak")),
-        ("LLM_PROVIDER", ("auto", "openai", "none")),
-        ("EMBEDDING_PROVIDER", ("hash", "openai")),
+        ("STT_PROVIDER", STT_CHOICES),
+        ("TTS_PROVIDER", TTS_CHOICES),
+        ("LLM_PROVIDER", LLM_CHOICES),
+        ("EMBEDDING_PROVIDER", EMBEDDING_CHOICES),
     ):
         if values[pkey] not in allowed:
             raise ConfigError(f"{where(pkey)}{pkey}: expected one of {', '.join(allowed)}, got {values[pkey]!r}")

@@ -10,17 +10,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ai_operator.config.settings import ConfigError, Route, Settings
+from ai_operator.config.settings import LLM_CHOICES, STT_CHOICES, TTS_CHOICES, ConfigError, Route, Settings
 from ai_operator.speech.cache import CachedTTS
 from ai_operator.speech.espeak import EspeakTTS
 from ai_operator.speech.model import ChatModel
 from ai_operator.speech.openai_tts import OpenAITTS
 from ai_operator.speech.stt import OpenAITranscriber, SpeechToText
 from ai_operator.speech.tts import TextToSpeech
-
-STT_CHOICES = ("auto", "openai", "none")
-TTS_CHOICES = ("auto", "openai", "espeak")
-LLM_CHOICES = ("auto", "openai", "none")
 
 
 def _resolve(
