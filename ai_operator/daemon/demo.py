@@ -83,10 +83,12 @@ async def run_demo(settings: Settings, *, route_name: str, state_dir: str | None
 
     def observe(call: Any, caller: str | None, outcome: Any) -> None:
         reply = outcome.reply
-        fields = ", ".join(f"{k}={v}" for k, v in reply.fields.items() if v is not None)
+        fields = ", ".join(f"{k}={v}" for k, v in reply.fields.items() if v is not None and k != "citations")
         if caller is not None:
             out.write(f"  caller > {caller}\n")
         out.write(f"  bot    > {reply.text or ''}\n           [{fields}]\n")
+        for cite in reply.fields.get("citations", [])[:1]:
+            out.write(f"           cited: {cite['id']} {cite['source']}\n")
         out.flush()
 
     async with simulated_stage(settings, state_dir=state, scripted_stt=not settings.OPENAI_API_KEY,
