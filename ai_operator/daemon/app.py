@@ -25,6 +25,7 @@ from ai_operator.media.playout import Pacer
 from ai_operator.media.transport import TOTALS, PortAllocator
 
 log = get_logger("daemon")
+DB_RETRY_S = 5.0  # a database that cannot be opened at start is tried again this often
 
 
 class Daemon:
@@ -41,6 +42,8 @@ class Daemon:
         self.stream: Any = None
         self.db: Any = None
         self.notifier: Any = None
+        self._knowledge: Any = None
+        self._db_retry: asyncio.Task[None] | None = None
 
     # ---- signals ----------------------------------------------------------------------------------------------
     def reload(self) -> bool:
@@ -73,27 +76,49 @@ class Daemon:
 
     # ---- life ---------------------------------------------------------------------------------------------------
     async def _open_storage(self, stack: AsyncExitStack) -> tuple[Any, Any]:
-        """The database (None when unavailable), the record store and the knowledge base; closed by `stack`."""
-        from ai_operator.kb.embeddings import build_embedder
-        from ai_operator.kb.store import KnowledgeBase
-        from ai_operator.storage.database import Database
+        """The record store and the knowledge base (None until the database is reachable); closed by `stack`.
+        A database that cannot be opened at start is retried in the background; records are spooled meanwhile."""
         from ai_operator.storage.records import RecordStore
 
         state_dir = Path(self.settings.STATE_DIR)
-        try:
-            self.db = await Database.open(self.settings.DATABASE_URL or None, state_dir)
-        except Exception as exc:  # records are spooled until the database is back
-            log.error("database_unavailable", error=str(exc), action="spooling records to disk")
-            self.db = None
-        if self.db is not None:
-            stack.push_async_callback(self.db.close)
-        records = RecordStore(self.db, state_dir / "spool" / "records.jsonl")
+        stack.push_async_callback(self._close_database)
+        records = RecordStore(None, state_dir / "spool" / "records.jsonl")
         await records.start()
         stack.push_async_callback(records.close)
-        knowledge = KnowledgeBase(self.db, build_embedder(self.settings)) if self.db is not None else None
-        if knowledge is not None:
-            stack.push_async_callback(knowledge.close)
-        return records, knowledge
+        if not await self._connect_database(records, first=True):
+            self._db_retry = asyncio.create_task(self._retry_database(records))
+        return records, self._knowledge
+
+    async def _connect_database(self, records: Any, *, first: bool = False) -> bool:
+        from ai_operator.kb.embeddings import build_embedder
+        from ai_operator.kb.store import KnowledgeBase
+        from ai_operator.storage.database import Database
+
+        try:
+            self.db = await Database.open(self.settings.DATABASE_URL or None, Path(self.settings.STATE_DIR))
+        except Exception as exc:
+            if first:
+                log.error("database_unavailable", error=str(exc), action=f"spooling records; retrying every {DB_RETRY_S:g} s")
+            return False
+        records.attach(self.db)
+        self._knowledge = KnowledgeBase(self.db, build_embedder(self.settings))
+        if self.svc is not None:
+            self.svc.knowledge = self._knowledge
+        if not first:
+            log.info("database_connected", spooled_records=records.spooled)
+        return True
+
+    async def _retry_database(self, records: Any) -> None:
+        while not await self._connect_database(records):
+            await asyncio.sleep(DB_RETRY_S)
+
+    async def _close_database(self) -> None:
+        if self._db_retry is not None:
+            self._db_retry.cancel()
+        if self._knowledge is not None:
+            await self._knowledge.close()
+        if self.db is not None:
+            await self.db.close()
 
     async def serve(self) -> int:
         from ai_operator.ari.rest import AriRestClient

@@ -183,6 +183,12 @@ class RecordStore:
             call["turns"] = await cur.fetchall()
         return dict(call)
 
+    def attach(self, db: Database) -> None:
+        """The database is reachable (again, or for the first time): spooled records are replayed to it."""
+        self.db = db
+        if self._spooled:
+            self._wake.set()
+
     async def start(self) -> None:
         """Start the background task that replays the spool every `retry_s` while anything waits in it."""
         if self._task is None:
