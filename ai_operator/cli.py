@@ -87,7 +87,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from ai_operator.daemon.demo import run_demo
+    from ai_operator.sim.demo import run_demo
 
     settings = _settings(args, quiet=True)
     return asyncio.run(run_demo(settings, route_name=args.route, state_dir=args.state_dir, out=sys.stdout))
@@ -114,7 +114,7 @@ def cmd_kb(args: argparse.Namespace) -> int:
 
 
 def cmd_simpbx(args: argparse.Namespace) -> int:
-    from ai_operator.simpbx import serve_forever
+    from ai_operator.sim.pbx import serve_forever
 
     configure_logging("info", "auto")
     asyncio.run(serve_forever(args.host, args.port, args.user, args.password))

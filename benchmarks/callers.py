@@ -99,7 +99,7 @@ def speech_clip(pcm: np.ndarray, speech_s: float = SPEECH_S) -> np.ndarray:
 
 async def make_clip() -> np.ndarray:
     """The caller's voice: espeak-ng, cut to about 2 s of speech."""
-    from ai_operator.daemon.stage import espeak_pcm
+    from ai_operator.sim.stage import espeak_pcm
 
     return speech_clip(await espeak_pcm(CALLER_TEXT, CALLER_LANGUAGE))
 

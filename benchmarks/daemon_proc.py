@@ -25,7 +25,7 @@ from ai_operator.daemon.app import Daemon
 from ai_operator.logs import configure_logging
 from ai_operator.media.timing import ErrorStats
 from ai_operator.media.transport import TOTALS
-from ai_operator.speech.instant import InstantSTT, InstantTTS
+from ai_operator.sim.instant import InstantSTT, InstantTTS
 
 DEFAULT_SAY = "Алло"
 DEFAULT_TTS_SECONDS = 0.8

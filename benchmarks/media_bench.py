@@ -107,7 +107,7 @@ async def _wait_subscribed(pbx: Any, daemon: DaemonProcess, app: str) -> None:
 async def run_media(n: int, duration_s: float, workdir: Path, clip: np.ndarray, *, profile: Path | None = None,
                     seed: int = 8) -> dict[str, Any]:
     """One run with `n` calls and a measurement window of `duration_s` seconds."""
-    from ai_operator.simpbx import SimulatedPbx
+    from ai_operator.sim.pbx import SimulatedPbx
 
     rng = random.Random(seed)
     password = secrets.token_hex(8)

@@ -15,10 +15,9 @@ from ai_operator.dialogue import Reply
 from ai_operator.kb.embeddings import HashEmbedder
 from ai_operator.kb.ingest import parse_kb_lines
 from ai_operator.kb.store import KnowledgeBase
+from ai_operator.sim.openai_server import FakeOpenAI
 from ai_operator.speech.model import ChatModel
-from ai_operator.testing.openai_server import FakeOpenAI
 from policies import load_policy
-from tests.test_storage_helpers import db, fresh_dsn  # noqa: F401
 
 REPO = Path(__file__).resolve().parents[1]
 OPERATOR = Route(name="test", enabled=True, policy="operator", options={"HANDOFF": "ctx,operator,1"})
@@ -34,7 +33,7 @@ async def fake():
 
 
 @pytest.fixture
-async def kb(db):  # noqa: F811
+async def kb(db):
     entries, rejects = parse_kb_lines((REPO / "etc/kb/sample.jsonl").read_bytes().split(b"\n"))
     assert not rejects
     base = KnowledgeBase(db, HashEmbedder(256))

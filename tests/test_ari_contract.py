@@ -10,9 +10,9 @@ import pytest
 from websockets.asyncio.client import connect
 
 from ai_operator.ari import AriRestClient
-from ai_operator.ari.contract import AriSpec
-from ai_operator.simpbx import SimulatedPbx
-from ai_operator.simpbx.harness import EventCollector
+from ai_operator.sim.pbx import SimulatedPbx
+from tests.support.ari_contract import AriSpec
+from tests.support.events import EventCollector
 
 APP = "ai-operator"
 

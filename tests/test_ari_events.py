@@ -9,14 +9,14 @@ import json
 import pytest
 
 from ai_operator.ari import EventError, parse_event
-from ai_operator.ari.contract import AriSpec
 from ai_operator.ari.events import BASE_FIELDS, EVENT_TYPES, ChannelDtmfReceived, StasisStart, UnknownEvent
 from ai_operator.ari.models import MODELS
+from tests.support.ari_contract import AriSpec
 
 
 @pytest.fixture(scope="module")
 def spec() -> AriSpec:
-    return AriSpec.load()  # $AI_OPERATOR_ARI_SPEC, else shared/asterisk-ari beside the repository
+    return AriSpec.load()  # $AI_OPERATOR_ARI_SPEC, else tests/data/asterisk-ari
 
 
 CHANNEL = {

@@ -12,8 +12,8 @@ from aiohttp import web
 
 from ai_operator.ari import AriAuthError, AriError, AriEventStream, AriRestClient
 from ai_operator.ari.events_ws import backoff_delay, events_url
-from ai_operator.simpbx import SimulatedPbx
-from ai_operator.simpbx.harness import EventCollector
+from ai_operator.sim.pbx import SimulatedPbx
+from tests.support.events import EventCollector
 
 APP = "ai-operator"
 FAST = {"backoff_initial_s": 0.05, "backoff_max_s": 0.2}

@@ -10,7 +10,7 @@ import aiohttp
 import pytest
 
 from ai_operator.ari import AriAuthError, AriHttpError, AriRestClient, AriUnavailable
-from ai_operator.simpbx import SimulatedPbx
+from ai_operator.sim.pbx import SimulatedPbx
 
 PASSWORD = "s3cret-pass"
 

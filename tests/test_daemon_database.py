@@ -9,12 +9,12 @@ import time
 import pytest
 
 from ai_operator.daemon import app
-from tests.test_daemon_helpers import Caller, daemon_base, stage_for  # noqa: F401
-from tests.test_storage_helpers import fresh_dsn, shared_server
+from tests.support.daemon import Caller, stage_for
+from tests.support.storage import fresh_dsn, shared_server
 
 
 @pytest.mark.slow
-async def test_database_down_at_start_then_connected_and_spool_replayed(daemon_base, monkeypatch) -> None:  # noqa: F811
+async def test_database_down_at_start_then_connected_and_spool_replayed(daemon_base, monkeypatch) -> None:
     monkeypatch.setattr(app, "DB_RETRY_S", 0.5)
     dsn = fresh_dsn()
     server = shared_server()

@@ -14,7 +14,7 @@ import pytest
 
 from ai_operator.config import ConfigError
 from ai_operator.daemon.dial import dial, stasis_args
-from tests.test_daemon_helpers import Caller, daemon_base, stage_for  # noqa: F401
+from tests.support.daemon import Caller, stage_for
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -24,7 +24,7 @@ def test_stasis_args_carry_route_direction_and_absolute_load(tmp_path):
     assert stasis_args("freight", "x.json") == f"freight,outbound,load={Path('x.json').resolve()}"
 
 
-async def test_dial_originates_and_the_daemon_serves_an_outbound_freight_call(daemon_base, tmp_path) -> None:  # noqa: F811
+async def test_dial_originates_and_the_daemon_serves_an_outbound_freight_call(daemon_base, tmp_path) -> None:
     load = json.loads((REPO / "etc/loads/sample.json").read_text())
     load["vendor_name"] = "सुरेश"
     path = tmp_path / "load.json"
@@ -49,7 +49,7 @@ async def test_dial_originates_and_the_daemon_serves_an_outbound_freight_call(da
     assert record["ended_by"] == "caller" and record["disposition"] == "caller_hung_up"
 
 
-async def test_dial_refuses_a_disabled_route_and_a_bad_load(daemon_base, tmp_path) -> None:  # noqa: F811
+async def test_dial_refuses_a_disabled_route_and_a_bad_load(daemon_base, tmp_path) -> None:
     async with stage_for(daemon_base) as stage:
         routes = {**stage.settings.routes, "freight": dataclasses.replace(stage.settings.route("freight"), enabled=False)}
         disabled = dataclasses.replace(stage.settings, routes=routes)
@@ -62,7 +62,7 @@ async def test_dial_refuses_a_disabled_route_and_a_bad_load(daemon_base, tmp_pat
         assert not [r for r in stage.pbx.requests if r[0] == "POST" and r[1] == "/channels"]
 
 
-async def test_a_call_whose_session_cannot_start_goes_back_to_the_dialplan(daemon_base, tmp_path) -> None:  # noqa: F811
+async def test_a_call_whose_session_cannot_start_goes_back_to_the_dialplan(daemon_base, tmp_path) -> None:
     from ai_operator.ari.rest import AriRestClient
 
     async with stage_for(daemon_base) as stage:

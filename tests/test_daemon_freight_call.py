@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 
 from policies.freight import ceiling_leaks
-from tests.test_daemon_helpers import Caller, daemon_base, stage_for  # noqa: F401
+from tests.support.daemon import Caller, stage_for
 
 LOAD = json.loads((Path(__file__).resolve().parents[1] / "etc/loads/sample.json").read_text())
 
 
 @pytest.mark.slow
-async def test_freight_call_with_turn_boundary_hold_and_deal(daemon_base) -> None:  # noqa: F811
+async def test_freight_call_with_turn_boundary_hold_and_deal(daemon_base) -> None:
     async with stage_for(daemon_base, ROUTE_FREIGHT_HOLD_S="1.5") as stage:
         caller = await Caller.place(stage, route="freight")
         await caller.quiet(min_turns=1)

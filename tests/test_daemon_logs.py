@@ -9,12 +9,12 @@ import json
 import structlog
 
 from ai_operator.logs import configure_logging
-from tests.test_daemon_helpers import Caller, daemon_base, stage_for  # noqa: F401
+from tests.support.daemon import Caller, stage_for
 
 CALL_COMPONENTS = ("call", "conversation", "speaker")
 
 
-async def test_every_log_line_about_a_call_carries_call_id_and_route(daemon_base) -> None:  # noqa: F811
+async def test_every_log_line_about_a_call_carries_call_id_and_route(daemon_base) -> None:
     saved = structlog.get_config()
     buf = io.StringIO()
     configure_logging("debug", "json", stream=buf)

@@ -8,22 +8,14 @@ from __future__ import annotations
 import pytest
 
 from policies.operator.catalog import GREETING
-from tests.test_daemon_helpers import (  # noqa: F401
-    FRAME_S,
-    Caller,
-    daemon_base,
-    hangup_requests,
-    runs,
-    stage_for,
-    synthesized_frames,
-)
+from tests.support.daemon import FRAME_S, Caller, hangup_requests, runs, stage_for, synthesized_frames
 
 TIMING_KEYS = ("eou_ms", "stt_ms", "policy_ms", "tts_first_chunk_ms", "first_rtp_ms", "bridge_ms")
 GRACE_MS = 400
 
 
 @pytest.mark.slow
-async def test_full_operator_call_greeting_kb_answer_goodbye_then_hangup(daemon_base) -> None:  # noqa: F811
+async def test_full_operator_call_greeting_kb_answer_goodbye_then_hangup(daemon_base) -> None:
     async with stage_for(daemon_base, HANGUP_GRACE_MS=GRACE_MS) as stage:
         caller = await Caller.place(stage)
         tts = stage.daemon.svc.tts_for(stage.settings.route("test"))

@@ -8,10 +8,10 @@ import time
 from ai_operator.daemon.call import SHUTDOWN_LINES
 from ai_operator.daemon.speaker import voice_segments
 from policies.operator.catalog import GREETING
-from tests.test_daemon_helpers import daemon_base, stage_for  # noqa: F401
+from tests.support.daemon import stage_for
 
 
-async def test_greetings_and_shutdown_lines_are_cached_at_start(daemon_base) -> None:  # noqa: F811
+async def test_greetings_and_shutdown_lines_are_cached_at_start(daemon_base) -> None:
     async with stage_for(daemon_base) as stage:
         tts = stage.daemon.svc.tts_for(stage.settings.route("test"))
         parts = voice_segments(GREETING, "ru")

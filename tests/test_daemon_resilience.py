@@ -9,7 +9,7 @@ import time
 
 from ai_operator.media.rtp import build_header
 from ai_operator.media.transport import TOTALS
-from tests.test_daemon_helpers import Caller, daemon_base, stage_for  # noqa: F401
+from tests.support.daemon import Caller, stage_for
 
 
 async def _wait(pred, timeout: float, what: str) -> None:
@@ -20,7 +20,7 @@ async def _wait(pred, timeout: float, what: str) -> None:
         await asyncio.sleep(0.02)
 
 
-async def test_garbage_and_foreign_rtp_are_dropped_and_counted_and_the_call_goes_on(daemon_base) -> None:  # noqa: F811
+async def test_garbage_and_foreign_rtp_are_dropped_and_counted_and_the_call_goes_on(daemon_base) -> None:
     async with stage_for(daemon_base) as stage:
         caller = await Caller.place(stage)
         call = stage.call_of(caller.sim)
@@ -59,7 +59,7 @@ async def test_garbage_and_foreign_rtp_are_dropped_and_counted_and_the_call_goes
     assert record["turns"][-1]["state"] == "REGION_SELECTION"
 
 
-async def test_websocket_drop_mid_call_loses_nothing(daemon_base) -> None:  # noqa: F811
+async def test_websocket_drop_mid_call_loses_nothing(daemon_base) -> None:
     async with stage_for(daemon_base) as stage:
         caller = await Caller.place(stage)
         reconnects = stage.daemon.svc.metrics.ari_reconnects_total
@@ -79,7 +79,7 @@ async def test_websocket_drop_mid_call_loses_nothing(daemon_base) -> None:  # no
     assert record["ended_at"] is not None
 
 
-async def test_asterisk_restart_mid_call_closes_it_as_system_after_reconnect(daemon_base) -> None:  # noqa: F811
+async def test_asterisk_restart_mid_call_closes_it_as_system_after_reconnect(daemon_base) -> None:
     async with stage_for(daemon_base) as stage:
         caller = await Caller.place(stage)
         caller.sim.send_dtmf("1")

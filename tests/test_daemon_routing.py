@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 
 from policies.operator.catalog import say
-from tests.test_daemon_helpers import Caller, daemon_base, metric, stage_for  # noqa: F401
+from tests.support.daemon import Caller, metric, stage_for
 
 REJECTED = "ai_operator_calls_rejected_total"
 
@@ -23,7 +23,7 @@ async def _rejected_call(stage, route: str):
     return sim
 
 
-async def test_disabled_unknown_and_over_capacity_go_back_to_the_dialplan_untouched(daemon_base) -> None:  # noqa: F811
+async def test_disabled_unknown_and_over_capacity_go_back_to_the_dialplan_untouched(daemon_base) -> None:
     async with stage_for(daemon_base, MAX_CALLS=1) as stage:
         for route, reason in (("kazakhtelecom", "route_disabled"), ("nosuch", "route_unknown")):
             before = metric(stage, REJECTED, {"reason": reason})
@@ -46,7 +46,7 @@ async def test_disabled_unknown_and_over_capacity_go_back_to_the_dialplan_untouc
         assert record["ended_by"] == "caller"
 
 
-async def test_dtmf_2_selects_kazakh(daemon_base) -> None:  # noqa: F811
+async def test_dtmf_2_selects_kazakh(daemon_base) -> None:
     async with stage_for(daemon_base) as stage:
         caller = await Caller.place(stage)
         caller.sim.send_dtmf("2")
@@ -59,7 +59,7 @@ async def test_dtmf_2_selects_kazakh(daemon_base) -> None:  # noqa: F811
     assert say("region_prompt", "kk") in turn["bot_text"]
 
 
-async def test_handoff_plays_its_line_then_continues_to_the_route_target(daemon_base) -> None:  # noqa: F811
+async def test_handoff_plays_its_line_then_continues_to_the_route_target(daemon_base) -> None:
     async with stage_for(daemon_base) as stage:
         caller = await Caller.place(stage)
         caller.sim.send_dtmf("1")
@@ -68,8 +68,7 @@ async def test_handoff_plays_its_line_then_continues_to_the_route_target(daemon_
         await caller.sim.wait_hangup(timeout=20)
         record = await caller.record()
         tts = stage.daemon.svc.tts_for(stage.settings.route("test"))
-    from tests.test_daemon_helpers import synthesized_frames
-
+    from tests.support.daemon import synthesized_frames
     line = say("handoff", "ru")
     assert record["turns"][-1]["bot_text"] == line
     heard = caller.frames_between(said)
@@ -82,7 +81,7 @@ async def test_handoff_plays_its_line_then_continues_to_the_route_target(daemon_
     assert record["summary"]["handoff"] == "ai-operator-handoff,operator,1"
 
 
-async def test_no_leaks_after_50_calls(daemon_base) -> None:  # noqa: F811
+async def test_no_leaks_after_50_calls(daemon_base) -> None:
     async with stage_for(daemon_base) as stage:
         svc = stage.daemon.svc
 

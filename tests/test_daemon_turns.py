@@ -10,8 +10,8 @@ import time
 import pytest
 
 from policies.operator.catalog import say
-from tests.test_daemon_helpers import FRAME_S, Caller, caller_pcm, daemon_base, runs, stage_for  # noqa: F401
-from tests.test_daemon_helpers import trim_leading_silence as trim
+from tests.support.daemon import Caller, caller_pcm, runs, stage_for
+from tests.support.daemon import trim_leading_silence as trim
 
 BARGE_IN_MS = 200
 FLUSH_BUDGET_MS = 100
@@ -34,7 +34,7 @@ async def _ready_to_help(caller: Caller) -> None:
 
 
 @pytest.mark.slow
-async def test_barge_in_flushes_within_budget_and_a_cough_does_not(daemon_base) -> None:  # noqa: F811
+async def test_barge_in_flushes_within_budget_and_a_cough_does_not(daemon_base) -> None:
     async with stage_for(daemon_base, BARGE_IN_MS=BARGE_IN_MS) as stage:
         caller = await Caller.place(stage)
         await _ready_to_help(caller)
@@ -70,7 +70,7 @@ async def test_barge_in_flushes_within_budget_and_a_cough_does_not(daemon_base) 
     assert record["turns"][-1]["fields"].get("citations")
 
 
-async def test_idle_reprompts_then_gives_up_and_hangs_up(daemon_base) -> None:  # noqa: F811
+async def test_idle_reprompts_then_gives_up_and_hangs_up(daemon_base) -> None:
     idle_s = 1.0
     async with stage_for(daemon_base, IDLE_TIMEOUT_S=idle_s) as stage:
         caller = await Caller.place(stage)
@@ -91,7 +91,7 @@ async def test_idle_reprompts_then_gives_up_and_hangs_up(daemon_base) -> None:  
 
 
 @pytest.mark.slow
-async def test_stt_failure_and_timeout_say_the_hearing_problem_line_and_the_call_goes_on(daemon_base) -> None:  # noqa: F811
+async def test_stt_failure_and_timeout_say_the_hearing_problem_line_and_the_call_goes_on(daemon_base) -> None:
     timeout_s = 0.4
     async with stage_for(daemon_base, STT_TIMEOUT_S=timeout_s) as stage:
         fake, stt = stage.fake_openai, stage.daemon.svc.stt_for(stage.settings.route("test"))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ai_operator.simpbx import SimulatedPbx
+from ai_operator.sim.pbx import SimulatedPbx
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[1]

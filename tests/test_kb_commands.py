@@ -16,7 +16,7 @@ from ai_operator.config.settings import ConfigError, Settings, build_settings
 from ai_operator.doctor.database_checks import database_checks
 from ai_operator.kb.commands import kb_ingest, kb_search, kb_stats
 from ai_operator.kb.embeddings import HashEmbedder, OpenAIEmbedder, build_embedder
-from tests.test_storage_helpers import fresh_dsn
+from tests.support.storage import fresh_dsn
 
 SAMPLE = Path(__file__).resolve().parent.parent / "etc" / "kb" / "sample.jsonl"
 

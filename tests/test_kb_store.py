@@ -14,7 +14,7 @@ from ai_operator.kb.embeddings import HashEmbedder
 from ai_operator.kb.ingest import KBEntry, parse_kb_lines
 from ai_operator.kb.store import EmbedderMismatch, KnowledgeBase
 from ai_operator.storage.database import Database
-from tests.test_storage_helpers import db, fresh_dsn  # noqa: F401
+from tests.support.storage import fresh_dsn
 
 SAMPLE = Path(__file__).resolve().parent.parent / "etc" / "kb" / "sample.jsonl"
 
@@ -26,13 +26,13 @@ def sample() -> list[KBEntry]:
 
 
 @pytest.fixture
-async def kb(db: Database) -> KnowledgeBase:  # noqa: F811
+async def kb(db: Database) -> KnowledgeBase:
     base = KnowledgeBase(db, HashEmbedder(256))
     await base.ingest(sample())
     return base
 
 
-async def count(db: Database, sql: str) -> int:  # noqa: F811
+async def count(db: Database, sql: str) -> int:
     async with db.pool.connection() as conn:
         cur = await conn.execute(sql)
         return (await cur.fetchone())[0]

@@ -10,8 +10,8 @@ import numpy as np
 import openai
 import pytest
 
+from ai_operator.sim.openai_server import FakeOpenAI
 from ai_operator.speech.wav import decode_wav
-from ai_operator.testing.openai_server import FakeOpenAI
 
 KEY = "test-key"
 

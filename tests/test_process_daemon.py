@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from ai_operator.daemon.stage import ScriptedTranscripts, espeak_pcm
-from ai_operator.simpbx import SimulatedPbx
+from ai_operator.sim.openai_server import FakeOpenAI
+from ai_operator.sim.pbx import SimulatedPbx
+from ai_operator.sim.stage import ScriptedTranscripts, espeak_pcm
 from ai_operator.storage.database import Database
 from ai_operator.storage.records import RecordStore
-from ai_operator.testing.openai_server import FakeOpenAI
 
 pytestmark = pytest.mark.slow
 ARI_PASSWORD = "s3cret-ari-pw"

@@ -13,8 +13,8 @@ import pytest
 from ai_operator.ari import AriHttpError, AriRestClient
 from ai_operator.media.codecs import FRAME_SAMPLES, get_codec
 from ai_operator.media.rtp import RtpPacket
-from ai_operator.simpbx import SimulatedPbx
-from ai_operator.simpbx.harness import EventCollector
+from ai_operator.sim.pbx import SimulatedPbx
+from tests.support.events import EventCollector
 
 APP = "ai-operator"
 

@@ -9,7 +9,7 @@ import socket
 import pytest
 
 from ai_operator.ari import AriAuthError, AriRestClient, AriUnavailable
-from ai_operator.simpbx import serve_forever
+from ai_operator.sim.pbx import serve_forever
 
 
 async def test_serve_forever_serves_until_cancelled():

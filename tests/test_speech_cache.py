@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from ai_operator.sim.instant import InstantTTS
 from ai_operator.speech.cache import CachedTTS
 from ai_operator.speech.espeak import EspeakTTS
-from ai_operator.speech.instant import InstantTTS
 from ai_operator.speech.tts import SpeechError, synthesize
 
 

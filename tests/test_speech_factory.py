@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from ai_operator.config.settings import ConfigError, load_settings
+from ai_operator.sim.openai_server import FakeOpenAI
 from ai_operator.speech.cache import CachedTTS
 from ai_operator.speech.espeak import EspeakTTS
 from ai_operator.speech.factory import build_model, build_stt, build_tts
@@ -16,7 +17,6 @@ from ai_operator.speech.model import ChatModel
 from ai_operator.speech.openai_tts import OpenAITTS
 from ai_operator.speech.stt import OpenAITranscriber
 from ai_operator.speech.tts import synthesize
-from ai_operator.testing.openai_server import FakeOpenAI
 
 KEY = "sk-factory-key-987654"
 

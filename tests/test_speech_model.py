@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from ai_operator.sim.openai_server import FakeOpenAI
 from ai_operator.speech.model import TOOL_SCHEMAS, ChatModel, ModelError
-from ai_operator.testing.openai_server import FakeOpenAI
 
 KEY = "sk-model-test-key-123456"
 USER = [{"role": "user", "content": "Сколько стоит интернет в Алматы?"}]

@@ -8,10 +8,10 @@ from collections.abc import AsyncIterator
 import numpy as np
 import pytest
 
-from ai_operator.speech.instant import InstantSTT
+from ai_operator.sim.instant import InstantSTT
+from ai_operator.sim.openai_server import FakeOpenAI
 from ai_operator.speech.stt import OpenAITranscriber, SpeechError, SpeechToText
 from ai_operator.speech.wav import decode_wav
-from ai_operator.testing.openai_server import FakeOpenAI
 
 KEY = "sk-test-0123456789abcdef"
 

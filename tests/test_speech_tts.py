@@ -12,12 +12,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from ai_operator.sim.instant import InstantTTS
+from ai_operator.sim.openai_server import FakeOpenAI
 from ai_operator.speech.espeak import EspeakTTS
-from ai_operator.speech.instant import InstantTTS
 from ai_operator.speech.openai_tts import OpenAITTS
 from ai_operator.speech.tts import SpeechError, TextToSpeech, synthesize
 from ai_operator.speech.wav import decode_wav
-from ai_operator.testing.openai_server import FakeOpenAI
 
 KEY = "test-key-tts"
 LINES = {

@@ -11,7 +11,7 @@ import psycopg
 from ai_operator.logs import redact
 from ai_operator.storage.database import Database, mask_dsn
 from ai_operator.storage.migrate import apply_migrations, load_migrations
-from tests.test_storage_helpers import db, fresh_dsn  # noqa: F401
+from tests.support.storage import fresh_dsn
 
 EXPECTED_TABLES = {"calls", "turns", "kb_meta", "kb_entries", "kb_chunks", "schema_migrations"}
 
@@ -29,7 +29,7 @@ def test_migrations_are_numbered_in_order() -> None:
     assert versions == sorted(versions) and versions[0] == 1 and len(set(versions)) == len(versions)
 
 
-async def test_open_applies_migrations_and_reports(db: Database) -> None:  # noqa: F811
+async def test_open_applies_migrations_and_reports(db: Database) -> None:
     assert await db.ping()
     assert re.fullmatch(r"\d+\.\d+\.\d+", await db.vector_version() or "")
     assert await db.migrations() == [m.version for m in load_migrations()]

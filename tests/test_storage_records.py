@@ -12,7 +12,7 @@ import pytest
 
 from ai_operator.storage.database import Database
 from ai_operator.storage.records import CallRecord, RecordStore, TurnRecord
-from tests.test_storage_helpers import db, shared_server  # noqa: F401
+from tests.support.storage import shared_server
 
 T0 = datetime(2026, 3, 1, 10, 0, 0, tzinfo=UTC)
 
@@ -29,7 +29,7 @@ def turn(seq: int, call_id: str = "c1") -> TurnRecord:
                       timings={"stt_ms": 120 + seq, "first_rtp_ms": 480})
 
 
-async def test_round_trip_and_idempotent_upserts(db: Database, tmp_path: Path) -> None:  # noqa: F811
+async def test_round_trip_and_idempotent_upserts(db: Database, tmp_path: Path) -> None:
     store = RecordStore(db, tmp_path / "spool.jsonl")
     await store.call_started(call())
     await store.call_answered("c1", T0 + timedelta(seconds=2))
@@ -61,7 +61,7 @@ async def test_bad_values_raise_clearly() -> None:
         await store.call_ended("x", T0, "nobody", None)
 
 
-async def test_turn_of_unknown_call_is_kept_aside_not_raised(db: Database, tmp_path: Path) -> None:  # noqa: F811
+async def test_turn_of_unknown_call_is_kept_aside_not_raised(db: Database, tmp_path: Path) -> None:
     store = RecordStore(db, tmp_path / "spool.jsonl")
     await store.turn(turn(1, call_id="ghost"))
     assert store.spooled == 0
@@ -69,7 +69,7 @@ async def test_turn_of_unknown_call_is_kept_aside_not_raised(db: Database, tmp_p
     assert len(rejected) == 1 and "ghost" in rejected[0]["reason"] and '"seq": 1' in rejected[0]["raw"]
 
 
-async def test_outage_spools_and_replays_without_loss_or_duplicates(db: Database, tmp_path: Path) -> None:  # noqa: F811
+async def test_outage_spools_and_replays_without_loss_or_duplicates(db: Database, tmp_path: Path) -> None:
     server = shared_server()
     store = RecordStore(db, tmp_path / "spool.jsonl", retry_s=0.2, write_timeout_s=1.0)
     await store.start()
@@ -107,7 +107,7 @@ async def test_outage_spools_and_replays_without_loss_or_duplicates(db: Database
     await store.close()
 
 
-async def test_no_database_spools_then_later_store_flushes(db: Database, tmp_path: Path) -> None:  # noqa: F811
+async def test_no_database_spools_then_later_store_flushes(db: Database, tmp_path: Path) -> None:
     spool = tmp_path / "spool.jsonl"
     offline = RecordStore(None, spool)
     await offline.call_started(call("c9"))
@@ -123,7 +123,7 @@ async def test_no_database_spools_then_later_store_flushes(db: Database, tmp_pat
     assert row is not None and row["ended_by"] == "system" and len(row["turns"]) == 1
 
 
-async def test_bad_spool_lines_reported_with_line_numbers(db: Database, tmp_path: Path) -> None:  # noqa: F811
+async def test_bad_spool_lines_reported_with_line_numbers(db: Database, tmp_path: Path) -> None:
     spool = tmp_path / "spool.jsonl"
     writer = RecordStore(None, spool)
     await writer.call_started(call("c5"))

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ai_operator.media.codecs import CODECS
-from ai_operator.simpbx.state import HANGUP_CAUSES
+from ai_operator.sim.pbx.state import HANGUP_CAUSES
 
 HANGUP_REASONS = tuple(HANGUP_CAUSES)
 MEDIA_FORMATS = tuple(CODECS)  # externalMedia formats this PBX can carry (others: 422 Unknown format)

@@ -19,7 +19,7 @@ import numpy as np
 
 from ai_operator.config import Settings
 from ai_operator.daemon.app import Daemon
-from ai_operator.simpbx import SimCall, SimulatedPbx
+from ai_operator.sim.pbx import SimCall, SimulatedPbx
 
 DAEMON_READY_TIMEOUT_S = 30.0
 
@@ -117,8 +117,8 @@ async def simulated_stage(
     overrides = dict(overrides or {})
     try:
         if scripted_stt and "stt" not in overrides:
+            from ai_operator.sim.openai_server import FakeOpenAI
             from ai_operator.speech.stt import OpenAITranscriber
-            from ai_operator.testing.openai_server import FakeOpenAI
 
             fake = FakeOpenAI()
             transcripts = ScriptedTranscripts()

@@ -65,7 +65,7 @@ async def _ingest_sample(settings: Settings, out: TextIO) -> None:
 
 
 async def run_demo(settings: Settings, *, route_name: str, state_dir: str | None, out: TextIO) -> int:
-    from ai_operator.daemon.stage import settings_with, simulated_stage
+    from ai_operator.sim.stage import settings_with, simulated_stage
 
     route = settings.route(route_name)
     if route is None or not route.enabled:

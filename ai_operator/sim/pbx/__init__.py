@@ -3,7 +3,7 @@
 Used by the tests, the benchmarks and the newcomer's demo. See `server.SimulatedPbx` and `call.SimCall`.
 """
 
-from ai_operator.simpbx.call import SimCall
-from ai_operator.simpbx.server import SimulatedPbx, serve_forever
+from ai_operator.sim.pbx.call import SimCall
+from ai_operator.sim.pbx.server import SimulatedPbx, serve_forever
 
 __all__ = ["SimCall", "SimulatedPbx", "serve_forever"]

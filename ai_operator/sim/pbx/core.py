@@ -9,10 +9,10 @@ import asyncio
 from collections import deque
 from typing import Any
 
-from ai_operator.simpbx.call import SimCall
-from ai_operator.simpbx.params import MEDIA_FORMATS
-from ai_operator.simpbx.rtp_peer import MediaPacer, RtpPeer
-from ai_operator.simpbx.state import (
+from ai_operator.sim.pbx.call import SimCall
+from ai_operator.sim.pbx.params import MEDIA_FORMATS
+from ai_operator.sim.pbx.rtp_peer import MediaPacer, RtpPeer
+from ai_operator.sim.pbx.state import (
     CAUSE_TEXTS,
     HANGUP_CAUSES,
     NORMAL_CLEARING,

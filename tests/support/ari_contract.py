@@ -1,7 +1,7 @@
 """The ARI contract: load Asterisk's Swagger 1.x description and check requests and JSON objects against it.
 
 Used by the contract tests (and usable by `doctor`): `AriSpec.load()` reads resources.json plus api-docs/*.json
-from `AI_OPERATOR_ARI_SPEC` or `<repo>/../shared/asterisk-ari`; `check_request` and `check_model` return a list
+from `AI_OPERATOR_ARI_SPEC` or `tests/data/asterisk-ari` (a copy kept in the repository); `check_request` and `check_model` return a list
 of human-readable problems (empty = conforms). Checking is pure; only `load` touches files.
 """
 
@@ -21,11 +21,11 @@ _PRIMITIVES = {"string", "int", "long", "boolean", "double", "Date", "object", "
 
 
 def default_spec_dir() -> Path:
-    """`$AI_OPERATOR_ARI_SPEC`, else `shared/asterisk-ari` beside the repository root."""
+    """`$AI_OPERATOR_ARI_SPEC`, else the copy in `tests/data/asterisk-ari`."""
     env = os.environ.get(SPEC_ENV)
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[2].parent / "shared" / "asterisk-ari"
+    return Path(__file__).resolve().parents[1] / "data" / "asterisk-ari"
 
 
 @dataclass(frozen=True)

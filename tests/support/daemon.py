@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import io
-import shutil
 import tempfile
 import time
 from collections.abc import AsyncIterator
@@ -20,16 +19,15 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pytest
 
 from ai_operator.config import Settings, load_settings
-from ai_operator.daemon.stage import Stage, settings_with, simulated_stage
 from ai_operator.media.codecs import FRAME_SAMPLES
-from ai_operator.simpbx import SimCall
+from ai_operator.sim.pbx import SimCall
+from ai_operator.sim.stage import Stage, settings_with, simulated_stage
 from ai_operator.speech.cache import CachedTTS
 from ai_operator.speech.espeak import EspeakTTS
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 ENV_EXAMPLE = REPO / "etc" / "ai-operator.env.example"
 SAMPLE_KB = REPO / "etc" / "kb" / "sample.jsonl"
 FRAME_S = 0.020
@@ -52,36 +50,21 @@ class DaemonBase:
     state_dir: Path
 
 
-_SHARED: dict[str, Any] = {}  # one embedded PostgreSQL for every module that imports `daemon_base`
-
-
-@pytest.fixture(scope="session")
-def daemon_base() -> Any:
-    """A state dir whose embedded PostgreSQL stays up for the session, with `etc/kb/sample.jsonl` ingested.
-
-    Each test module imports this fixture (a distinct fixture per module for pytest), so the database itself is
-    shared here and released when the last module is done with it.
-    """
+def start_daemon_base() -> tuple[DaemonBase, Any]:
+    """A state dir whose embedded PostgreSQL is started (and held) here, with `etc/kb/sample.jsonl` ingested.
+    Returns the base and the server to release; `tests/conftest.py` keeps one per test session."""
     from ai_operator.kb.commands import kb_ingest
     from ai_operator.storage.embedded import EmbeddedServer
 
-    if not _SHARED:
-        # Not under pytest's basetemp: other pytest runs on the machine rotate those folders away.
-        state = Path(tempfile.mkdtemp(prefix="ai-operator-daemon-tests-"))
-        server = EmbeddedServer.in_state_dir(state)
-        server.start()  # held: each stage's Database joins it instead of starting its own
-        settings = settings_with(load_settings(ENV_EXAMPLE, environ={}), STATE_DIR=str(state), DATABASE_URL="")
-        out = io.StringIO()
-        code = asyncio.run(kb_ingest(settings, SAMPLE_KB, prune=False, reembed=False, out=out))
-        assert code == 0, out.getvalue()
-        _SHARED.update(base=DaemonBase(settings, state), server=server, users=0)
-    _SHARED["users"] += 1
-    yield _SHARED["base"]
-    _SHARED["users"] -= 1
-    if _SHARED["users"] == 0:
-        _SHARED.pop("server").release()
-        shutil.rmtree(_SHARED["base"].state_dir, ignore_errors=True)
-        _SHARED.clear()
+    # Not under pytest's basetemp: other pytest runs on the machine rotate those folders away.
+    state = Path(tempfile.mkdtemp(prefix="ai-operator-daemon-tests-"))
+    server = EmbeddedServer.in_state_dir(state)
+    server.start()  # held: each stage's Database joins it instead of starting its own
+    settings = settings_with(load_settings(ENV_EXAMPLE, environ={}), STATE_DIR=str(state), DATABASE_URL="")
+    out = io.StringIO()
+    code = asyncio.run(kb_ingest(settings, SAMPLE_KB, prune=False, reembed=False, out=out))
+    assert code == 0, out.getvalue()
+    return DaemonBase(settings, state), server
 
 
 def bot_tts(state_dir: Path) -> CachedTTS:

@@ -15,10 +15,10 @@ from typing import Any
 from aiohttp import web
 
 from ai_operator.logs import get_logger
-from ai_operator.simpbx.call import SimCall
-from ai_operator.simpbx.core import PbxCore, SimHttpError
-from ai_operator.simpbx.params import AUTH_PARAM, ParamError, match_route, validate
-from ai_operator.simpbx.state import API_VERSION, ASTERISK_ID, ASTERISK_VERSION, event, now_ari
+from ai_operator.sim.pbx.call import SimCall
+from ai_operator.sim.pbx.core import PbxCore, SimHttpError
+from ai_operator.sim.pbx.params import AUTH_PARAM, ParamError, match_route, validate
+from ai_operator.sim.pbx.state import API_VERSION, ASTERISK_ID, ASTERISK_VERSION, event, now_ari
 
 ARI_PREFIX = "/ari"
 RESOURCES = ("asterisk", "endpoints", "channels", "bridges", "recordings", "sounds", "playbacks",

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 from ai_operator.ari.models import format_ari_date
 
 if TYPE_CHECKING:
-    from ai_operator.simpbx.call import SimCall
-    from ai_operator.simpbx.rtp_peer import RtpPeer
+    from ai_operator.sim.pbx.call import SimCall
+    from ai_operator.sim.pbx.rtp_peer import RtpPeer
 
 ASTERISK_VERSION = "22.10.1"
 ASTERISK_ID = "52:54:00:a1:0b:22"

@@ -17,7 +17,7 @@ from ai_operator.media.codecs import FRAME_SAMPLES, get_codec
 from ai_operator.media.rtp import RtpPacket
 
 if TYPE_CHECKING:
-    from ai_operator.simpbx.server import SimulatedPbx
+    from ai_operator.sim.pbx.server import SimulatedPbx
 
 DTMF_DURATION_MS = 100
 

@@ -1,4 +1,4 @@
-"""Shared test support for storage and kb tests (no tests here): ONE embedded PostgreSQL per test process,
+"""Test support for storage and kb tests: ONE embedded PostgreSQL per test process,
 and a fresh database inside it per test (CREATE DATABASE is ~0.1 s), so tests never see each other's rows."""
 
 from __future__ import annotations
@@ -8,14 +8,11 @@ import shutil
 import tempfile
 import threading
 import uuid
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import psycopg
-import pytest
 from psycopg.conninfo import make_conninfo
 
-from ai_operator.storage.database import Database
 from ai_operator.storage.embedded import EmbeddedServer
 
 _lock = threading.Lock()
@@ -47,12 +44,3 @@ def fresh_dsn() -> str:
     with psycopg.connect(server.dsn, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
     return make_conninfo(server.dsn, dbname=name)
-
-
-@pytest.fixture
-async def db(tmp_path: Path) -> AsyncIterator[Database]:
-    database = await Database.open(fresh_dsn(), tmp_path)
-    try:
-        yield database
-    finally:
-        await database.close()

@@ -14,7 +14,7 @@ the real `openai` client over real HTTP:
 Knobs: `delay_s` (latency before answering), `fail_next` (the next N requests answer HTTP 500), `api_key`
 (`Authorization: Bearer <key>` required, 401 otherwise). Every request is recorded in `requests` (path, method,
 JSON or form fields, headers without Authorization/Cookie). Run standalone:
-`python -m ai_operator.testing.openai_server --port 8099`.
+`python -m ai_operator.sim.openai_server --port 8099`.
 """
 
 from __future__ import annotations
@@ -30,9 +30,9 @@ from typing import Any
 import numpy as np
 from aiohttp import web
 
+from ai_operator.sim import fake_content
+from ai_operator.sim.fake_content import SPEECH_RATE, error_body
 from ai_operator.speech.wav import encode_wav
-from ai_operator.testing import fake_content
-from ai_operator.testing.fake_content import SPEECH_RATE, error_body
 
 DEFAULT_EMBEDDING_DIM = 1536
 DEFAULT_SPEECH_CHUNK_BYTES = 4800  # 100 ms of 24 kHz int16

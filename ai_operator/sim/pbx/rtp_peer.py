@@ -20,7 +20,7 @@ from ai_operator.media.codecs import FRAME_MS, FRAME_SAMPLES, Codec, get_codec
 from ai_operator.media.rtp import SEQ_MOD, TS_MOD, RtpError, RtpPacket, build_header
 
 if TYPE_CHECKING:
-    from ai_operator.simpbx.call import SimCall
+    from ai_operator.sim.pbx.call import SimCall
 
 FRAME_S = FRAME_MS / 1000
 MAX_LAG_S = 0.2  # further behind than this, the pacer re-synchronises instead of bursting

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ai_operator.speech.instant import DEFAULT_SECONDS_PER_CHAR, tone
+from ai_operator.sim.instant import DEFAULT_SECONDS_PER_CHAR, tone
 from ai_operator.speech.resample import resample
 from ai_operator.speech.wav import WavError, decode_wav
 

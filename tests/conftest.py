@@ -1,0 +1,37 @@
+"""Fixtures shared by the whole suite (one place; test modules import helpers from `tests/support/`, never
+fixtures from each other): a fresh database per test on one embedded PostgreSQL, and the daemon tests' base
+(a state dir with the sample knowledge base ingested) for the session."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from ai_operator.storage.database import Database
+from tests.support.daemon import DaemonBase, start_daemon_base
+from tests.support.storage import fresh_dsn
+
+
+@pytest.fixture
+async def db(tmp_path: Path) -> AsyncIterator[Database]:
+    """A new, empty database on the session's embedded PostgreSQL, migrated."""
+    database = await Database.open(fresh_dsn(), tmp_path)
+    try:
+        yield database
+    finally:
+        await database.close()
+
+
+@pytest.fixture(scope="session")
+def daemon_base() -> Iterator[DaemonBase]:
+    """The daemon tests' state dir and settings; its embedded PostgreSQL stays up for the session."""
+    import shutil
+
+    base, server = start_daemon_base()
+    try:
+        yield base
+    finally:
+        server.release()
+        shutil.rmtree(base.state_dir, ignore_errors=True)
