@@ -25,6 +25,7 @@ test: install
 
 lint: install
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 demo: install
 	$(BIN)/ai-operator demo --env etc/ai-operator.env.example

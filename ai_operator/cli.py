@@ -22,8 +22,8 @@ def _settings(args: argparse.Namespace, *, quiet: bool = False) -> Settings:
     settings = load_settings(args.env)
     for secret in settings.secrets():
         register_secret(secret)
-    level = "warning" if quiet and settings.LOG_LEVEL == "info" else settings.LOG_LEVEL
-    configure_logging(level, settings.LOG_FORMAT)
+    level = "warning" if quiet and settings.ops.log_level == "info" else settings.ops.log_level
+    configure_logging(level, settings.ops.log_format)
     log = get_logger("config")
     for warning in settings.warnings:
         log.warning("config_warning", detail=warning)
@@ -40,16 +40,16 @@ def cmd_call(args: argparse.Namespace) -> int:
         raise ConfigError(f"ROUTE_{args.route.upper()}_*: no route named {args.route!r} in {settings.source} (known: {known})")
     if not route.policy:
         raise ConfigError(f"ROUTE_{route.name.upper()}_POLICY: route {route.name} names no policy")
-    from ai_operator.wiring import route_with_load
-    from policies import PolicyNotFound, load_policy
+    from ai_operator.wiring import route_with_option
 
-    checked = route_with_load(route, args.load) if args.load else route
-    try:
-        errors = load_policy(route.policy).validate_route(checked)
-    except PolicyNotFound as exc:
-        raise ConfigError(f"ROUTE_{route.name.upper()}_POLICY: {exc}") from None
-    if errors:
-        raise ConfigError("; ".join(errors))
+    for raw in [*(f"LOAD={args.load}" for _ in [0] if args.load), *(args.option or [])]:
+        key, _, value = raw.partition("=")
+        try:
+            route = route_with_option(settings, route, key.strip().upper(), value)
+        except KeyError:
+            raise ConfigError(f"--option {key}: policy {route.policy} has no route option {key.upper()}") from None
+        except (ValueError, OSError) as exc:
+            raise ConfigError(f"--option {key.upper()}={value}: {exc}") from None
     script = None
     if args.script:
         try:
@@ -57,7 +57,7 @@ def cmd_call(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise ConfigError(f"--script {args.script}: {exc.strerror}") from None
     return asyncio.run(
-        run_console(settings, route, script=script, as_json=args.json, load=args.load, use_knowledge=not args.no_knowledge)
+        run_console(settings, route, script=script, as_json=args.json, use_knowledge=not args.no_knowledge)
     )
 
 
@@ -134,7 +134,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--route", required=True)
     p.add_argument("--script", help="file with one caller utterance per line (+SECONDS prefix = arrival delay)")
     p.add_argument("--json", action="store_true", help="one JSON object per turn")
-    p.add_argument("--load", help="freight: load JSON file (overrides ROUTE_<NAME>_LOAD)")
+    p.add_argument("--load", help="a load JSON file (the same as --option LOAD=FILE, for policies with a LOAD option)")
+    p.add_argument("--option", action="append", metavar="KEY=VALUE",
+                   help="set one of the policy's own route options for this conversation (repeatable)")
     p.add_argument("--no-knowledge", action="store_true", help="do not open the knowledge base")
     p.set_defaults(func=cmd_call)
 

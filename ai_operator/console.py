@@ -19,7 +19,7 @@ from typing import Any, TextIO
 
 from ai_operator.config import Route, Settings
 from ai_operator.conversation import Conversation, TurnOutcome
-from ai_operator.turns import TurnHolder
+from ai_operator.turn_driver import Turn, TurnDriver
 
 DEFAULT_GAP_S = 3.0
 _TIMED_RE = re.compile(r"^\+(\d+(?:\.\d+)?)\s+(.*)$")
@@ -74,24 +74,25 @@ def turn_object(caller: str | None, outcome: TurnOutcome, at: float) -> dict[str
 
 
 class ConsoleCall:
-    """Drives a `Conversation` from script lines or the keyboard and prints each turn."""
+    """Drives a `Conversation` through the shared `TurnDriver` from script lines or the keyboard; prints turns."""
 
     def __init__(self, conversation: Conversation, out: TextIO, *, as_json: bool) -> None:
         self.conversation = conversation
+        self.driver = TurnDriver(conversation)
         self.out = out
         self.as_json = as_json
-        session = conversation.session
-        self.holder = TurnHolder(session.utterance_may_continue, session.hold_s)
         self.ended = False
 
-    def _emit(self, caller: str | None, outcome: TurnOutcome, at: float) -> None:
-        obj = turn_object(caller, outcome, at)
+    def _emit(self, turn: Turn | None) -> None:
+        if turn is None or self.ended:
+            return
+        outcome = turn.outcome
         if self.as_json:
-            self.out.write(json.dumps(obj, ensure_ascii=False) + "\n")
+            self.out.write(json.dumps(turn_object(turn.caller, outcome, turn.at), ensure_ascii=False) + "\n")
         else:
             state = " ".join(f"{k}={v}" for k, v in outcome.reply.fields.items() if v is not None)
-            if caller is not None:
-                self.out.write(f"caller> {caller}\n")
+            if turn.caller is not None:
+                self.out.write(f"caller> {turn.caller}\n")
             denied = [c.name for c in outcome.tool_calls if not c.allowed]
             extra = f"  (denied: {', '.join(denied)})" if denied else ""
             self.out.write(f"bot   > {outcome.reply.text or ''}\n        [{state}]{extra}\n")
@@ -105,32 +106,28 @@ class ConsoleCall:
             self.conversation.session.on_call_ended("bot")
 
     async def start(self) -> None:
-        self._emit(None, await self.conversation.start(), 0.0)
-
-    async def _decide(self, text: str, at: float) -> None:
-        if not self.ended:
-            self._emit(text, await self.conversation.utterance(text), at)
+        self._emit(await self.driver.start(0.0))
 
     async def feed(self, line: ScriptLine) -> None:
         """One caller line at its virtual time."""
-        for held in self.holder.poll(line.at):
-            await self._decide(held, line.at)
+        for turn in await self.driver.due(line.at):
+            self._emit(turn)
         if self.ended:
             return
         if line.event == "dtmf":
-            self._emit(f"[dtmf {line.text}]", await self.conversation.dtmf(line.text), line.at)
+            self._emit(await self.driver.dtmf(line.text, line.at))
         elif line.event == "silence":
-            self._emit("[silence]", await self.conversation.silence(), line.at)
+            self._emit(await self.driver.silence(line.at))
         elif line.event == "not-heard":
-            self._emit("[not-heard]", await self.conversation.not_heard(), line.at)
+            self._emit(await self.driver.not_heard(line.at))
         else:
-            for text in self.holder.feed(line.text, line.at):
-                await self._decide(text, line.at)
+            for turn in await self.driver.heard(line.text, line.at):
+                self._emit(turn)
 
     async def finish(self, at: float) -> None:
-        deadline = self.holder.deadline()
-        for held in self.holder.flush():
-            await self._decide(held, deadline if deadline is not None else at)
+        deadline = self.driver.deadline()
+        for turn in await self.driver.flush(deadline if deadline is not None else at):
+            self._emit(turn)
         if not self.ended:
             self.conversation.session.on_call_ended("caller")
 
@@ -167,7 +164,6 @@ async def run_console(
     *,
     script: Iterable[str] | None,
     as_json: bool,
-    load: str | None = None,
     use_knowledge: bool = True,
     out: TextIO | None = None,
 ) -> int:
@@ -175,7 +171,7 @@ async def run_console(
     from ai_operator.wiring import open_conversation
 
     out = out or sys.stdout
-    async with open_conversation(settings, route, load=load, use_knowledge=use_knowledge) as conv:
+    async with open_conversation(settings, route, use_knowledge=use_knowledge) as conv:
         console = ConsoleCall(conv, out, as_json=as_json)
         if script is not None:
             await console.run_script(script)

@@ -14,7 +14,15 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ai_operator.dialogue import KnowledgeHit, KnowledgeSearch, ModelTurn, PolicySession, Reply, ToolCall
+from ai_operator.dialogue import (
+    KnowledgeHit,
+    KnowledgeSearch,
+    ModelTurn,
+    PolicySession,
+    Reply,
+    ToolCall,
+    ToolSpec,
+)
 from ai_operator.logs import get_logger
 
 log = get_logger("conversation")
@@ -32,8 +40,8 @@ class ChatModelLike(Protocol):
         system: str,
         messages: Sequence[Mapping[str, Any]],
         *,
-        tools: Sequence[str] = (),
-        run_tool: Callable[[str, dict], Awaitable[str]] | None = None,
+        tools: Sequence[ToolSpec] = (),
+        run_tool: Callable[[str, dict[str, Any]], Awaitable[str]] | None = None,
     ) -> str: ...
 
 
@@ -77,6 +85,9 @@ class Conversation:
 
     async def not_heard(self) -> TurnOutcome:
         return await self._run(self.session.on_not_heard)
+
+    async def forced_end(self, reason: str) -> TurnOutcome:
+        return await self._run(lambda: self.session.on_forced_end(reason))
 
     async def _run(self, first: Callable[[], Reply]) -> TurnOutcome:
         timings = {"policy_ms": 0.0, "kb_ms": 0.0, "model_ms": 0.0}

@@ -14,7 +14,27 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from ai_operator.config.routes import Route
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool a policy may offer a model: its name, what it does, and its arguments as a JSON schema."""
+
+    name: str
+    description: str
+    parameters: Mapping[str, Any]
+
+    def as_openai(self) -> dict[str, Any]:
+        """The chat-completions `tools` entry."""
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": dict(self.parameters)},
+        }
 
 
 @dataclass(frozen=True)
@@ -47,12 +67,14 @@ class KnowledgeHit:
 
 @dataclass(frozen=True)
 class KnowledgeSearch:
-    """Effect: search the knowledge base. Result: `list[KnowledgeHit]`, or `None` when no KB is configured."""
+    """Effect: search the knowledge base. Result: `list[KnowledgeHit]`, or `None` when no KB is configured.
+    `fallback_languages` are searched too, after `language` (e.g. kk -> ru); their hits say `fallback`."""
 
     query: str
     language: str
     region_code: str
     limit: int = 3
+    fallback_languages: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -67,7 +89,7 @@ class ModelTurn:
     system: str
     messages: Sequence[Mapping[str, Any]]
     fallback: str
-    tools: Sequence[str] = ()
+    tools: Sequence[ToolSpec] = ()
     purpose: str = ""  # short tag for logs and records, e.g. "answer", "probe", "goodbye"
 
 
@@ -97,6 +119,11 @@ class PolicySession(Protocol):
     call_id: str
     hold_s: float  # how long a dangling utterance is held for its continuation; 0 = never
 
+    @property
+    def spoken_language(self) -> str:
+        """The caller's language as far as known now (STT hint, voice of runtime-forced lines)."""
+        ...
+
     def start(self) -> Reply:
         """The call is answered: the greeting."""
         ...
@@ -115,6 +142,11 @@ class PolicySession(Protocol):
 
     def on_not_heard(self) -> Reply:
         """Speech arrived but could not be transcribed (STT failure): the hearing-problem line."""
+        ...
+
+    def on_forced_end(self, reason: str) -> Reply:
+        """The runtime must end the call (`reason`: "shutdown" when the daemon stops, "max_call_length"): the
+        policy's closing line for it, with hang_up=True and a disposition. After this no new turn starts."""
         ...
 
     def on_effect_result(self, result: Any) -> Reply:
@@ -165,19 +197,58 @@ class CheckResult:
         return {"name": self.name, "status": self.status, "detail": self.detail}
 
 
+@dataclass(frozen=True)
+class OptionContext:
+    """Where a route option's relative paths point: the env file's folder and the loads folder."""
+
+    base_dir: Path
+    loads_dir: Path
+
+
+@dataclass(frozen=True)
+class RouteOption:
+    """A route option a policy declares (`ROUTE_<NAME>_<OPTION>`): what it is, and how its text is parsed into
+    a value when the env file is read (`parse` raises ValueError or OSError saying what is allowed)."""
+
+    doc: str
+    parse: Callable[[str, OptionContext], Any]
+    required: bool = False
+
+
+@dataclass(frozen=True)
+class SessionOptions:
+    """What the runtime tells a new session: adapters available, limits, and the call's own Stasis arguments
+    (e.g. `load=<file>` for an outbound freight call), which the policy checks itself."""
+
+    model_available: bool = False
+    handoff_available: bool = False
+    max_misunderstood_turns: int = 3
+    call_args: Mapping[str, str] = field(default_factory=dict)
+    context: OptionContext | None = None
+
+
 class PolicyDefinition(Protocol):
-    """What a policy package exposes as `POLICY` in its `__init__.py`."""
+    """What a policy package exposes as `POLICY` in its `__init__.py`. Everything policy-specific lives behind
+    it: languages, voices, tools, lines, route options; the runtime reads them and knows none of it."""
 
     name: str
-    languages: tuple[str, ...]  # TTS voices its calls need
+    languages: tuple[str, ...]  # languages its calls speak (TTS voices); the first is the default
+    state_field: str  # the key of `Reply.fields` that names the dialogue state ("state", "phase", ...)
     turn_fields: tuple[str, ...]  # keys its `Reply.fields` always carries
+    tools: tuple[ToolSpec, ...]  # every tool it may offer a model
+    route_options: Mapping[str, RouteOption]  # its own `ROUTE_<NAME>_<OPTION>` keys
+    demo_caller: tuple[tuple[str, str], ...]  # what the simulated caller of `ai-operator demo` says: (language, text)
 
-    def validate_route(self, route: Any) -> list[str]:
-        """Errors in a route's options for this policy (e.g. a bad freight load file); [] when fine."""
+    def new_session(self, call_id: str, route: Route, options: SessionOptions) -> PolicySession:
+        """A fresh session; raises ValueError (one line) when `options.call_args` are not acceptable."""
         ...
 
-    def new_session(self, call_id: str, route: Any, *, options: Mapping[str, Any] | None = None) -> PolicySession:
-        """A fresh session. `options` may carry e.g. `load` (freight), `model_available`."""
+    def voice_segments(self, text: str, language: str) -> list[tuple[str, str]]:
+        """How a reply is voiced: (text, language) parts in order, e.g. a Kazakh line inside a Russian reply."""
+        ...
+
+    def canned_lines(self, route: Route) -> list[tuple[str, str]]:
+        """Lines every call may need at once (greeting, closing lines), as (text, language), for the TTS cache."""
         ...
 
     def self_test(self) -> list[SelfTestCase]: ...

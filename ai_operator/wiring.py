@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import dataclasses
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 from ai_operator.config import Route, Settings
 from ai_operator.conversation import Conversation
-from ai_operator.dialogue import KnowledgeHit, PolicySession
+from ai_operator.dialogue import KnowledgeHit, OptionContext, PolicySession, SessionOptions
 from ai_operator.logs import get_logger
 from policies import load_policy
 
@@ -27,18 +27,34 @@ def new_call_id(prefix: str = "call") -> str:
     return f"{prefix}-{uuid.uuid4().hex[:12]}"
 
 
-def route_with_load(route: Route, load: str) -> Route:
-    """`route` with its `LOAD` option replaced by the load file `load` (made absolute), to validate it."""
-    return dataclasses.replace(route, options={**route.options, "LOAD": str(Path(load).resolve())})
+def option_context(settings: Settings) -> OptionContext:
+    base = Path(settings.source).resolve().parent
+    return OptionContext(base_dir=base, loads_dir=settings.storage.loads_dir)
 
 
-def new_session(route: Route, call_id: str, *, load: str | None = None, model_available: bool = False) -> PolicySession:
-    """A fresh policy session for `route`."""
-    policy = load_policy(route.policy)
-    options: dict[str, Any] = {"model_available": model_available}
-    if load:
-        options["load"] = load
-    return policy.new_session(call_id, route, options=options)
+def route_with_option(settings: Settings, route: Route, option: str, raw: str) -> Route:
+    """`route` with its policy option `option` parsed from `raw` (e.g. `call --load FILE`); raises ValueError."""
+    spec = load_policy(route.policy).route_options[option]
+    return dataclasses.replace(route, options={**route.options, option: spec.parse(raw, option_context(settings))})
+
+
+def new_session(
+    settings: Settings,
+    route: Route,
+    call_id: str,
+    *,
+    call_args: Mapping[str, str] | None = None,
+    model_available: bool = False,
+) -> PolicySession:
+    """A fresh policy session for `route`; raises ValueError when the policy refuses the call's arguments."""
+    options = SessionOptions(
+        model_available=model_available,
+        handoff_available=route.handoff is not None,
+        max_misunderstood_turns=settings.call.max_misunderstood_turns,
+        call_args=dict(call_args or {}),
+        context=option_context(settings),
+    )
+    return load_policy(route.policy).new_session(call_id, route, options)
 
 
 class LazyKnowledge:
@@ -55,13 +71,15 @@ class LazyKnowledge:
             from ai_operator.kb.store import KnowledgeBase
             from ai_operator.storage.database import Database
 
-            self._db = await Database.open(self.settings.DATABASE_URL or None, Path(self.settings.STATE_DIR))
+            storage = self.settings.storage
+            self._db = await Database.open(storage.database_url or None, storage.state_dir)
             self._kb = KnowledgeBase(self._db, build_embedder(self.settings))
         return self._kb
 
     async def search(self, query: str, language: str, region_code: str, limit: int = 3) -> list[KnowledgeHit]:
         kb = await self._open()
-        return await kb.search(query, language, region_code, limit)
+        hits: list[KnowledgeHit] = await kb.search(query, language, region_code, limit)
+        return hits
 
     async def close(self) -> None:
         if self._kb is not None:
@@ -76,15 +94,14 @@ async def open_conversation(
     settings: Settings,
     route: Route,
     *,
-    load: str | None = None,
     use_knowledge: bool = True,
 ) -> AsyncIterator[Conversation]:
     """A console conversation on `route` with its own (lazy) knowledge base; closed on exit."""
-    from ai_operator.speech.factory import build_model
+    from ai_operator.providers import build_model
 
     model = build_model(settings, route)  # None when no model is configured
     knowledge = LazyKnowledge(settings) if use_knowledge else None
-    session = new_session(route, new_call_id("console"), load=load, model_available=model is not None)
+    session = new_session(settings, route, new_call_id("console"), model_available=model is not None)
     try:
         yield Conversation(session, knowledge=knowledge, model=model, log_context={"route": route.name})
     finally:

@@ -122,7 +122,7 @@ class Figures:
 
 async def main_async(args: argparse.Namespace) -> int:
     settings = load_settings(args.env)
-    configure_logging(settings.LOG_LEVEL, "json")
+    configure_logging(settings.ops.log_level, "json")
     say = args.say
     daemon = Daemon(settings, env_path=None, overrides={
         "stt": InstantSTT(lambda _pcm: say), "tts": InstantTTS(fixed_s=args.tts_seconds)})

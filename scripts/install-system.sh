@@ -3,6 +3,7 @@
 #   /opt/ai-operator/src   a copy of this source tree (README, etc/asterisk samples)
 #   /opt/ai-operator/venv  its own virtualenv with ai-operator installed (pip install <src>)
 #   /etc/ai-operator/ai-operator.env   from etc/ai-operator.env.example, never overwritten, 0640 root:ai-operator
+#   /etc/ai-operator/loads/            the sample freight loads (LOADS_DIR), existing files never overwritten
 #   /etc/systemd/system/ai-operator.service
 #   the `ai-operator` system user, /var/lib/ai-operator (STATE_DIR)
 #
@@ -96,6 +97,22 @@ else
     if [ "$REAL" = 1 ]; then chown "root:$SERVICE_USER" "$ROOT_SYSCONF/ai-operator.env"; fi
     say "wrote $ENV_FILE from the example"
 fi
+
+# 3b. the freight loads (LOADS_DIR=loads, next to the env file): the sample route's load must exist, or `run`
+# refuses to start; an admin's edited or added loads are kept
+install -d -m 0750 "$ROOT_SYSCONF/loads"
+if [ "$REAL" = 1 ]; then chown "root:$SERVICE_USER" "$ROOT_SYSCONF/loads"; fi
+for load in "$SRC_DIR"/etc/loads/*.json; do
+    [ -e "$load" ] || continue
+    target="$ROOT_SYSCONF/loads/$(basename "$load")"
+    if [ -e "$target" ]; then
+        say "kept existing $SYSCONFDIR/loads/$(basename "$load")"
+    else
+        install -m 0640 "$load" "$target"
+        if [ "$REAL" = 1 ]; then chown "root:$SERVICE_USER" "$target"; fi
+    fi
+done
+say "freight loads in $SYSCONFDIR/loads"
 
 # 4. the state dir (systemd's StateDirectory= also creates it)
 install -d -m 0750 "$ROOT_STATE"

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.envfiles import example_text
+
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "etc" / "ai-operator.env.example"
 
@@ -107,12 +109,13 @@ def test_doctor_check_dialogue_passes_on_the_example():
 
 def test_doctor_fails_on_an_enabled_route_with_a_bad_load(tmp_path):
     env = tmp_path / "a.env"
-    env.write_text(EXAMPLE.read_text().replace("ROUTE_FREIGHT_LOAD=loads/sample.json", "ROUTE_FREIGHT_LOAD=missing.json"))
+    env.write_text(example_text(ROUTE_FREIGHT_LOAD="missing.json"))
     res = cli("doctor", "--env", str(env), "--check-dialogue", "--json")
     assert res.returncode == 1
     doc = json.loads(res.stdout)
     failed = [c for c in doc["checks"] if c["status"] == "FAIL"]
-    assert failed and any("ROUTE_FREIGHT_LOAD" in c["detail"] for c in failed)
+    assert failed and any("ROUTE_FREIGHT_LOAD='missing.json'" in c["detail"] and "not found" in c["detail"]
+                          for c in failed)
 
 
 @pytest.mark.parametrize(
@@ -132,7 +135,7 @@ def test_configuration_errors_exit_2_naming_line_or_key(tmp_path, text, expect):
 
 def test_unknown_key_is_a_warning_on_stderr(tmp_path):
     env = tmp_path / "typo.env"
-    env.write_text(EXAMPLE.read_text() + "\nMAX_CALS=5\n")
+    env.write_text(example_text() + "\nMAX_CALS=5\n")
     res = cli("dialogue-self-test", "--env", str(env))
     assert res.returncode == 0
     assert "MAX_CALS" in res.stderr

@@ -1,4 +1,5 @@
-"""The env file format, settings validation, routes, and the example env file."""
+"""The env file format, every value checked at load (one line naming file:line, key, value and what is allowed),
+routes and their options, which source wins when, and the example env file against the declarations."""
 
 from __future__ import annotations
 
@@ -7,8 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from ai_operator.config import KEYS, ConfigError, EnvFileError, build_settings, load_settings, parse_env_text
-from ai_operator.config.settings import ROUTE_OPTIONS
+from ai_operator.config import (
+    ROUTE_OPTIONS,
+    ConfigError,
+    EnvFileError,
+    HandoffTarget,
+    build_settings,
+    load_settings,
+    parse_env_text,
+    reload_settings,
+)
+from ai_operator.config.schema import DECLARED, default_text
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "etc" / "ai-operator.env.example"
@@ -59,25 +69,121 @@ def test_unknown_key_is_a_warning_naming_it():
     assert any("ARI_URLL" in w and "t.env:1" in w for w in s.warnings)
 
 
-def test_unknown_route_option_warns():
+def test_unknown_route_option_warns_with_the_known_ones():
     s = settings_from("ROUTE_TEST_ENABLD=true\n")
-    assert any("ROUTE_TEST_ENABLD" in w for w in s.warnings)
+    assert any("ROUTE_TEST_ENABLD" in w and "HANDOFF" in w for w in s.warnings)
+
+
+def test_a_duplicated_key_warns_and_says_which_line_wins():
+    s = settings_from("MAX_CALLS=5\nMAX_CALLS=9\n")
+    assert s.call.max_calls == 9
+    assert any("t.env:2: MAX_CALLS set again (first on line 1); this line wins" in w for w in s.warnings)
+
+
+# Each bad value: the error is one line naming file:line, the key, the value and what is allowed.
+BAD_VALUES = [
+    ("VAD_AGGRESSIVENESS=9", "VAD_AGGRESSIVENESS='9'", "0..3"),
+    ("LOG_LEVEL=verbose", "LOG_LEVEL='verbose'", "debug, info, warning, error"),
+    ("METRICS_PORT=99999", "METRICS_PORT='99999'", "0..65535"),
+    ("STT_TIMEOUT_S=-1", "STT_TIMEOUT_S='-1'", "0.1..120"),
+    ("STT_TIMEOUT_S=nan", "STT_TIMEOUT_S='nan'", "finite"),
+    ("ARI_URL=not a url", "ARI_URL='not a url'", "http:// or https://"),
+    ("ARI_URL=ftp://host/ari", "ARI_URL='ftp://host/ari'", "http:// or https://"),
+    ("ARI_URL=http://host:99999/ari", "ARI_URL='http://host:99999/ari'", "http://"),
+    ("OPENAI_BASE_URL=localhost:8000", "OPENAI_BASE_URL='localhost:8000'", "http://"),
+    ("MAX_CALLS=lots", "MAX_CALLS='lots'", "an integer in 1..10000"),
+    ("MAX_CALLS=0", "MAX_CALLS='0'", "1..10000"),
+    ("RTP_CODEC=opus", "RTP_CODEC='opus'", "ulaw, alaw, slin"),
+    ("RTP_PORT_MIN=80", "RTP_PORT_MIN='80'", "1024..65535"),
+    ("BARGE_IN_MS=5", "BARGE_IN_MS='5'", "40..3000"),
+    ("IDLE_TIMEOUT_S=0", "IDLE_TIMEOUT_S='0'", "1..600"),
+    ("MAX_CALL_S=1", "MAX_CALL_S='1'", "10..86400"),
+    ("LOG_TRANSCRIPTS=maybe", "LOG_TRANSCRIPTS='maybe'", "true or false"),
+    ("ARI_APP=my app", "ARI_APP='my app'", "letters, digits"),
+    ("TTS_PROVIDER=google", "TTS_PROVIDER='google'", "auto, openai, espeak"),
+    ("DATABASE_URL=http://db", "DATABASE_URL=<hidden>", "postgresql://"),
+]
+
+
+@pytest.mark.parametrize(("line", "shown", "allowed"), BAD_VALUES)
+def test_a_bad_value_is_one_line_naming_file_line_key_value_and_what_is_allowed(line, shown, allowed):
+    with pytest.raises(ConfigError) as err:
+        settings_from(f"# first line\n{line}\n")
+    message = str(err.value)
+    assert "\n" not in message
+    assert message.startswith(f"t.env:2: {shown}: ")
+    assert allowed in message
+
+
+def test_a_nul_byte_is_refused():
+    with pytest.raises(ConfigError, match=r"t.env:1: ARI_USER='a\\x00b': contains a NUL byte"):
+        settings_from("ARI_USER=a\x00b\n")
+
+
+def test_a_secret_value_is_never_echoed_in_an_error():
+    with pytest.raises(ConfigError) as err:
+        settings_from("DATABASE_URL=https://user:hunter22@db\n")
+    assert "hunter22" not in str(err.value)
+
+
+def test_port_range_must_be_ordered():
+    with pytest.raises(ConfigError, match="RTP_PORT_MIN must not exceed RTP_PORT_MAX"):
+        settings_from("RTP_PORT_MIN=30000\nRTP_PORT_MAX=20000\n")
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("ai-operator-handoff,operator,1", HandoffTarget(context="ai-operator-handoff", extension="operator", priority=1)),
+        ("handoff , 100", HandoffTarget(context="handoff", extension="100")),
+        ("PJSIP/operator-desk", HandoffTarget(endpoint="PJSIP/operator-desk")),
+        ("PJSIP/100@trunk", HandoffTarget(endpoint="PJSIP/100@trunk")),
+    ],
+)
+def test_handoff_targets_are_parsed_into_values(raw, expected):
+    assert HandoffTarget.parse(raw) == expected
+    s = settings_from(f"ROUTE_TEST_ENABLED=true\nROUTE_TEST_POLICY=operator\nROUTE_TEST_HANDOFF={raw}\n")
+    assert s.route("test").handoff == expected
+
+
+@pytest.mark.parametrize("raw", ["garbage;;", "onlycontext", "a,b,c,d", "ctx,ext,zero", "ctx,ext,0", "PJSIP/", "/x", "a b,c"])
+def test_a_bad_handoff_target_is_refused_at_load(raw):
+    with pytest.raises(ConfigError) as err:
+        settings_from(f"ROUTE_TEST_ENABLED=true\nROUTE_TEST_POLICY=operator\nROUTE_TEST_HANDOFF={raw}\n")
+    assert str(err.value).startswith("t.env:3: ROUTE_TEST_HANDOFF=")
+    assert "context,extension[,priority]" in str(err.value) or "out of range" in str(err.value)
+
+
+def test_a_bad_option_of_a_disabled_route_is_a_warning_not_an_error():
+    s = settings_from("ROUTE_PROD_ENABLED=false\nROUTE_PROD_POLICY=operator\nROUTE_PROD_HANDOFF=garbage;;\n")
+    assert not s.route("prod").enabled
+    assert any("ROUTE_PROD_HANDOFF" in w and "disabled" in w for w in s.warnings)
 
 
 def test_environment_overrides_file():
     s = settings_from("MAX_CALLS=5\nROUTE_TEST_ENABLED=false\nROUTE_TEST_POLICY=operator\n",
                       {"MAX_CALLS": "7", "ROUTE_TEST_ENABLED": "true", "UNRELATED": "x"})
-    assert s.MAX_CALLS == 7
+    assert s.call.max_calls == 7
     assert s.route("test").enabled is True
 
 
-def test_bad_types_name_the_key_and_line():
-    with pytest.raises(ConfigError, match=r"t.env:2: MAX_CALLS: expected int"):
-        settings_from("A_COMMENTED=1\nMAX_CALLS=lots\n")
-    with pytest.raises(ConfigError, match="ROUTE_TEST_ENABLED: expected true or false"):
-        settings_from("ROUTE_TEST_ENABLED=maybe\nROUTE_TEST_POLICY=operator\n")
-    with pytest.raises(ConfigError, match="RTP_CODEC"):
-        settings_from("RTP_CODEC=opus\n")
+def test_on_reload_the_file_wins_over_an_environment_that_only_copies_it(tmp_path):
+    """systemd's EnvironmentFile= (or any wrapper exporting the file) puts every key in the environment at
+    start; a reload must still see the edited file, while a deliberate override stays in force."""
+    env = tmp_path / "ai-operator.env"
+    env.write_text("MAX_CALLS=5\nIDLE_TIMEOUT_S=8\nROUTE_TEST_ENABLED=true\nROUTE_TEST_POLICY=operator\n")
+    environ = {"MAX_CALLS": "5", "ROUTE_TEST_ENABLED": "true", "ROUTE_TEST_POLICY": "operator", "IDLE_TIMEOUT_S": "20"}
+    first = load_settings(env, environ)
+    assert first.route("test").enabled and first.call.max_calls == 5
+    assert first.call.idle_timeout_s == 20  # differs from the file: a deliberate override
+    env.write_text("MAX_CALLS=9\nIDLE_TIMEOUT_S=8\nROUTE_TEST_ENABLED=false\nROUTE_TEST_POLICY=operator\n")
+    second = reload_settings(first, environ)
+    assert second.route("test").enabled is False
+    assert second.call.max_calls == 9
+    assert second.call.idle_timeout_s == 20
+    env.write_text("MAX_CALLS=11\nIDLE_TIMEOUT_S=8\nROUTE_TEST_ENABLED=true\nROUTE_TEST_POLICY=operator\n")
+    third = reload_settings(second, environ)  # still compared with the file as it was at start
+    assert third.call.max_calls == 11 and third.route("test").enabled
 
 
 def test_enabling_a_route_with_missing_policy_is_an_error():
@@ -85,34 +191,67 @@ def test_enabling_a_route_with_missing_policy_is_an_error():
         settings_from("ROUTE_SALES_ENABLED=true\nROUTE_SALES_POLICY=nosuch\n")
     with pytest.raises(ConfigError, match=r"^t.env:1: ROUTE_SALES_POLICY: route sales is enabled but names no policy"):
         settings_from("ROUTE_SALES_ENABLED=true\n")
-    # disabled with an unknown policy is allowed (it cannot take calls)
     s = settings_from("ROUTE_SALES_ENABLED=false\nROUTE_SALES_POLICY=nosuch\n")
     assert s.route("sales").enabled is False
 
 
-def test_required_key_is_named():
-    from ai_operator.config import require
+def test_an_enabled_route_whose_load_is_missing_or_invalid_refuses_to_load(tmp_path):
+    env = tmp_path / "a.env"
+    (tmp_path / "loads").mkdir()
+    env.write_text("ROUTE_FREIGHT_ENABLED=true\nROUTE_FREIGHT_POLICY=freight\nROUTE_FREIGHT_LOAD=nope.json\n")
+    with pytest.raises(ConfigError, match=r"a.env:3: ROUTE_FREIGHT_LOAD='nope.json': .*load file not found"):
+        load_settings(env, {})
+    (tmp_path / "loads" / "bad.json").write_text('{"anchor": 1}')
+    env.write_text("ROUTE_FREIGHT_ENABLED=true\nROUTE_FREIGHT_POLICY=freight\nROUTE_FREIGHT_LOAD=bad.json\n")
+    with pytest.raises(ConfigError, match=r"ROUTE_FREIGHT_LOAD='bad.json'.*field"):
+        load_settings(env, {})
+    env.write_text("ROUTE_FREIGHT_ENABLED=true\nROUTE_FREIGHT_POLICY=freight\n")
+    with pytest.raises(ConfigError, match="ROUTE_FREIGHT_LOAD: route freight uses policy freight, which needs LOAD"):
+        load_settings(env, {})
 
-    s = settings_from("ARI_USER=\n")
-    with pytest.raises(ConfigError, match="ARI_USER: required"):
-        require(s, "ARI_URL", "ARI_USER")
+
+def test_relative_folders_are_relative_to_the_env_file(tmp_path):
+    env = tmp_path / "etc" / "ai.env"
+    env.parent.mkdir()
+    env.write_text("STATE_DIR=state\n")
+    s = load_settings(env, {})
+    assert s.storage.state_dir == tmp_path / "etc" / "state"
+    assert s.storage.loads_dir == tmp_path / "etc" / "loads"  # the default LOADS_DIR
 
 
-def test_example_env_documents_every_key_and_routes():
+def test_with_values_rebuilds_and_checks():
+    s = settings_from("MAX_CALLS=5\n")
+    assert s.with_values(MAX_CALLS=6).call.max_calls == 6
+    with pytest.raises(ConfigError, match="MAX_CALLS"):
+        s.with_values(MAX_CALLS=-1)
+
+
+def test_example_env_documents_every_declared_key_with_a_valid_value():
     text = EXAMPLE.read_text()
-    documented = set(re.findall(r"^([A-Z_]+)=", text, re.M))
-    for key in KEYS:
-        assert key.name in documented, f"{key.name} missing from {EXAMPLE.name}"
+    documented = dict(re.findall(r"^([A-Z_]+)=(.*)$", text, re.M))
+    declared = {d.key for d in DECLARED}
+    for d in DECLARED:
+        assert d.key in documented, f"{d.key} missing from {EXAMPLE.name}"
+    for key in documented:
+        assert key in declared or key.startswith("ROUTE_"), f"{key} in {EXAMPLE.name} is not a declared setting"
     for opt in ROUTE_OPTIONS:
         assert opt in text
     s = load_settings(EXAMPLE, environ={})
     assert s.warnings == ()
     assert s.route("test").enabled and s.route("test").policy == "operator"
     assert s.route("kazakhtelecom") is not None and not s.route("kazakhtelecom").enabled
-    load = Path(s.route("freight").option("LOAD"))
-    assert load.is_absolute() and load.exists()
+    assert s.route("freight").option("LOAD").anchor > 0
+
+
+def test_defaults_are_valid_values():
+    for d in DECLARED:
+        from ai_operator.config.schema import parse_value
+
+        assert parse_value(d, default_text(d)) == d.default or isinstance(d.default, Path), d.key
 
 
 def test_secrets_listed_for_redaction():
     s = settings_from("ARI_PASSWORD=hunter22\nDATABASE_URL=postgresql://u:dbpass9@h/db\n")
     assert "hunter22" in s.secrets() and "dbpass9" in s.secrets()
+    s = settings_from("DATABASE_URL='host=db user=u password=kv-secret1'\n")
+    assert "kv-secret1" in s.secrets()

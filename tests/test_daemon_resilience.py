@@ -25,16 +25,16 @@ async def test_garbage_and_foreign_rtp_are_dropped_and_counted_and_the_call_goes
         caller = await Caller.place(stage)
         call = stage.call_of(caller.sim)
         before = TOTALS.as_dict()
-        stats_before = dict(call.endpoint.stats.as_dict())
+        stats_before = dict(call.media.endpoint.stats.as_dict())
         good = build_header(0, False, 1, 160, 0x1234) + b"\xff" * 160
         for _ in range(5):
             caller.sim.inject_rtp(b"garbage, not RTP")  # from Asterisk's own address: malformed
             caller.sim.inject_rtp(b"\x80")  # a truncated header
             caller.sim.inject_rtp(good, from_foreign=True)  # a well-formed packet from someone else
             caller.sim.inject_rtp(build_header(0, False, 2, 320, 0x1234) + b"\xff" * 7)  # wrong size
-        await _wait(lambda: call.endpoint.stats.dropped_foreign - stats_before["dropped_foreign"] >= 5, 2, "foreign")
+        await _wait(lambda: call.media.endpoint.stats.dropped_foreign - stats_before["dropped_foreign"] >= 5, 2, "foreign")
         await asyncio.sleep(0.05)
-        stats = call.endpoint.stats.as_dict()
+        stats = call.media.endpoint.stats.as_dict()
         assert stats["dropped_malformed"] - stats_before["dropped_malformed"] == 10
         assert stats["dropped_foreign"] - stats_before["dropped_foreign"] == 5
         assert stats["dropped_wrong_size"] - stats_before["dropped_wrong_size"] == 5

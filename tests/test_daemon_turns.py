@@ -113,7 +113,7 @@ async def test_stt_failure_and_timeout_say_the_hearing_problem_line_and_the_call
         errors = stage.daemon.svc.metrics.registry.get_sample_value("ai_operator_adapter_errors_total", {"adapter": "stt"})
     failed, slow, retried = record["turns"][2:5]
     for turn in (failed, slow):
-        assert turn["caller_text"] == "[not heard]"
+        assert turn["caller_text"] == "[not-heard]"
         assert turn["bot_text"] == say("not_heard", "ru")
         assert turn["state"] == "REGION_SELECTION"
     assert slow["timings"]["stt_ms"] >= timeout_s * (stt.retries + 1) * 1000

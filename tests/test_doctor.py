@@ -5,12 +5,14 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import socket
 import sys
 from pathlib import Path
 
 import pytest
 
 from ai_operator.sim.pbx import SimulatedPbx
+from tests.support.envfiles import example_text
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[1]
@@ -29,12 +31,11 @@ async def doctor(env: Path, *flags: str) -> tuple[int, dict]:
 
 
 def write_env(tmp_path: Path, ari_url: str, password: str) -> Path:
-    text = EXAMPLE.read_text()
-    text = text.replace("ARI_URL=http://127.0.0.1:8088/ari", f"ARI_URL={ari_url}")
-    text = text.replace("ARI_PASSWORD=change-me", f"ARI_PASSWORD={password}")
-    text = text.replace("STATE_DIR=/var/lib/ai-operator", f"STATE_DIR={tmp_path / 'state'}")
-    text = text.replace("RTP_PORT_MIN=20000", "RTP_PORT_MIN=47200").replace("RTP_PORT_MAX=20999", "RTP_PORT_MAX=47299")
-    text = text.replace("ROUTE_FREIGHT_LOAD=loads/sample.json", f"ROUTE_FREIGHT_LOAD={REPO / 'etc/loads/sample.json'}")
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:  # a free range: ask the OS for its start
+        probe.bind(("127.0.0.1", 0))
+        start = min(probe.getsockname()[1], 65000)
+    text = example_text(ARI_URL=ari_url, ARI_PASSWORD=password, STATE_DIR=str(tmp_path / "state"),
+                        RTP_PORT_MIN=str(start), RTP_PORT_MAX=str(start + 99))
     env = tmp_path / "ai-operator.env"
     env.write_text(text)
     env.chmod(0o640)

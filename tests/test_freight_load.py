@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ai_operator.config import build_settings, parse_env_text
-from ai_operator.config.settings import Route
-from policies import load_policy
+from ai_operator.config import ConfigError, Route, build_settings, parse_env_text
+from ai_operator.dialogue import OptionContext, SessionOptions
 from policies.freight import POLICY, Load, LoadError, concession_for, load_from_file
 from policies.freight.selftest import SAMPLE_LOAD_PATH
+from tests.support.policies import freight_route
 
 GOOD = {
     "vendor_name": "रमेश",
@@ -94,39 +94,41 @@ def test_missing_file(tmp_path: Path) -> None:
         load_from_file(tmp_path / "nope.json")
 
 
-def test_validate_route_and_env_file(tmp_path: Path) -> None:
+def test_the_route_load_is_read_and_checked_with_the_env_file(tmp_path: Path) -> None:
     (tmp_path / "loads").mkdir()
     write(tmp_path / "loads", GOOD, "good.json")
     write(tmp_path / "loads", {**GOOD, "ceiling": 100}, "bad.json")
     env = tmp_path / "ai.env"
-    env.write_text(
-        "ROUTE_FREIGHT_ENABLED=true\nROUTE_FREIGHT_POLICY=freight\nROUTE_FREIGHT_LOAD=loads/good.json\n"
-        "ROUTE_BAD_ENABLED=true\nROUTE_BAD_POLICY=freight\nROUTE_BAD_LOAD=loads/bad.json\nROUTE_BAD_HOLD_S=zz\n"
-    )
+    env.write_text("ROUTE_FREIGHT_ENABLED=true\nROUTE_FREIGHT_POLICY=freight\nROUTE_FREIGHT_LOAD=good.json\n")
     s = build_settings(parse_env_text(env.read_text(), str(env)), environ={}, source=str(env))
-    policy = load_policy("freight")
-    assert policy.validate_route(s.routes["freight"]) == []
-    errors = policy.validate_route(s.routes["bad"])
-    assert any(e.startswith("ROUTE_BAD_LOAD:") and "'anchor'" in e for e in errors)
-    assert any(e.startswith("ROUTE_BAD_HOLD_S:") for e in errors)
-    assert policy.validate_route(Route("x", True, "freight", {})) == [
-        "ROUTE_X_LOAD: the freight policy needs a load file (JSON)"
-    ]
+    assert s.routes["freight"].option("LOAD").vendor_name == "रमेश"
+    env.write_text("ROUTE_BAD_ENABLED=true\nROUTE_BAD_POLICY=freight\nROUTE_BAD_LOAD=bad.json\n")
+    with pytest.raises(ConfigError, match=r"ai.env:3: ROUTE_BAD_LOAD='bad.json': .*'anchor'"):
+        build_settings(parse_env_text(env.read_text(), str(env)), environ={}, source=str(env))
 
 
-def test_new_session_options(tmp_path: Path) -> None:
-    route_load = write(tmp_path, GOOD, "route.json")
-    other = write(tmp_path, {**GOOD, "vendor_name": "सुरेश"}, "other.json")
-    route = Route("freight", True, "freight", {"LOAD": str(route_load), "HOLD_S": "2.5"})
-    s1 = POLICY.new_session("c1", route)
+def test_new_session_takes_the_route_load_or_a_confined_call_argument(tmp_path: Path) -> None:
+    loads = tmp_path / "loads"
+    loads.mkdir()
+    route_load = write(loads, GOOD, "route.json")
+    write(loads, {**GOOD, "vendor_name": "सुरेश"}, "other.json")
+    outside = write(tmp_path, {**GOOD, "vendor_name": "बाहर"}, "outside.json")
+    ctx = OptionContext(base_dir=tmp_path, loads_dir=loads)
+    route = freight_route(route_load, hold_s=2.5)
+    s1 = POLICY.new_session("c1", route, SessionOptions(context=ctx))
     assert s1.load.vendor_name == "रमेश" and s1.hold_s == 2.5 and not s1.model_available
-    s2 = POLICY.new_session("c2", route, options={"load": str(other), "model_available": True, "hold_s": 0})
-    assert s2.load.vendor_name == "सुरेश" and s2.model_available and s2.hold_s == 0
-    assert not s2.utterance_may_continue("तो मेरा rate लगभग")  # hold 0: never hold
-    s3 = POLICY.new_session("c3", None, options={"load": s1.load})
-    assert s3.hold_s == 1.5 and "रमेश" in s3.start().text
+    s2 = POLICY.new_session("c2", route, SessionOptions(model_available=True, context=ctx,
+                                                        call_args={"load": str(loads / "other.json")}))
+    assert s2.load.vendor_name == "सुरेश" and s2.model_available
+    s3 = POLICY.new_session("c3", route, SessionOptions(context=ctx, call_args={"load": "other.json"}))
+    assert s3.load.vendor_name == "सुरेश"  # relative to LOADS_DIR
+    for refused in (str(outside), "../outside.json", "/etc/passwd"):
+        with pytest.raises(LoadError, match="outside LOADS_DIR"):
+            POLICY.new_session("c4", route, SessionOptions(context=ctx, call_args={"load": refused}))
+    s5 = POLICY.new_session("c5", freight_route(route_load, hold_s=0), SessionOptions(context=ctx))
+    assert not s5.utterance_may_continue("तो मेरा rate लगभग")  # hold 0: never hold
     with pytest.raises(LoadError, match="'load'"):
-        POLICY.new_session("c4", Route("freight", True, "freight", {}))
+        POLICY.new_session("c6", Route("freight", True, "freight"), SessionOptions(context=ctx))
 
 
 def test_concession_deterministic_per_call_id() -> None:

@@ -16,6 +16,8 @@ from policies.freight import (
     hear_rate,
     say_rate,
 )
+from tests.support.policies import freight_route
+from tests.support.policies import session as policy_session
 
 TEXTS = st.sampled_from(
     [
@@ -87,7 +89,7 @@ def scripts(draw: st.DrawFn) -> tuple[Load, list[tuple[str, str]], bool, list[st
 @given(scripts(), st.text(min_size=1, max_size=12))
 def test_random_scripts_keep_the_ladder(script: tuple, call_id: str) -> None:
     load, steps, model, outputs = script
-    session = POLICY.new_session(call_id, None, options={"load": load, "model_available": model})
+    session = policy_session(freight_route(load), call_id, model_available=model)
     assert isinstance(session, FreightSession)
     replies = [session.start()]
     out = iter(outputs)

@@ -57,7 +57,7 @@ async def test_ingest_search_stats_commands(tmp_path: Path) -> None:
     assert await kb_stats(settings, out) == 0
     assert "embedder: hash-v2 dim 256" in out.getvalue() and "kk: entries=24" in out.getvalue()
 
-    other = settings_for(settings.get("DATABASE_URL"), tmp_path, EMBEDDING_DIM="64")
+    other = settings_for(settings.storage.database_url, tmp_path, EMBEDDING_DIM="64")
     out = io.StringIO()
     assert await kb_ingest(other, SAMPLE, prune=False, reembed=False, out=out) == 2
     assert "--reembed" in out.getvalue()
@@ -77,7 +77,7 @@ async def test_doctor_database_checks(tmp_path: Path) -> None:
     checks = {c.name: c for c in await database_checks(settings)}
     assert checks["kb entries"].status == "OK" and "KZ-55" in checks["kb entries"].detail
     assert checks["kb embedding dimension"].status == "OK"
-    other = settings_for(settings.get("DATABASE_URL"), tmp_path, EMBEDDING_DIM="64")
+    other = settings_for(settings.storage.database_url, tmp_path, EMBEDDING_DIM="64")
     checks = {c.name: c for c in await database_checks(other)}
     assert checks["kb embedding dimension"].status == "FAIL" and "--reembed" in checks["kb embedding dimension"].detail
 

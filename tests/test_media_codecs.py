@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from ai_operator.media import g711
-from ai_operator.media.codecs import FRAME_SAMPLES, SAMPLE_RATE, get_codec
+from ai_operator.media.codecs import get_codec
+from ai_operator.media.frames import FRAME_SAMPLES, SAMPLE_RATE
 
 ALL_SAMPLES = np.arange(-32768, 32768, dtype=np.int32).astype(np.int16)
 

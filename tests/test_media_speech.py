@@ -11,12 +11,26 @@ import numpy as np
 import pytest
 import soxr
 
-from ai_operator.media.bargein import BargeInDetector, frame_level_db
+from ai_operator.config.schema import VadSettings
+from ai_operator.media.bargein import BargeInDetector
+from ai_operator.media.frames import FRAME_S, FRAME_SAMPLES, SAMPLE_RATE
+from ai_operator.media.levels import frame_level_db, frame_power
+from ai_operator.media.listener import BargedIn, CallerListener
 from ai_operator.media.vad import SpeechStarted, UtteranceEnded, UtteranceSegmenter
 
-RATE = 8000
-FRAME = 160
-FRAME_S = 0.02
+RATE = SAMPLE_RATE
+FRAME = FRAME_SAMPLES
+
+
+def segmenter(**kw: float) -> UtteranceSegmenter:
+    """A segmenter with the shipped VAD settings, some replaced."""
+    v = VadSettings()
+    return UtteranceSegmenter(
+        int(kw.get("aggressiveness", v.aggressiveness)),
+        int(kw.get("start_ms", v.start_ms)),
+        int(kw.get("end_silence_ms", v.end_silence_ms)),
+        float(kw.get("max_utterance_s", v.max_utterance_s)),
+    )
 pytestmark = pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng not installed")
 
 
@@ -55,7 +69,7 @@ def test_one_utterance_with_sensible_boundaries(caller_speech: np.ndarray) -> No
     lead, tail = 1.0, 1.5
     signal = np.concatenate((noise(int(lead * RATE)), caller_speech, noise(int(tail * RATE), seed=1)))
     speech_s = len(caller_speech) / RATE
-    seg = UtteranceSegmenter()
+    seg = segmenter()
     events: list[SpeechStarted | UtteranceEnded] = []
     for i, frame in enumerate(frames_of(signal)):
         now = (i + 1) * FRAME_S  # the time the frame has fully arrived
@@ -76,7 +90,7 @@ def test_one_utterance_with_sensible_boundaries(caller_speech: np.ndarray) -> No
 
 
 def test_long_speech_is_cut_and_truncated(caller_speech: np.ndarray) -> None:
-    seg = UtteranceSegmenter(max_utterance_s=1.0)
+    seg = segmenter(max_utterance_s=1.0)
     ended: list[UtteranceEnded] = []
     for i, frame in enumerate(frames_of(np.concatenate((noise(8000), caller_speech)))):
         ended += [e for e in seg.feed(frame, i * FRAME_S) if isinstance(e, UtteranceEnded)]
@@ -86,7 +100,7 @@ def test_long_speech_is_cut_and_truncated(caller_speech: np.ndarray) -> None:
 
 
 def test_silence_and_noise_make_no_utterance() -> None:
-    seg = UtteranceSegmenter(aggressiveness=3)
+    seg = segmenter(aggressiveness=3)
     events = []
     for i, frame in enumerate(frames_of(noise(3 * RATE, amplitude=30))):
         events += seg.feed(frame, i * FRAME_S)
@@ -94,23 +108,24 @@ def test_silence_and_noise_make_no_utterance() -> None:
 
 
 def test_bad_frames_are_rejected_with_the_reason() -> None:
-    seg = UtteranceSegmenter()
+    seg = segmenter()
     with pytest.raises(ValueError, match="160 int16 samples"):
         seg.feed(np.zeros(100, dtype=np.int16), 0.0)
     with pytest.raises(ValueError, match="aggressiveness"):
-        UtteranceSegmenter(aggressiveness=5)
+        segmenter(aggressiveness=5)
 
 
-def run_barge_in(bot: np.ndarray, caller: np.ndarray, detector: BargeInDetector) -> list[int]:
-    """Bot speaks `bot` (fed as reference); `caller` is what comes back from the line; returns trigger frames."""
-    seg = UtteranceSegmenter()
+def run_barge_in(bot: np.ndarray, caller: np.ndarray, threshold_ms: int, echo_margin_db: float = 12.0) -> list[int]:
+    """Bot speaks `bot` (its frames feed the echo reference as they are sent); `caller` is what comes back from
+    the line; returns the frames at which the listener reported a barge-in."""
+    listener = CallerListener(segmenter(), BargeInDetector(threshold_ms), echo_margin_db=echo_margin_db)
     hits = []
     bot_frames, caller_frames = frames_of(bot), frames_of(caller)
     for i, cf in enumerate(caller_frames):
+        t = 1000.0 + i * FRAME_S
         if i < len(bot_frames):
-            detector.note_bot_frame(bot_frames[i])
-        seg.feed(cf, i * FRAME_S)
-        if detector.feed(seg.last_frame_speech, cf, bot_speaking=True):
+            listener.note_bot_power(frame_power(bot_frames[i]), t)
+        if any(isinstance(ev, BargedIn) for ev in listener.feed(cf, t, bot_speaking=True)):
             hits.append(i)
     return hits
 
@@ -127,8 +142,7 @@ def test_sustained_caller_speech_triggers_within_threshold(bot_speech: np.ndarra
     line = echo[: len(caller_speech) + onset * FRAME].astype(np.int32)
     line[onset * FRAME : onset * FRAME + len(caller_speech)] += caller_speech
     line = np.clip(line, -32768, 32767).astype(np.int16)
-    detector = BargeInDetector(threshold_ms=200)
-    hits = run_barge_in(bot_speech, line, detector)
+    hits = run_barge_in(bot_speech, line, 200)
     assert len(hits) == 1  # exactly once
     # 200 ms of counted speech; the first syllable ("Зд", ~-30 dBFS) is below the bot reference minus the
     # margin, so allow up to 160 ms for the caller's level to rise over it
@@ -138,29 +152,28 @@ def test_sustained_caller_speech_triggers_within_threshold(bot_speech: np.ndarra
 def test_short_burst_does_not_trigger(bot_speech: np.ndarray, caller_speech: np.ndarray) -> None:
     burst = caller_speech[4000 : 4000 + 800]  # 100 ms from the middle of a word
     line = np.concatenate((noise(RATE // 2), burst, noise(RATE, seed=2)))
-    seg = UtteranceSegmenter()
+    seg = segmenter()
     speech_frames = sum(seg.is_speech(f) for f in frames_of(line))
     assert 4 <= speech_frames <= 12  # the burst really is speech to the VAD (plus its hangover)
-    assert run_barge_in(bot_speech, line, BargeInDetector(threshold_ms=200)) == []
-    assert len(run_barge_in(bot_speech, line, BargeInDetector(threshold_ms=60))) == 1  # loud enough to count
+    assert run_barge_in(bot_speech, line, 200) == []
+    assert len(run_barge_in(bot_speech, line, 60)) == 1  # loud enough to count
 
 
 def test_bot_echo_at_minus_20_db_does_not_trigger(bot_speech: np.ndarray) -> None:
     echo = echo_of(bot_speech)
-    seg = UtteranceSegmenter()
+    seg = segmenter()
     assert sum(seg.is_speech(f) for f in frames_of(echo)) > 20  # VAD alone would call the echo speech
-    assert run_barge_in(bot_speech, echo, BargeInDetector(threshold_ms=200)) == []
+    assert run_barge_in(bot_speech, echo, 200) == []
     # without the echo margin the same echo is sustained speech: the level check is what rejects it
-    assert run_barge_in(bot_speech, echo, BargeInDetector(threshold_ms=200, echo_margin_db=30))
+    assert run_barge_in(bot_speech, echo, 200, echo_margin_db=30)
     assert frame_level_db(bot_speech[:FRAME * 50]) - frame_level_db(echo[FRAME * 3 : FRAME * 53]) == pytest.approx(20, abs=0.5)
 
 
 def test_no_trigger_when_bot_is_silent_and_rearm_after(caller_speech: np.ndarray) -> None:
-    detector = BargeInDetector(threshold_ms=100)
-    seg = UtteranceSegmenter()
+    listener = CallerListener(segmenter(), BargeInDetector(100))
     fired = []
     for i, cf in enumerate(frames_of(caller_speech)):
-        seg.feed(cf, i * FRAME_S)
-        fired.append(detector.feed(seg.last_frame_speech, cf, bot_speaking=i >= 40))
+        events = listener.feed(cf, i * FRAME_S, bot_speaking=i >= 40)
+        fired.append(any(isinstance(ev, BargedIn) for ev in events))
     assert fired[:40] == [False] * 40
     assert sum(fired) == 1

@@ -3,8 +3,10 @@
 from ai_operator.dialogue import KnowledgeHit, KnowledgeSearch, ModelTurn, PolicySession
 from policies import load_policy
 from policies.operator.catalog import GREETING
+from policies.operator.permissions import TOOLS
 from policies.operator.selftest_support import session_in
 from policies.operator.states import State
+from tests.support.policies import operator_route, session
 
 POLICY = load_policy("operator")
 HIT = KnowledgeHit(
@@ -18,13 +20,14 @@ HIT = KnowledgeHit(
 
 
 def new(**options):
-    return POLICY.new_session("call-1", None, options=options)
+    return session(operator_route(), **options)
 
 
 def test_policy_object() -> None:
     assert POLICY.name == "operator" and POLICY.languages == ("ru", "kk")
     assert POLICY.turn_fields == ("state", "language", "region_code")
-    assert POLICY.validate_route(None) == []
+    assert POLICY.state_field == "state" and POLICY.route_options == {}
+    assert {t.name for t in POLICY.tools} == set(TOOLS)  # the model is offered exactly the matrix's tools
     s = new()
     assert isinstance(s, PolicySession) and s.hold_s == 0 and s.utterance_may_continue("и ещё") is False
 
@@ -146,7 +149,7 @@ def test_model_path_denial_before_region_then_model_turn_and_fallback() -> None:
     r = s.on_utterance("Сколько стоит интернет?")
     assert isinstance(r.effect, ModelTurn) and r.effect.purpose == "answer"
     assert r.effect.messages == [{"role": "user", "content": "Сколько стоит интернет?"}]
-    assert "search_knowledge_base" in r.effect.tools and "QUESTION_ANSWERING" in r.effect.system
+    assert "search_knowledge_base" in {t.name for t in r.effect.tools} and "QUESTION_ANSWERING" in r.effect.system
     assert "KZ-55" in r.effect.system and r.effect.fallback
     r = s.on_effect_result(None)
     assert r.effect == KnowledgeSearch("Сколько стоит интернет?", "ru", "KZ-55")

@@ -11,8 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from ai_operator.config import Settings
+
 REPO = Path(__file__).resolve().parent.parent
 UNIT = REPO / "systemd" / "ai-operator.service"
+DEFAULTS = Settings()  # every setting at its declared default
 INSTALL = REPO / "scripts" / "install-system.sh"
 ENV_EXAMPLE = REPO / "etc" / "ai-operator.env.example"
 
@@ -48,11 +51,12 @@ def test_unit_settings():
     assert _one(svc, "ExecStart") == (
         "/opt/ai-operator/venv/bin/ai-operator run --env /etc/ai-operator/ai-operator.env"
     )
-    assert _one(svc, "EnvironmentFile") == "/etc/ai-operator/ai-operator.env"
+    assert "EnvironmentFile" not in svc  # the daemon reads --env itself: a reload sees every edit
     assert _one(svc, "ExecReload") == "/bin/kill -HUP $MAINPID"
     assert _one(svc, "Restart") == "on-failure"
     assert int(_one(unit, "StartLimitBurst")) > 0 and int(_one(unit, "StartLimitIntervalSec")) > 0
-    assert int(_one(svc, "TimeoutStopSec")) > 30  # DRAIN_TIMEOUT_S default
+    drain, watchdog = DEFAULTS.call.drain_timeout_s, DEFAULTS.call.hangup_watchdog_s
+    assert int(_one(svc, "TimeoutStopSec")) >= drain + watchdog + 20  # what doctor checks against
     assert _one(svc, "User") == "ai-operator" and _one(svc, "Group") == "ai-operator"
     assert _one(svc, "StateDirectory") == "ai-operator"
     assert _one(svc, "ReadWritePaths") == "/var/lib/ai-operator"
@@ -135,9 +139,15 @@ def test_install_stages_files_and_never_overwrites_env(tmp_path):
     assert not (dest / "opt/ai-operator/venv").exists()
     assert "Next steps" in r.stdout
 
+    load = dest / "etc/ai-operator/loads/sample.json"
+    assert load.read_text() == (ENV_EXAMPLE.parent / "loads/sample.json").read_text()
+    assert _mode(load) == 0o640 and _mode(load.parent) == 0o750
+
     env.write_text("ARI_PASSWORD=admin-edited\n")
     env.chmod(0o600)
+    load.write_text('{"edited": true}')
     r = _run_install(dest, "--no-venv")
+    assert load.read_text() == '{"edited": true}'
     assert r.returncode == 0, r.stderr
     assert env.read_text() == "ARI_PASSWORD=admin-edited\n"
     assert _mode(env) == 0o600
@@ -150,7 +160,8 @@ def test_install_prefix_rewrites_unit_paths(tmp_path):
     assert r.returncode == 0, r.stderr
     unit = parse_unit((dest / "etc/systemd/system/ai-operator.service").read_text())["Service"]
     assert _one(unit, "ExecStart") == "/srv/aio/venv/bin/ai-operator run --env /etc/aio/ai-operator.env"
-    assert _one(unit, "EnvironmentFile") == "/etc/aio/ai-operator.env"
+    assert "EnvironmentFile" not in unit
+    assert (dest / "etc/aio/loads/sample.json").read_text() == (ENV_EXAMPLE.parent / "loads/sample.json").read_text()
     assert (dest / "etc/aio/ai-operator.env").is_file()
     assert (dest / "srv/aio/src/scripts/install-system.sh").is_file()
 

@@ -96,6 +96,7 @@ async def test_external_media_stasis_start_is_delayed_and_add_channel_before_it_
     client, events = ari
     call = await pbx.place_call("test")
     await events.wait_for("StasisStart")
+    pbx.external_media_gate = gate = asyncio.Event()
     ext = await client.external_media(APP, "127.0.0.1:40000", "ulaw")
     assert ext.name.startswith("UnicastRTP/127.0.0.1:40000-")
     port = int(ext.var("UNICASTRTP_LOCAL_PORT"))
@@ -105,6 +106,7 @@ async def test_external_media_stasis_start_is_delayed_and_add_channel_before_it_
     with pytest.raises(AriHttpError) as info:
         await client.add_channel(bridge.id, [call.channel_id, ext.id])
     assert info.value.status == 422 and info.value.message == "Channel not in Stasis application"
+    gate.set()
     await events.wait_for("StasisStart", lambda e: e.channel.id == ext.id)
     await client.add_channel(bridge.id, [call.channel_id, ext.id])
     entered = {(await events.wait_for("ChannelEnteredBridge")).channel.id for _ in range(2)}

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from ai_operator.config.settings import ConfigError, load_settings
+from ai_operator.llm.chat import ChatModel
+from ai_operator.providers import build_model, build_stt, build_tts
 from ai_operator.sim.openai_server import FakeOpenAI
 from ai_operator.speech.cache import CachedTTS
 from ai_operator.speech.espeak import EspeakTTS
-from ai_operator.speech.factory import build_model, build_stt, build_tts
-from ai_operator.speech.model import ChatModel
 from ai_operator.speech.openai_tts import OpenAITTS
 from ai_operator.speech.stt import OpenAITranscriber
 from ai_operator.speech.tts import synthesize
@@ -71,11 +71,9 @@ def test_route_can_turn_openai_on_when_global_is_off(tmp_path: Path) -> None:
 
 
 def test_bad_provider_settings_are_named(tmp_path: Path) -> None:
-    s = settings_from(
-        tmp_path, "ROUTE_X_ENABLED=false\nROUTE_X_STT=whisperx\nROUTE_Y_ENABLED=false\nROUTE_Y_LLM=openai\n"
-    )
-    with pytest.raises(ConfigError, match="ROUTE_X_STT: expected one of auto, openai, none, got 'whisperx'"):
-        build_stt(s, s.route("x"))
+    with pytest.raises(ConfigError, match="ROUTE_X_STT='whisperx': expected one of auto, openai, none, got 'whisperx'"):
+        settings_from(tmp_path, "ROUTE_X_ENABLED=true\nROUTE_X_POLICY=operator\nROUTE_X_STT=whisperx\n")
+    s = settings_from(tmp_path, "ROUTE_Y_ENABLED=false\nROUTE_Y_LLM=openai\n")
     with pytest.raises(ConfigError, match="ROUTE_Y_LLM: provider openai needs OPENAI_API_KEY"):
         build_model(s, s.route("y"))
 

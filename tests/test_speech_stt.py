@@ -29,7 +29,7 @@ def speech_like(seconds: float = 0.5) -> np.ndarray:
 
 async def test_language_hint_and_valid_8k_wav_reach_the_server(server: FakeOpenAI) -> None:
     server.transcripts = ["сәлеметсіз бе"]
-    stt = OpenAITranscriber(api_key=KEY, base_url=server.base_url, model="whisper-large")
+    stt = OpenAITranscriber(api_key=KEY, base_url=server.base_url, model="whisper-large", timeout_s=8.0)
     assert isinstance(stt, SpeechToText)
     audio = speech_like()
     assert await stt.transcribe(audio, "kk") == "сәлеметсіз бе"
@@ -51,7 +51,7 @@ async def test_no_language_hint_sends_none(server: FakeOpenAI) -> None:
         return f"{len(decode_wav(wav)[0])} samples"
 
     server.transcripts = by_audio
-    stt = OpenAITranscriber(api_key=KEY, base_url=server.base_url)
+    stt = OpenAITranscriber(api_key=KEY, base_url=server.base_url, model="whisper-1", timeout_s=8.0)
     assert await stt.transcribe(speech_like(0.25), None) == "2000 samples"
     assert "language" not in seen[0]
 
@@ -59,14 +59,14 @@ async def test_no_language_hint_sends_none(server: FakeOpenAI) -> None:
 async def test_retries_on_500_then_succeeds(server: FakeOpenAI) -> None:
     server.transcripts = ["नमस्ते"]
     server.fail_next = 1
-    stt = OpenAITranscriber(api_key=KEY, base_url=server.base_url, retries=1)
+    stt = OpenAITranscriber(api_key=KEY, base_url=server.base_url, retries=1, model="whisper-1", timeout_s=8.0)
     assert await stt.transcribe(speech_like(), "hi") == "नमस्ते"
     assert [r["path"] for r in server.requests].count("/v1/audio/transcriptions") == 2
 
 
 async def test_persistent_500_raises_speech_error_naming_status(server: FakeOpenAI) -> None:
     server.fail_next = 5
-    stt = OpenAITranscriber(api_key=KEY, base_url=server.base_url, retries=2)
+    stt = OpenAITranscriber(api_key=KEY, base_url=server.base_url, retries=2, model="whisper-1", timeout_s=8.0)
     with pytest.raises(SpeechError, match=r"openai.*HTTP 500.*3 attempt"):
         await stt.transcribe(speech_like(), "ru")
     assert len(server.requests) == 3
@@ -76,7 +76,7 @@ async def test_timeout_is_bounded(server: FakeOpenAI) -> None:
     server.delay_s = 5.0
     server.transcripts = ["never"]
     timeout_s, retries = 0.3, 1
-    stt = OpenAITranscriber(api_key=KEY, base_url=server.base_url, timeout_s=timeout_s, retries=retries)
+    stt = OpenAITranscriber(api_key=KEY, base_url=server.base_url, timeout_s=timeout_s, retries=retries, model="whisper-1")
     started = time.monotonic()
     with pytest.raises(SpeechError, match="timeout"):
         await stt.transcribe(speech_like(), "ru")
@@ -87,7 +87,7 @@ async def test_timeout_is_bounded(server: FakeOpenAI) -> None:
 
 async def test_bad_key_is_not_retried_and_never_shown(server: FakeOpenAI) -> None:
     wrong = "sk-wrong-secret-key-999999"
-    stt = OpenAITranscriber(api_key=wrong, base_url=server.base_url, retries=3)
+    stt = OpenAITranscriber(api_key=wrong, base_url=server.base_url, retries=3, model="whisper-1", timeout_s=8.0)
     with pytest.raises(SpeechError, match="HTTP 401") as info:
         await stt.transcribe(speech_like(), "ru")
     assert wrong not in str(info.value)
@@ -95,13 +95,13 @@ async def test_bad_key_is_not_retried_and_never_shown(server: FakeOpenAI) -> Non
 
 
 async def test_unreachable_server_is_a_speech_error() -> None:
-    stt = OpenAITranscriber(api_key=KEY, base_url="http://127.0.0.1:9/v1", timeout_s=1.0, retries=0)
+    stt = OpenAITranscriber(api_key=KEY, base_url="http://127.0.0.1:9/v1", timeout_s=1.0, retries=0, model="whisper-1")
     with pytest.raises(SpeechError, match="connection failed"):
         await stt.transcribe(speech_like(), "ru")
 
 
 async def test_empty_audio_is_empty_text_without_a_request(server: FakeOpenAI) -> None:
-    stt = OpenAITranscriber(api_key=KEY, base_url=server.base_url)
+    stt = OpenAITranscriber(api_key=KEY, base_url=server.base_url, model="whisper-1", timeout_s=8.0)
     assert await stt.transcribe(np.zeros(0, dtype=np.int16), "ru") == ""
     assert server.requests == []
 
@@ -119,7 +119,7 @@ async def test_instant_stt_scripted_and_exhausted() -> None:
 
 
 def test_scrub_removes_keys_from_upstream_messages() -> None:
-    from ai_operator.speech.errors import scrub
+    from ai_operator.openai_client import scrub
 
     upstream = (
         "Incorrect API key provided: sk-proj-abc1********************wxyz. You can find your API key at ..."

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ai_operator.console import parse_script
-from ai_operator.turns import TurnHolder
+from ai_operator.turn_boundary import TurnHolder
 
 
 def dangling(text: str) -> bool:

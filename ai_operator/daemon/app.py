@@ -13,10 +13,9 @@ import asyncio
 import signal
 from collections.abc import Callable
 from contextlib import AsyncExitStack, suppress
-from pathlib import Path
 from typing import Any
 
-from ai_operator.config import ConfigError, EnvFileError, Settings, load_settings, require
+from ai_operator.config import ConfigError, EnvFileError, Settings, reload_settings, require
 from ai_operator.daemon.manager import CallManager
 from ai_operator.daemon.services import Services
 from ai_operator.logs import get_logger, register_secret
@@ -53,7 +52,7 @@ class Daemon:
         if self.notifier is not None:
             self.notifier.reloading()
         try:
-            new = load_settings(self.env_path)
+            new = reload_settings(self.settings)
         except (EnvFileError, ConfigError) as exc:
             log.error("reload_rejected", reason=str(exc), kept="previous settings")
             return False
@@ -80,7 +79,7 @@ class Daemon:
         A database that cannot be opened at start is retried in the background; records are spooled meanwhile."""
         from ai_operator.storage.records import RecordStore
 
-        state_dir = Path(self.settings.STATE_DIR)
+        state_dir = self.settings.storage.state_dir
         stack.push_async_callback(self._close_database)
         records = RecordStore(None, state_dir / "spool" / "records.jsonl")
         await records.start()
@@ -95,7 +94,8 @@ class Daemon:
         from ai_operator.storage.database import Database
 
         try:
-            self.db = await Database.open(self.settings.DATABASE_URL or None, Path(self.settings.STATE_DIR))
+            storage = self.settings.storage
+            self.db = await Database.open(storage.database_url or None, storage.state_dir)
         except Exception as exc:
             if first:
                 log.error("database_unavailable", error=str(exc), action=f"spooling records; retrying every {DB_RETRY_S:g} s")
@@ -128,8 +128,7 @@ class Daemon:
 
         s = self.settings
         require(s, "ARI_URL", "ARI_USER", "ARI_PASSWORD", "ARI_APP")
-        state_dir = Path(s.STATE_DIR)
-        state_dir.mkdir(parents=True, exist_ok=True)
+        s.storage.state_dir.mkdir(parents=True, exist_ok=True)
         # Everything opened is closed by the stack, in reverse order, also when a later step of set-up fails
         # (e.g. the metrics port is taken): no embedded PostgreSQL or socket outlives a failed start.
         async with AsyncExitStack() as stack:
@@ -139,20 +138,20 @@ class Daemon:
             await pacer.start()
             stack.push_async_callback(pacer.stop)
             metrics.set_rtp_source(lambda: rtp_totals(pacer))
-            ari = AriRestClient(s.ARI_URL, s.ARI_USER, s.ARI_PASSWORD)
+            ari = AriRestClient(s.ari.url, s.ari.user, s.ari.password)
             stack.push_async_callback(ari.close)
             self.svc = Services(
                 settings=s, ari=ari, records=records, knowledge=knowledge, pacer=pacer,
-                ports=PortAllocator(s.RTP_HOST, s.RTP_PORT_MIN, s.RTP_PORT_MAX), codec=get_codec(s.RTP_CODEC),
-                metrics=metrics, state_dir=state_dir,
+                ports=PortAllocator(s.rtp.host, s.rtp.port_min, s.rtp.port_max), codec=get_codec(s.rtp.codec),
+                metrics=metrics,
                 stt_override=self.overrides.get("stt"), tts_override=self.overrides.get("tts"),
                 model_override=self.overrides.get("model"), observer=self.overrides.get("observer"),
             )
             self.manager = CallManager(self.svc)
             self.notifier = Notifier.from_env()
             stack.callback(self.notifier.close)
-            if s.METRICS_PORT:
-                metrics_server = MetricsServer(metrics, s.METRICS_HOST, s.METRICS_PORT, health=self.health)
+            if s.ops.metrics_port:
+                metrics_server = MetricsServer(metrics, s.ops.metrics_host, s.ops.metrics_port, health=self.health)
                 await metrics_server.start()
                 stack.push_async_callback(metrics_server.stop)
             exit_code = await self._serve_calls(self.manager, self.notifier, metrics)
@@ -172,12 +171,12 @@ class Daemon:
                 metrics.ari_reconnects_total.inc()
                 await manager.reconcile()
             else:
-                notifier.ready(f"ARI connected to {s.ARI_URL}")
+                notifier.ready(f"ARI connected to {s.ari.url}")
                 self.ready.set()
-                log.info("ready", app=s.ARI_APP, ari=s.ARI_URL, rtp=f"{s.RTP_HOST}:{s.RTP_PORT_MIN}-{s.RTP_PORT_MAX}",
-                         codec=s.RTP_CODEC, max_calls=s.MAX_CALLS)
+                log.info("ready", app=s.ari.app, ari=s.ari.url, rtp=f"{s.rtp.host}:{s.rtp.port_min}-{s.rtp.port_max}",
+                         codec=s.rtp.codec, max_calls=s.call.max_calls)
 
-        self.stream = AriEventStream(s.ARI_URL, s.ARI_USER, s.ARI_PASSWORD, s.ARI_APP, on_connect=on_connect)
+        self.stream = AriEventStream(s.ari.url, s.ari.user, s.ari.password, s.ari.app, on_connect=on_connect)
         prewarm = asyncio.create_task(self.prewarm())
         consumer = asyncio.create_task(self._consume(manager))
         watchdog = asyncio.create_task(watchdog_loop(notifier, lambda: bool(self.stream and self.stream.connected)))
@@ -193,7 +192,7 @@ class Daemon:
                 log.error("event_loop_failed", error=repr(exc))
             exit_code = 1
         notifier.stopping("draining calls")
-        await manager.drain(s.DRAIN_TIMEOUT_S if exit_code == 0 else 0.0)
+        await manager.drain(s.call.drain_timeout_s if exit_code == 0 else 0.0)
         stop_wait.cancel()
         watchdog.cancel()
         prewarm.cancel()
@@ -204,11 +203,9 @@ class Daemon:
         return exit_code
 
     async def prewarm(self) -> int:
-        """Synthesise each enabled route's greeting and the shutdown lines into the TTS cache ahead of the first
-        call, so canned lines play with no synthesis delay. Failures are logged; calls synthesise on demand."""
-        from ai_operator.daemon.call import SHUTDOWN_LINES
-        from ai_operator.daemon.speaker import voice_segments
-        from ai_operator.wiring import new_session
+        """Synthesise each enabled route's canned lines (the policy's greeting and closing lines) into the TTS
+        cache ahead of the first call. Failures are logged; calls synthesise on demand."""
+        from policies import load_policy
 
         assert self.svc is not None
         made = 0
@@ -216,12 +213,8 @@ class Daemon:
             if not route.enabled:
                 continue
             try:
-                tts = self.svc.tts_for(route)
-                greeting = new_session(route, "prewarm").start()
-                lines = voice_segments(greeting.text or "", greeting.language) if greeting.text else []
-                lines += [(text, lang) for lang, text in SHUTDOWN_LINES.items() if lang in _languages(route)]
-                if hasattr(tts, "prewarm"):
-                    made += await tts.prewarm(lines)
+                lines = load_policy(route.policy).canned_lines(route)
+                made += await self.svc.tts_for(route).prewarm(lines)
             except Exception as exc:  # a broken route or voice must not stop the daemon
                 log.warning("tts_prewarm_failed", route=route.name, error=str(exc))
         log.info("tts_prewarmed", lines=made)
@@ -241,12 +234,6 @@ class Daemon:
             "database_ok": db_ok,
             **(self.manager.health() if self.manager else {}),
         }
-
-
-def _languages(route: Any) -> tuple[str, ...]:
-    from policies import load_policy
-
-    return tuple(load_policy(route.policy).languages)
 
 
 def rtp_totals(pacer: Pacer) -> dict[str, int]:

@@ -1,9 +1,10 @@
-"""One call, from `StasisStart` to teardown: ARI set-up, the media path, the turn loop, CallEnd, records.
+"""One call, from `StasisStart` to teardown: the dialogue loop around the media leg, CallEnd and the records.
 
-Audio in (RTP) -> VAD segmenter -> (barge-in check) -> STT -> turn holder -> policy (`Conversation`) -> TTS ->
-playout. The audio callback is synchronous and cheap; everything slow runs in the call's turn loop, which also
-owns the timers (idle re-prompt, turn-boundary hold, CallEnd grace and watchdog). Teardown runs on every path
-and releases the bridge, the externalMedia channel, the RTP port and the policy session exactly once.
+Audio in (RTP) -> `CallerListener` (VAD, barge-in, echo decisions) -> mailbox -> STT -> `TurnDriver` (turn
+boundary, policy, effects) -> `Speaker` (TTS into playout). The audio callback is synchronous and cheap;
+everything slow runs in the call's loop, the only reader of its mailbox, which also owns the timers (idle
+re-prompt, turn-boundary hold, CallEnd grace and watchdog, the maximum call length). Teardown runs on every
+path and releases the media leg and the policy session exactly once.
 """
 
 from __future__ import annotations
@@ -17,165 +18,160 @@ import numpy as np
 
 from ai_operator.callend import CallEnd
 from ai_operator.config import Route
-from ai_operator.conversation import Conversation, TurnOutcome
-from ai_operator.daemon.services import CallTuning, Services
+from ai_operator.conversation import Conversation
+from ai_operator.daemon.mailbox import (
+    CallerGone,
+    DtmfPressed,
+    EndNow,
+    Mailbox,
+    ShutdownRequested,
+    TransferDue,
+    UtteranceHeard,
+    Wake,
+)
+from ai_operator.daemon.media_leg import MediaLeg
+from ai_operator.daemon.services import Services
 from ai_operator.daemon.speaker import Speaker
 from ai_operator.daemon.turn_log import TurnLog
 from ai_operator.logs import get_logger
 from ai_operator.media.bargein import BargeInDetector
-from ai_operator.media.playout import PlayoutEvent, PlayoutStream
-from ai_operator.media.transport import RtpEndpoint
-from ai_operator.media.vad import SpeechStarted, UtteranceEnded, UtteranceSegmenter
-from ai_operator.turns import TurnHolder
+from ai_operator.media.frames import SAMPLE_RATE
+from ai_operator.media.listener import BargedIn, CallerListener, Dropped, Heard, SpeechBegan
+from ai_operator.media.playout import PlayoutEvent
+from ai_operator.media.vad import UtteranceEnded, UtteranceSegmenter
+from ai_operator.turn_driver import Turn, TurnDriver
 from ai_operator.wiring import new_session
+from policies import load_policy
 
 log = get_logger("call")
 
-EXTERNAL_MEDIA_STASIS_TIMEOUT_S = 5.0
 IDLE_POLL_S = 1.0
-SHUTDOWN_LINES = {
-    "ru": "Извините, сервис временно недоступен. Пожалуйста, перезвоните позже. До свидания.",
-    "kk": "Кешіріңіз, қызмет уақытша қолжетімсіз. Кейінірек қайта қоңырау шалыңыз. Сау болыңыз.",
-    "hi": "माफ़ कीजिए, अभी लाइन बंद करनी पड़ रही है। हम बाद में फिर से कॉल करेंगे। धन्यवाद।",
-}
+CHANNEL_LOST = "channel_lost"
 
 
 class Call:
     """A live call on `route`. `run()` is the whole life of the call; the manager feeds it ARI events."""
 
-    def __init__(self, svc: Services, channel: Any, route: Route, *, direction: str = "inbound", load: str | None = None):
+    def __init__(
+        self,
+        svc: Services,
+        channel: Any,
+        route: Route,
+        *,
+        direction: str = "inbound",
+        call_args: dict[str, str] | None = None,
+    ) -> None:
+        settings = svc.settings
         self.svc = svc
         self.channel = channel
         self.call_id: str = channel.id
         self.route = route
         self.direction = direction
-        self.tuning = CallTuning.from_settings(svc.settings)
+        self.policy = load_policy(route.policy)
         self.log = log.bind(call_id=self.call_id, route=route.name)
-        self.queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
-        self.callend = CallEnd(self.tuning.watchdog_s, self.tuning.grace_s)
+        self.mailbox = Mailbox()
+        self.callend = CallEnd(settings.call.hangup_watchdog_s, settings.call.hangup_grace_ms / 1000.0)
+        self.max_call_s = settings.call.max_call_s
+        self.idle_timeout_s = settings.call.idle_timeout_s
+        self.log_transcripts = settings.ops.log_transcripts
         model = svc.model_for(route)
-        self.session = new_session(route, self.call_id, load=load, model_available=model is not None)
-        self.conversation = Conversation(
-            self.session, knowledge=svc.knowledge, model=model, log_context={"route": route.name}
+        self.session = new_session(settings, route, self.call_id, call_args=call_args,
+                                   model_available=model is not None)
+        self.conversation = Conversation(self.session, knowledge=svc.knowledge, model=model,
+                                         log_context={"route": route.name})
+        self.driver = TurnDriver(self.conversation)
+        vad = settings.vad
+        self.listener = CallerListener(
+            UtteranceSegmenter(vad.aggressiveness, vad.start_ms, vad.end_silence_ms, vad.max_utterance_s),
+            BargeInDetector(vad.barge_in_ms),
         )
-        self.holder = TurnHolder(self.session.utterance_may_continue, self.session.hold_s)
-        self.segmenter = UtteranceSegmenter(
-            self.tuning.vad_aggressiveness,
-            self.tuning.vad_start_ms,
-            self.tuning.vad_end_silence_ms,
-            self.tuning.vad_max_utterance_s,
-        )
-        self.bargein = BargeInDetector(self.tuning.barge_in_ms)
-        self.turns = TurnLog(self, svc)
-        self.endpoint: RtpEndpoint | None = None
-        self.stream: PlayoutStream | None = None
+        self.turn_log = TurnLog(self.call_id, records=svc.records, metrics=svc.metrics,
+                                end_silence_ms=vad.end_silence_ms, state_field=self.policy.state_field)
+        self.media = MediaLeg(svc, self.call_id, on_audio=self._on_audio, on_playout=self._on_playout,
+                              on_bot_frame=self.listener.note_bot_power)
+        self.em_channel_id = self.media.em_channel_id
         self.speaker: Speaker | None = None
-        self.bridge_id: str | None = None
-        self.em_channel_id = f"{self.call_id}-media"
-        self.em_started: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.ended = asyncio.Event()
         self.ended_by: str | None = None
         self.disposition: str | None = None
         self.summary: dict[str, Any] = {}
-        self.language = "ru"
-        self._last_activity = time.monotonic()
-        self._speech_during_bot = False
-        self._barged = False
+        self._started_mono = time.monotonic()
+        self._last_activity = self._started_mono
         self._pending_transfer: str | None = None
         self._torn_down = False
         self.started_at = datetime.now(UTC)
 
-    # ---- events from the manager (ARI) -------------------------------------------------------------------
+    # ---- events from the manager (ARI) and the daemon ---------------------------------------------------------
     def on_external_media_started(self) -> None:
-        if not self.em_started.done():
-            self.em_started.set_result(None)
+        self.media.external_media_started()
 
     def on_caller_gone(self, who: str = "caller") -> None:
-        self.queue.put_nowait(("gone", who))
+        self.mailbox.post(CallerGone(who))
 
     def on_dtmf(self, digit: str) -> None:
-        self.queue.put_nowait(("dtmf", digit))
+        self.mailbox.post(DtmfPressed(digit))
 
     def shutdown(self) -> None:
-        """Daemon stopping after the drain timeout: a closing line through CallEnd."""
-        self.queue.put_nowait(("shutdown", None))
+        """Daemon stopping after the drain timeout: the policy's closing line through CallEnd."""
+        self.mailbox.post(ShutdownRequested())
 
-    # ---- set-up --------------------------------------------------------------------------------------------
-    async def _setup(self) -> None:
-        svc, ari = self.svc, self.svc.ari
-        if self.direction == "inbound" and getattr(self.channel, "state", "") != "Up":
-            await ari.answer(self.call_id)
-        await svc.records.call_answered(self.call_id, datetime.now(UTC))
-        self.endpoint = await RtpEndpoint.open(svc.ports, svc.codec, self._on_audio)
-        bridge = await ari.create_bridge("mixing", name=f"ai-operator-{self.call_id}")
-        self.bridge_id = bridge.id
-        host, port = self.endpoint.local_address
-        em = await ari.external_media(
-            svc.settings.ARI_APP, f"{host}:{port}", svc.codec.name, channel_id=self.em_channel_id
-        )
-        # The externalMedia channel enters Stasis asynchronously: wait for its own StasisStart before addChannel.
-        await asyncio.wait_for(self.em_started, EXTERNAL_MEDIA_STASIS_TIMEOUT_S)
-        await ari.add_channel(self.bridge_id, [self.call_id, self.em_channel_id])
-        addr = em.var("UNICASTRTP_LOCAL_ADDRESS") or await ari.get_channel_var(self.em_channel_id, "UNICASTRTP_LOCAL_ADDRESS")
-        rport = em.var("UNICASTRTP_LOCAL_PORT") or await ari.get_channel_var(self.em_channel_id, "UNICASTRTP_LOCAL_PORT")
-        self.endpoint.set_remote(addr, int(rport))
-        self.stream = PlayoutStream(
-            svc.codec, self.endpoint.send_frame, on_event=self._on_playout, on_frame=self.bargein.note_bot_power
-        )
-        svc.pacer.add(self.stream)
-        self.speaker = Speaker(self.stream, svc.tts_for(self.route), on_error=self._on_tts_error)
-        self.log.info("call_media_ready", local_rtp=f"{host}:{port}", asterisk_rtp=f"{addr}:{rport}", codec=svc.codec.name)
+    @property
+    def busy(self) -> bool:
+        """Thinking (events waiting), speaking, or listening to the caller."""
+        speaking = self.speaker is not None and self.speaker.busy
+        return self.mailbox.waiting > 0 or speaking or self.listener.segmenter.in_speech
 
-    # ---- the audio path (synchronous, per 20 ms frame) ------------------------------------------------------
+    # ---- the audio path (synchronous, per 20 ms frame) ---------------------------------------------------------
     def _on_audio(self, frame: np.ndarray) -> None:
         now = time.monotonic()
-        bot_speaking = self.stream is not None and self.stream.speaking
-        for ev in self.segmenter.feed(frame, now):
-            if isinstance(ev, SpeechStarted):
-                self._last_activity = now
-                self.holder.continuation_started()
-                self._speech_during_bot = bot_speaking
-                self._barged = False
-            elif isinstance(ev, UtteranceEnded):
-                self._last_activity = now
-                if self._speech_during_bot and not self._barged:
-                    continue  # echo or noise under the bot's own voice: not a turn
-                self.queue.put_nowait(("utterance", ev))
-        if bot_speaking and self.bargein.feed(self.segmenter.last_frame_speech, frame, True):
-            self._barge_in(now)
+        stream = self.media.stream
+        for ev in self.listener.feed(frame, now, stream is not None and stream.speaking):
+            match ev:
+                case SpeechBegan():
+                    self._last_activity = now
+                    self.driver.caller_speaking_again()
+                case Heard(utterance=utt):
+                    self._last_activity = now
+                    self.mailbox.post(UtteranceHeard(utt))
+                case Dropped(reason=reason, seconds=seconds, caller_ms=caller_ms):
+                    self._last_activity = now
+                    self.log.info("utterance_dropped", reason=reason, seconds=seconds, caller_ms=caller_ms)
+                    self.svc.metrics.utterances_dropped_total.labels(reason=reason).inc()
+                case BargedIn():
+                    self._barge_in(now)
         self.svc.pacer.poll()  # a frame due during a burst of incoming RTP goes out now, not after the burst
 
     def _barge_in(self, now: float) -> None:
-        self._barged = True
         cut = self.speaker.cut() if self.speaker else None
         self.callend.on_barge_in(now)
         self.log.info("barge_in", utterance=cut)
-        self.queue.put_nowait(("wake", None))
+        self.mailbox.post(Wake())
 
     def _on_playout(self, ev: PlayoutEvent) -> None:
         if ev.kind == "started":
             self.callend.on_bot_started(ev.at, ev.at)
-            self.turns.first_frame_sent(ev.utterance_id, ev.at)
+            chunk_ms = self.speaker.first_chunk_ms.pop(ev.utterance_id, None) if self.speaker else None
+            self.turn_log.first_frame_sent(ev.utterance_id, ev.at, chunk_ms)
         else:
             self.callend.on_bot_stopped(ev.at, ev.interrupted)
             self._last_activity = ev.at
-            self.bargein.reset()
+            self.listener.reset_bargein()
             if self._pending_transfer == ev.utterance_id:
-                self.queue.put_nowait(("transfer", None))
-        self.queue.put_nowait(("wake", None))
+                self.mailbox.post(TransferDue())
+        self.mailbox.post(Wake())
 
     def _on_tts_error(self, utterance_id: str, exc: Exception) -> None:
         self.log.error("tts_failed", utterance=utterance_id, error=str(exc))
         self.svc.metrics.adapter_errors_total.labels(adapter="tts").inc()
-        self.turns.first_frame_sent(utterance_id, None)
+        self.turn_log.first_frame_sent(utterance_id, None)
         if self.callend.armed:  # the goodbye cannot be spoken: end now rather than at the watchdog
-            self.queue.put_nowait(("end_now", None))
+            self.mailbox.post(EndNow())
 
-    # ---- the turn loop -----------------------------------------------------------------------------------------
+    # ---- the dialogue loop ---------------------------------------------------------------------------------------
     async def run(self) -> None:
         try:
             await self._setup()
-            await self._handle(await self.conversation.start(), None, {})
+            await self._handle(await self.driver.start(time.monotonic()), {})
             await self._loop()
         except asyncio.CancelledError:
             self.ended_by = self.ended_by or "system"
@@ -187,86 +183,109 @@ class Call:
         finally:
             await asyncio.shield(self.teardown())
 
-    def _next_deadline(self) -> float:
-        now = time.monotonic()
-        candidates = [now + IDLE_POLL_S]
-        for d in (self.callend.next_deadline(), self.holder.deadline()):
+    async def _setup(self) -> None:
+        if self.direction == "inbound" and getattr(self.channel, "state", "") != "Up":
+            await self.svc.ari.answer(self.call_id)
+        await self.svc.records.call_answered(self.call_id, datetime.now(UTC))
+        await self.media.open()
+        assert self.media.stream is not None
+        self.speaker = Speaker(self.media.stream, self.svc.tts_for(self.route), self.policy.voice_segments,
+                               on_error=self._on_tts_error)
+
+    def _next_deadline(self, now: float) -> float:
+        candidates = [now + IDLE_POLL_S, self._started_mono + self.max_call_s]
+        for d in (self.callend.next_deadline(), self.driver.deadline()):
             if d is not None:
                 candidates.append(d)
         return min(candidates)
 
     async def _loop(self) -> None:
         while not self.ended.is_set():
-            timeout = max(0.0, self._next_deadline() - time.monotonic())
-            try:
-                kind, payload = await asyncio.wait_for(self.queue.get(), timeout)
-            except TimeoutError:
-                kind, payload = "tick", None
             now = time.monotonic()
-            if kind == "gone":  # the caller hung up, or (system) the channel vanished with an Asterisk restart
-                self._finish(payload, "caller_hung_up" if payload == "caller" else "channel_lost")
-                return
-            if kind == "utterance":
-                await self._utterance(payload)
-            elif kind == "dtmf":
-                self._last_activity = now
-                await self._handle(await self.conversation.dtmf(payload), f"[dtmf {payload}]", {})
-            elif kind == "transfer":
-                await self._transfer()
-                return
-            elif kind == "end_now" and self.callend.armed:
-                await self._hang_up("bot")
-                return
-            elif kind == "shutdown":
-                await self._say_shutdown()
-            for text in self.holder.poll(now):
-                await self._decide(text, {"hold_ms": self.holder.hold_s * 1000})
+            event = await self.mailbox.next(max(0.0, self._next_deadline(now) - now))
+            now = time.monotonic()
+            match event:
+                case CallerGone(who=who):  # hung up, or (system) the channel vanished with Asterisk
+                    self._finish(who, "caller_hung_up" if who == "caller" else CHANNEL_LOST)
+                    return
+                case UtteranceHeard(utterance=utt):
+                    await self._utterance(utt)
+                case DtmfPressed(digit=digit):
+                    self._last_activity = now
+                    await self._handle(await self.driver.dtmf(digit, now), {})
+                case TransferDue():
+                    await self._transfer()
+                    return
+                case EndNow() if self.callend.armed:
+                    await self._hang_up("bot")
+                    return
+                case ShutdownRequested():
+                    await self._forced_end("shutdown", now)
+                case _:
+                    pass  # a wake-up or a timeout: the timers below
+            for turn in await self.driver.due(time.monotonic()):
+                await self._handle(turn, {"hold_ms": turn.held_ms})
+            if time.monotonic() - self._started_mono >= self.max_call_s:
+                await self._forced_end("max_call_length", time.monotonic())
             verdict = self.callend.poll(time.monotonic())
             if verdict is not None:
                 await self._hang_up(verdict)
                 return
-            await self._maybe_idle(now)
+            await self._maybe_idle(time.monotonic())
 
     async def _utterance(self, ev: UtteranceEnded) -> None:
         stt = self.svc.stt_for(self.route)
         timings: dict[str, float] = {"eou_ms": (ev.detected_at - ev.speech_ended_at) * 1000}
-        self.turns.speech_ended(ev.speech_ended_at)
+        if self.driver.closed:
+            self.log.info("utterance_after_close", seconds=round(len(ev.audio) / SAMPLE_RATE, 2),
+                          closing=self.driver.closed)
+            return
+        self.turn_log.speech_ended(ev.speech_ended_at)
         if stt is None:
-            self.log.debug("utterance_ignored_no_stt", seconds=round(len(ev.audio) / 8000, 2))
+            self.log.debug("utterance_ignored_no_stt", seconds=round(len(ev.audio) / SAMPLE_RATE, 2))
             return
         t0 = time.perf_counter()
         try:
-            hint = self.session.snapshot().get("language") or self.language
-            text = await stt.transcribe(ev.audio, hint)
+            text = await stt.transcribe(ev.audio, self.session.spoken_language)
         except Exception as exc:
             timings["stt_ms"] = (time.perf_counter() - t0) * 1000
             self.log.warning("stt_failed", error=str(exc))
             self.svc.metrics.adapter_errors_total.labels(adapter="stt").inc()
-            await self._handle(await self.conversation.not_heard(), "[not heard]", timings)
+            await self._handle(await self.driver.not_heard(time.monotonic()), timings)
             return
         timings["stt_ms"] = (time.perf_counter() - t0) * 1000
         self.svc.metrics.adapter_latency_seconds.labels(adapter="stt").observe(timings["stt_ms"] / 1000)
-        for decided in self.holder.feed(text, time.monotonic()):
-            await self._decide(decided, timings)
-
-    async def _decide(self, text: str, timings: dict[str, float]) -> None:
-        self.log.info("caller_said", text=text)
-        await self._handle(await self.conversation.utterance(text), text, timings)
+        for turn in await self.driver.heard(text, time.monotonic()):
+            await self._handle(turn, timings)
 
     async def _maybe_idle(self, now: float) -> None:
-        busy = (self.speaker is not None and self.speaker.busy) or self.segmenter.in_speech or self.holder.pending
-        if busy or self.callend.armed or now - self._last_activity < self.tuning.idle_timeout_s:
+        busy = (self.speaker is not None and self.speaker.busy) or self.listener.segmenter.in_speech or self.driver.pending
+        if busy or self.callend.armed or now - self._last_activity < self.idle_timeout_s:
             return
         self._last_activity = now
-        await self._handle(await self.conversation.silence(), "[silence]", {})
+        await self._handle(await self.driver.silence(now), {})
 
-    async def _handle(self, outcome: TurnOutcome, caller: str | None, timings: dict[str, float]) -> None:
-        reply = outcome.reply
-        self.language = reply.language or self.language
+    async def _forced_end(self, reason: str, now: float) -> None:
+        """The runtime ends the call: the policy's closing line, and no new turn from here on."""
+        turn = await self.driver.forced_end(reason, now)
+        if turn is None:
+            return
+        self.log.info("call_closing", reason=reason)
+        if self.speaker is not None:
+            self.speaker.cut()
+        await self._handle(turn, {})
+
+    async def _handle(self, turn: Turn | None, timings: dict[str, float]) -> None:
+        if turn is None:
+            return
+        outcome, reply = turn.outcome, turn.reply
+        if turn.caller is not None:
+            level = "info" if self.log_transcripts else "debug"
+            getattr(self.log, level)("caller_said", text=turn.caller)
         self.svc.metrics.turns_total.labels(route=self.route.name).inc()
         for call in outcome.tool_calls:
             if not call.allowed:
-                state = str(reply.fields.get("state") or reply.fields.get("phase") or "")
+                state = str(reply.fields.get(self.policy.state_field) or "")
                 self.svc.metrics.tool_calls_denied_total.labels(tool=call.name, state=state).inc()
         if reply.disposition:
             self.disposition = reply.disposition
@@ -278,40 +297,30 @@ class Call:
             utterance_id = self.speaker.say(reply.text, reply.language, cache=outcome.timings.get("model_ms", 0) == 0)
         if reply.transfer:
             if utterance_id is None:
-                self.queue.put_nowait(("transfer", None))
+                self.mailbox.post(TransferDue())
             self._pending_transfer = utterance_id
-        await self.turns.add(caller, outcome, timings, utterance_id)
+        await self.turn_log.add(turn.caller, outcome, timings, utterance_id)
         if self.svc.observer is not None:
-            self.svc.observer(self, caller, outcome)
-
-    async def _say_shutdown(self) -> None:
-        if self.callend.armed:
-            return
-        self.callend.arm("shutdown", time.monotonic())
-        self.disposition = self.disposition or "shutdown"
-        if self.speaker is not None:
-            self.speaker.say(SHUTDOWN_LINES.get(self.language, SHUTDOWN_LINES["ru"]), self.language, cache=True)
+            self.svc.observer(self, turn)
 
     async def _transfer(self) -> None:
-        target = self.route.option("HANDOFF")
-        if not target:
+        target = self.route.handoff
+        if target is None:
             self.log.warning("handoff_unavailable", reason=f"ROUTE_{self.route.name.upper()}_HANDOFF is not set")
             self.callend.arm("handoff_unavailable", time.monotonic())
             await self._hang_up("bot")
             return
         try:
-            if "/" in target:
-                await self.svc.ari.redirect(self.call_id, target)
+            if target.endpoint:
+                await self.svc.ari.redirect(self.call_id, target.endpoint)
             else:
-                parts = [p.strip() for p in target.split(",")]
-                ctx, exten = parts[0], parts[1] if len(parts) > 1 else None
-                prio = int(parts[2]) if len(parts) > 2 and parts[2] else None
-                await self.svc.ari.continue_in_dialplan(self.call_id, context=ctx, extension=exten, priority=prio)
-            self.summary["handoff"] = target
-            self.log.info("handoff", target=target)
+                await self.svc.ari.continue_in_dialplan(self.call_id, context=target.context,
+                                                        extension=target.extension, priority=target.priority)
+            self.summary["handoff"] = str(target)
+            self.log.info("handoff", target=str(target))
             self._finish("bot", "handoff")
         except Exception as exc:
-            self.log.error("handoff_failed", target=target, error=str(exc))
+            self.log.error("handoff_failed", target=str(target), error=str(exc))
             await self._hang_up("bot")
 
     async def _hang_up(self, who: str) -> None:
@@ -324,11 +333,11 @@ class Call:
     def _finish(self, who: str, disposition: str | None) -> None:
         if self.callend.record_ended_by(who) or self.ended_by is None:
             self.ended_by = self.callend.ended_by or who
-        if disposition and (self.disposition is None or disposition == "handoff"):
+        if disposition and (self.disposition is None or disposition in ("handoff", CHANNEL_LOST)):
             self.disposition = disposition
         self.ended.set()
 
-    # ---- teardown ------------------------------------------------------------------------------------------------
+    # ---- teardown --------------------------------------------------------------------------------------------------
     async def teardown(self) -> None:
         if self._torn_down:
             return
@@ -337,26 +346,12 @@ class Call:
         ended_by = self.ended_by or "system"
         if self.speaker is not None:
             self.speaker.cut()
-        if self.stream is not None:
-            self.svc.pacer.remove(self.stream)
-        if self.endpoint is not None:
-            self.endpoint.close()
-        ari = self.svc.ari
-        for action in (
-            lambda: ari.destroy_bridge(self.bridge_id) if self.bridge_id else None,
-            lambda: ari.hangup(self.em_channel_id),
-        ):
-            try:
-                coro = action()
-                if coro is not None:
-                    await coro
-            except Exception as exc:  # 404s after an Asterisk restart are expected
-                self.log.debug("teardown_step_ignored", error=str(exc))
+        await self.media.close()
         self.session.on_call_ended(ended_by)
         snap = self.session.snapshot()
         disposition = self.disposition or snap.get("disposition") or ("caller_hung_up" if ended_by == "caller" else None)
-        await self.turns.close()
-        turn_summary = self.turns.summary()
+        await self.turn_log.close()
+        turn_summary = self.turn_log.summary()
         self.summary.update(turn_summary)
         await self.svc.records.call_ended(self.call_id, datetime.now(UTC), ended_by, disposition, self.summary)
         self.svc.metrics.calls_total.labels(route=self.route.name, disposition=disposition or "none").inc()

@@ -1,7 +1,8 @@
 """`ai-operator dial`: originate an outbound call into our Stasis app on a route (freight calls are outbound).
 
 The route (and a load file, for freight) travel as Stasis arguments: `<route>,outbound[,load=<path>]`; the
-daemon picks the call up when the callee answers and the channel enters Stasis.
+daemon picks the call up when the callee answers and the channel enters Stasis. The arguments are checked
+here first by the same policy code the daemon runs (a load outside LOADS_DIR is refused before dialling).
 """
 
 from __future__ import annotations
@@ -10,8 +11,7 @@ import sys
 from pathlib import Path
 
 from ai_operator.config import ConfigError, Settings, require
-from ai_operator.wiring import route_with_load
-from policies import load_policy
+from ai_operator.wiring import new_session
 
 
 def stasis_args(route: str, load: str | None) -> str:
@@ -29,13 +29,13 @@ async def dial(settings: Settings, *, route_name: str, endpoint: str, load: str 
     route = settings.route(route_name)
     if route is None or not route.enabled:
         raise ConfigError(f"ROUTE_{route_name.upper()}_ENABLED: route {route_name!r} is unknown or disabled")
-    if load:
-        errors = load_policy(route.policy).validate_route(route_with_load(route, load))
-        if errors:
-            raise ConfigError(f"--load {load}: {'; '.join(errors)}")
-    async with AriRestClient(settings.ARI_URL, settings.ARI_USER, settings.ARI_PASSWORD) as ari:
+    try:
+        new_session(settings, route, "dial-check", call_args={"load": str(Path(load).resolve())} if load else {})
+    except (ValueError, OSError) as exc:
+        raise ConfigError(f"--load {load}: {exc}" if load else f"route {route.name}: {exc}") from None
+    async with AriRestClient(settings.ari.url, settings.ari.user, settings.ari.password) as ari:
         try:
-            channel = await ari.originate(endpoint, settings.ARI_APP, stasis_args(route.name, load), caller_id=caller_id)
+            channel = await ari.originate(endpoint, settings.ari.app, stasis_args(route.name, load), caller_id=caller_id)
         except AriError as exc:
             print(f"ai-operator dial: {exc}", file=sys.stderr)
             return 1

@@ -29,7 +29,7 @@ from ai_operator.logs import get_logger
 log = get_logger("manager")
 
 EXTERNAL_MEDIA_PREFIX = "UnicastRTP/"
-SHUTDOWN_GRACE_S = 25.0  # after the drain timeout: closing line + CallEnd watchdog bound
+SHUTDOWN_MARGIN_S = 5.0  # after the drain timeout: the closing line's CallEnd watchdog plus this
 
 
 def parse_stasis_args(args: list[str]) -> tuple[str, dict[str, str]]:
@@ -86,7 +86,7 @@ class CallManager:
             reason = "route_unknown"
         elif not route.enabled:
             reason = "route_disabled"
-        elif len(self.calls) >= self.svc.settings.MAX_CALLS:
+        elif len(self.calls) >= self.svc.settings.call.max_calls:
             reason = "over_capacity"
         if reason is not None:
             await self._reject(channel, route_name, reason)
@@ -94,7 +94,8 @@ class CallManager:
         assert route is not None
         direction = "outbound" if "outbound" in extra else "inbound"
         try:
-            call = Call(self.svc, channel, route, direction=direction, load=extra.get("load") or None)
+            call_args = {k: v for k, v in extra.items() if k != "outbound"}
+            call = Call(self.svc, channel, route, direction=direction, call_args=call_args)
         except Exception as exc:  # e.g. a freight load file that went bad: the caller must not hang in Stasis
             log.error("call_setup_failed", call_id=channel.id, route=route.name, error=str(exc),
                       action="continue in dialplan")
@@ -166,7 +167,7 @@ class CallManager:
             return
         for call in list(self.calls.values()):
             call.shutdown()
-        if await self._wait_empty(SHUTDOWN_GRACE_S):
+        if await self._wait_empty(self.svc.settings.call.hangup_watchdog_s + SHUTDOWN_MARGIN_S):
             return
         for task in list(self.tasks.values()):
             task.cancel()

@@ -11,9 +11,15 @@ from __future__ import annotations
 
 import asyncio
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ai_operator.conversation import TurnOutcome
+from ai_operator.stats import percentile
+from ai_operator.storage.record_types import TurnRecord
+
+if TYPE_CHECKING:
+    from ai_operator.ops.metrics import Metrics
+    from ai_operator.storage.records import RecordStore
 
 _STAGE_FOR_METRIC = {
     "eou_ms": "vad",
@@ -27,20 +33,23 @@ _STAGE_FOR_METRIC = {
 
 
 def _p(values: list[float], q: float) -> float | None:
-    if not values:
-        return None
-    ordered = sorted(values)
-    return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 1)
+    value = percentile(values, q)
+    return None if value is None else round(value, 1)
 
 
 class TurnLog:
     """Builds and writes one call's turn records; keeps the latency figures for the call summary."""
 
-    def __init__(self, call: Any, svc: Any) -> None:
-        self.call = call
-        self.svc = svc
+    def __init__(
+        self, call_id: str, *, records: RecordStore, metrics: Metrics, end_silence_ms: int, state_field: str
+    ) -> None:
+        self.call_id = call_id
+        self.records = records
+        self.metrics = metrics
+        self.end_silence_ms = end_silence_ms
+        self.state_field = state_field
         self.seq = 0
-        self._pending: dict[str, tuple[Any, dict[str, float], float | None]] = {}
+        self._pending: dict[str, tuple[TurnRecord, dict[str, float], float | None]] = {}
         self._speech_end: float | None = None
         self._writes: set[asyncio.Task[None]] = set()
         self.first_rtp: list[float] = []
@@ -51,8 +60,6 @@ class TurnLog:
         self._speech_end = at
 
     async def add(self, caller: str | None, outcome: TurnOutcome, timings: dict[str, float], utterance_id: str | None) -> None:
-        from ai_operator.storage.records import TurnRecord
-
         reply = outcome.reply
         t = {**timings, **{k: round(v, 3) for k, v in outcome.timings.items()}}
         speech_end = self._speech_end if "stt_ms" in timings else None
@@ -61,12 +68,12 @@ class TurnLog:
         self.seq += 1
         fields = dict(reply.fields)
         record = TurnRecord(
-            call_id=self.call.call_id,
+            call_id=self.call_id,
             seq=self.seq,
             at=datetime.now(UTC),
             caller_text=caller,
             bot_text=reply.text,
-            state=str(fields.get("state") or fields.get("phase") or "") or None,
+            state=str(fields.get(self.state_field) or "") or None,
             fields={**fields, "hang_up": reply.hang_up, "transfer": reply.transfer, "language": fields.get("language", reply.language)},
             tool_calls=[c.as_dict() for c in outcome.tool_calls],
             timings=t,
@@ -76,18 +83,18 @@ class TurnLog:
         else:
             self._pending[utterance_id] = (record, t, speech_end)
 
-    def first_frame_sent(self, utterance_id: str, at: float | None) -> None:
-        """Playout sent the first frame of `utterance_id` at `at` (None: it never will, e.g. TTS failed)."""
+    def first_frame_sent(self, utterance_id: str, at: float | None, tts_first_chunk_ms: float | None = None) -> None:
+        """Playout sent the first frame of `utterance_id` at `at` (None: it never will, e.g. TTS failed);
+        `tts_first_chunk_ms`: how long the TTS took to its first audible chunk."""
         entry = self._pending.pop(utterance_id, None)
         if entry is None:
             return
         record, t, speech_end = entry
-        speaker = self.call.speaker
-        if speaker is not None and utterance_id in speaker.first_chunk_ms:
-            t["tts_first_chunk_ms"] = round(speaker.first_chunk_ms.pop(utterance_id), 3)
+        if tts_first_chunk_ms is not None:
+            t["tts_first_chunk_ms"] = round(tts_first_chunk_ms, 3)
         if at is not None and speech_end is not None:
             first = (at - speech_end) * 1000
-            silence = self.call.tuning.vad_end_silence_ms
+            silence = self.end_silence_ms
             own = first - silence - sum(t.get(k, 0.0) for k in ("stt_ms", "model_ms", "tts_first_chunk_ms", "hold_ms"))
             t["first_rtp_ms"] = round(first, 3)
             t["bridge_ms"] = round(own, 3)
@@ -97,11 +104,11 @@ class TurnLog:
         self._writes.add(task)
         task.add_done_callback(self._writes.discard)
 
-    async def _write(self, record: Any) -> None:
+    async def _write(self, record: TurnRecord) -> None:
         for key, stage in _STAGE_FOR_METRIC.items():
             if key in record.timings:
-                self.svc.metrics.observe_stage(stage, max(0.0, record.timings[key]) / 1000)
-        await self.svc.records.turn(record)
+                self.metrics.observe_stage(stage, max(0.0, record.timings[key]) / 1000)
+        await self.records.turn(record)
 
     async def close(self) -> None:
         """Write what is still waiting for a first frame (the call ended first)."""
@@ -113,7 +120,7 @@ class TurnLog:
     def summary(self) -> dict[str, Any]:
         return {
             "turns": self.seq,
-            "first_rtp_p50_ms": _p(self.first_rtp, 0.5),
-            "first_rtp_p95_ms": _p(self.first_rtp, 0.95),
-            "bridge_p95_ms": _p(self.bridge, 0.95),
+            "first_rtp_p50_ms": _p(self.first_rtp, 50),
+            "first_rtp_p95_ms": _p(self.first_rtp, 95),
+            "bridge_p95_ms": _p(self.bridge, 95),
         }

@@ -12,22 +12,22 @@ async def ari_checks(settings: Settings) -> list[CheckResult]:
     from ai_operator.ari.errors import AriAuthError, AriError, AriHttpError, AriUnavailable
     from ai_operator.ari.rest import AriRestClient
 
-    url, app = settings.ARI_URL, settings.ARI_APP
-    if not settings.ARI_USER or not settings.ARI_PASSWORD:
+    url, app = settings.ari.url, settings.ari.app
+    if not settings.ari.user or not settings.ari.password:
         return [CheckResult("ARI credentials", "FAIL", "ARI_USER/ARI_PASSWORD not set: copy them from ari.conf")]
     out: list[CheckResult] = []
-    async with AriRestClient(url, settings.ARI_USER, settings.ARI_PASSWORD, timeout_s=3.0) as ari:
+    async with AriRestClient(url, settings.ari.user, settings.ari.password, timeout_s=3.0) as ari:
         try:
             info = await ari.asterisk_info()
         except AriAuthError:
-            return [CheckResult("ARI credentials", "FAIL", f"{url} refused ARI_USER={settings.ARI_USER}: check ari.conf")]
+            return [CheckResult("ARI credentials", "FAIL", f"{url} refused ARI_USER={settings.ari.user}: check ari.conf")]
         except AriUnavailable as exc:
             return [CheckResult("ARI reachable", "FAIL", f"{exc}")]
         except AriError as exc:
             return [CheckResult("ARI reachable", "FAIL", f"{url}: {exc}")]
         version = (info.get("system") or {}).get("version", "?")
         out.append(CheckResult("ARI reachable", "OK", f"{url}, Asterisk {version}"))
-        out.append(CheckResult("ARI credentials", "OK", f"user {settings.ARI_USER} accepted"))
+        out.append(CheckResult("ARI credentials", "OK", f"user {settings.ari.user} accepted"))
         try:
             resources = await ari.api_docs_resources()
             api_version = str(resources.get("apiVersion", "0"))

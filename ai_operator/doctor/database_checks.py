@@ -4,7 +4,6 @@ configured embedder. Every failing check says what to do."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from ai_operator.dialogue import CheckResult
@@ -18,10 +17,10 @@ CALL_TABLES = ("calls", "turns")
 
 
 async def database_checks(settings: Any) -> list[CheckResult]:
-    dsn = settings.get("DATABASE_URL") or None
-    where = mask_dsn(dsn) if dsn else f"embedded PostgreSQL in {Path(settings.get('STATE_DIR')) / 'pgdata'}"
+    dsn = settings.storage.database_url or None
+    where = mask_dsn(dsn) if dsn else f"embedded PostgreSQL in {settings.storage.state_dir / 'pgdata'}"
     try:
-        db = await Database.open(dsn, Path(settings.get("STATE_DIR")), min_size=1, max_size=2)
+        db = await Database.open(dsn, settings.storage.state_dir, min_size=1, max_size=2)
     except Exception as exc:
         hint = ("check DATABASE_URL (host, port, user, password) and that PostgreSQL with pgvector runs"
                 if dsn else "check that STATE_DIR is writable and see pgdata/log in it")
@@ -54,13 +53,13 @@ async def _checks(db: Database, settings: Any) -> list[CheckResult]:
     out.append(CheckResult("tables", "OK", ", ".join((*CALL_TABLES, *KB_TABLES))))
     async with db.pool.connection() as conn:
         cur = await conn.execute("SELECT language, count(*) FROM kb_entries GROUP BY language")
-        per_lang = dict(await cur.fetchall())
+        per_lang: dict[str, int] = dict(await cur.fetchall())
         cur = await conn.execute("SELECT DISTINCT r FROM kb_entries, unnest(regions) r ORDER BY r")
         regions = [r[0] for r in await cur.fetchall()]
         cur = await conn.execute("SELECT DISTINCT vector_dims(embedding) FROM kb_chunks ORDER BY 1")
         chunk_dims = [r[0] for r in await cur.fetchall()]
         cur = await conn.execute("SELECT key, value FROM kb_meta")
-        meta = dict(await cur.fetchall())
+        meta: dict[str, str] = dict(await cur.fetchall())
     counts = ", ".join(f"{lang}={per_lang.get(lang, 0)}" for lang in LANGUAGES)
     empty = [lang for lang in LANGUAGES if not per_lang.get(lang)]
     if empty:

@@ -21,11 +21,13 @@ async def _dialogue(settings: Settings, env_path: str) -> list[CheckResult]:
 
 async def _system(settings: Settings, env_path: str) -> list[CheckResult]:
     from ai_operator.doctor import system_checks as sc
+    from ai_operator.doctor.service_checks import stop_timeout
 
     return [
+        stop_timeout(settings),
         sc.env_file_permissions(env_path),
-        sc.state_dir_writable(settings.STATE_DIR),
-        sc.rtp_port_range_bindable(settings.RTP_HOST, settings.RTP_PORT_MIN, settings.RTP_PORT_MAX, settings.MAX_CALLS),
+        sc.state_dir_writable(settings.storage.state_dir),
+        sc.rtp_port_range_bindable(settings.rtp.host, settings.rtp.port_min, settings.rtp.port_max, settings.call.max_calls),
     ]
 
 

@@ -13,9 +13,9 @@ async def _endpoint_check(settings: Settings) -> CheckResult:
     import openai
 
     client = openai.AsyncOpenAI(
-        api_key=settings.OPENAI_API_KEY, base_url=settings.OPENAI_BASE_URL or None, timeout=ENDPOINT_TIMEOUT_S, max_retries=0
+        api_key=settings.speech.openai_api_key, base_url=settings.speech.openai_base_url or None, timeout=ENDPOINT_TIMEOUT_S, max_retries=0
     )
-    where = settings.OPENAI_BASE_URL or "api.openai.com"
+    where = settings.speech.openai_base_url or "api.openai.com"
     try:
         await client.models.list()
     except openai.AuthenticationError:
@@ -29,7 +29,7 @@ async def _endpoint_check(settings: Settings) -> CheckResult:
 
 async def speech_checks(settings: Settings) -> list[CheckResult]:
     from ai_operator.doctor.system_checks import espeak_voices
-    from ai_operator.speech.factory import llm_provider, stt_provider, tts_provider
+    from ai_operator.providers import llm_provider, stt_provider, tts_provider
 
     out: list[CheckResult] = []
     languages: set[str] = set()

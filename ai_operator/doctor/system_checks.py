@@ -18,10 +18,10 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from ai_operator.config.settings import KEYS
+from ai_operator.config.schema import DECLARED
 from ai_operator.dialogue import CheckResult
 
-SECRET_KEYS = tuple(k.name for k in KEYS if k.kind == "secret")  # ARI_PASSWORD, DATABASE_URL, OPENAI_API_KEY
+SECRET_KEYS = tuple(d.key for d in DECLARED if d.spec.secret)  # ARI_PASSWORD, DATABASE_URL, OPENAI_API_KEY
 ENV_FILE_MODE_HINT = "chmod 0640 {path} && chown root:ai-operator {path}"
 ESPEAK_BINARY = "espeak-ng"
 ESPEAK_TIMEOUT_S = 10.0

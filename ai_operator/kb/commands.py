@@ -39,11 +39,11 @@ async def _with_kb(settings: Any, label: str, out: TextIO, action: Callable[[Kno
     except ConfigError as exc:
         print(f"{label}: {exc}", file=out)
         raise _Failed from None
-    dsn = settings.get("DATABASE_URL") or None
+    dsn = settings.storage.database_url or None
     try:
-        db = await Database.open(dsn, Path(settings.get("STATE_DIR")))
+        db = await Database.open(dsn, settings.storage.state_dir)
     except (psycopg.Error, OSError, EmbeddedServerError) as exc:
-        where = f"DATABASE_URL {mask_dsn(dsn)}" if dsn else f"embedded PostgreSQL in STATE_DIR {settings.get('STATE_DIR')}"
+        where = f"DATABASE_URL {mask_dsn(dsn)}" if dsn else f"embedded PostgreSQL in STATE_DIR {settings.storage.state_dir}"
         print(f"{label}: cannot open the database ({where}): {type(exc).__name__}: {mask_dsn(str(exc))}", file=out)
         await _close_embedder(embedder)
         raise _Failed from None

@@ -112,13 +112,13 @@ class OpenAIEmbedder:
 
 def build_embedder(settings: Any) -> Embedder:
     """The embedder the settings ask for (EMBEDDING_PROVIDER, EMBEDDING_MODEL, EMBEDDING_DIM)."""
-    provider = settings.get("EMBEDDING_PROVIDER")
-    dim = int(settings.get("EMBEDDING_DIM"))
+    provider = settings.speech.embedding_provider
+    dim = settings.speech.embedding_dim
     if provider == "hash":
         return HashEmbedder(dim)
     if provider == "openai":
-        key = settings.get("OPENAI_API_KEY")
+        key = settings.speech.openai_api_key
         if not key:
             raise ConfigError("EMBEDDING_PROVIDER: openai needs OPENAI_API_KEY (or use EMBEDDING_PROVIDER=hash)")
-        return OpenAIEmbedder(key, settings.get("OPENAI_BASE_URL") or None, settings.get("EMBEDDING_MODEL"), dim)
+        return OpenAIEmbedder(key, settings.speech.openai_base_url or None, settings.speech.embedding_model, dim)
     raise ConfigError(f"EMBEDDING_PROVIDER: expected hash or openai, got {provider!r}")

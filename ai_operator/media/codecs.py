@@ -13,10 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ai_operator.media import g711
+from ai_operator.media.frames import FRAME_SAMPLES
 
-SAMPLE_RATE = 8000
-FRAME_MS = 20
-FRAME_SAMPLES = SAMPLE_RATE * FRAME_MS // 1000  # 160
 PT_ULAW = 0
 PT_ALAW = 8
 PT_SLIN = 10  # Asterisk static table: ast_format_slin -> 10 (first match), 11 also maps to slin

@@ -24,14 +24,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ai_operator.logs import get_logger
-from ai_operator.media.bargein import frame_powers
-from ai_operator.media.codecs import FRAME_SAMPLES, Codec
+from ai_operator.media.codecs import Codec
+from ai_operator.media.frames import FRAME_MS, FRAME_SAMPLES
+from ai_operator.media.levels import frame_powers
 from ai_operator.media.rtp import build_header
 from ai_operator.media.timing import ErrorStats
 
 log = get_logger("media")
 
-DEFAULT_FRAME_MS = 20
 LATE_SKIP_FRAMES = 3  # further behind than this: skip ahead instead of sending a burst
 STREAM_ERROR_WINDOW = 256  # recent send-time errors kept per stream
 STARTED = "started"
@@ -96,7 +96,7 @@ class PlayoutStream:
         *,
         on_event: Callable[[PlayoutEvent], None] | None = None,
         ssrc: int | None = None,
-        on_frame: Callable[[float], None] | None = None,
+        on_frame: Callable[[float, float], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.codec = codec
@@ -104,7 +104,7 @@ class PlayoutStream:
         self._pad = codec.silence_payload()
         self._send = send
         self._on_event = on_event
-        self._on_frame = on_frame  # gets each sent frame's mean power (barge-in echo reference)
+        self._on_frame = on_frame  # gets each sent frame's mean power and send time (the echo reference)
         self._clock = clock
         self.ssrc = secrets.randbits(32) if ssrc is None else ssrc & 0xFFFFFFFF
         self._seq = secrets.randbits(16)
@@ -216,7 +216,7 @@ class PlayoutStream:
         self.stats.send_errors_ms.add(error_ms)
         if self._on_frame is not None:
             try:
-                self._on_frame(power)
+                self._on_frame(power, now)
             except Exception as exc:
                 self._callback_failed("playout_frame_callback_failed", exc)
         if utt.final and utt.pos >= utt.pcm.size:
@@ -230,7 +230,7 @@ class Pacer:
 
     def __init__(
         self,
-        frame_ms: int = DEFAULT_FRAME_MS,
+        frame_ms: int = FRAME_MS,
         clock: Callable[[], float] = time.monotonic,
         *,
         late_skip_frames: int = LATE_SKIP_FRAMES,

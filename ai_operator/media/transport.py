@@ -109,6 +109,7 @@ class RtpEndpoint(asyncio.DatagramProtocol):
         self.remote: tuple[str, int] | None = None
         self._transport: asyncio.DatagramTransport | None = None
         self._closed = False
+        self._released = asyncio.Event()
         self._callback_errors = 0
 
     @classmethod
@@ -136,7 +137,7 @@ class RtpEndpoint(asyncio.DatagramProtocol):
             host = str(ipaddress.ip_address(host))
         except ValueError:
             try:  # a name (rare: Asterisk reports an address); resolved once per call
-                host = socket.getaddrinfo(host, port, type=socket.SOCK_DGRAM)[0][4][0]
+                host = str(socket.getaddrinfo(host, port, type=socket.SOCK_DGRAM)[0][4][0])
             except socket.gaierror as exc:
                 raise ValueError(f"RTP remote address {host!r}: {exc}") from None
         self.remote = (host, int(port))
@@ -205,8 +206,17 @@ class RtpEndpoint(asyncio.DatagramProtocol):
         if self._transport is not None:
             self._transport.close()  # the socket closes on the next loop pass; connection_lost releases the port
         else:
-            self._allocator.release(self.local_address[1])
+            self._release()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._closed = True
-        self._allocator.release(self.local_address[1])
+        self._release()
+
+    def _release(self) -> None:
+        if not self._released.is_set():
+            self._allocator.release(self.local_address[1])
+            self._released.set()
+
+    async def wait_closed(self) -> None:
+        """Until the socket is closed and its port is back in the allocator."""
+        await self._released.wait()

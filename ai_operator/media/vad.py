@@ -13,6 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 import webrtcvad
 
+from ai_operator.media.frames import FRAME_MS, SAMPLE_RATE
+
 PREROLL_MS = 200
 # webrtcvad calls the first ~4 frames speech for any noise while its noise model adapts; ignore them
 WARMUP_MS = 100
@@ -45,12 +47,12 @@ class UtteranceSegmenter:
 
     def __init__(
         self,
-        aggressiveness: int = 2,
-        start_ms: int = 60,
-        end_silence_ms: int = 600,
-        max_utterance_s: float = 20.0,
-        sample_rate: int = 8000,
-        frame_ms: int = 20,
+        aggressiveness: int,
+        start_ms: int,
+        end_silence_ms: int,
+        max_utterance_s: float,
+        sample_rate: int = SAMPLE_RATE,
+        frame_ms: int = FRAME_MS,
     ) -> None:
         if not 0 <= aggressiveness <= 3:
             raise ValueError(f"VAD aggressiveness {aggressiveness} outside 0..3")

@@ -90,6 +90,13 @@ class Metrics:
             registry=r,
         )
         self.turns_total = Counter("turns", "caller turns handled", ["route"], namespace=ns, registry=r)
+        self.utterances_dropped_total = Counter(
+            "utterances_dropped",
+            "caller utterances not taken as a turn, by reason (echo: the bot's own voice coming back)",
+            ["reason"],
+            namespace=ns,
+            registry=r,
+        )
         self.tool_calls_denied_total = Counter(
             "tool_calls_denied",
             "model tool calls the policy refused",
@@ -136,6 +143,7 @@ class Metrics:
             self.adapter_latency_seconds.labels(adapter=adapter)
         for stage in LATENCY_STAGES:
             self.turn_stage_seconds.labels(stage=stage)
+        self.utterances_dropped_total.labels(reason="echo")
 
     def set_rtp_source(self, source: RtpSource | None) -> None:
         """Register the callable the media layer exposes its RTP totals through (None detaches it)."""

@@ -18,29 +18,14 @@ from typing import Any, TextIO
 import numpy as np
 
 from ai_operator.config import ConfigError, Settings
+from ai_operator.turn_driver import Turn
+from policies import load_policy
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_KB = REPO_ROOT / "etc" / "kb" / "sample.jsonl"
 DEFAULT_STATE_DIR = Path("state")
 
 # (language of the caller's voice, the line) for each route's demo call.
-SCRIPTS: dict[str, list[tuple[str, str]]] = {
-    "operator": [
-        ("ru", "По-русски, пожалуйста."),
-        ("ru", "Я живу в Караганде."),
-        ("ru", "Как оплатить интернет?"),
-        ("ru", "Спасибо, до свидания."),
-    ],
-    "freight": [
-        ("hi", "हां जी, मैं ही बोल रहा हूं।"),
-        ("hi", "इसका रेट छब्बीस हज़ार लगेगा।"),
-        ("hi", "डीज़ल बहुत महंगा है और टोल भी लगता है।"),
-        ("hi", "ठीक है, चलेगा।"),
-        ("hi", "ठीक है जी, धन्यवाद।"),
-    ],
-}
-
-
 def write_wav(path: Path, pcm: np.ndarray, rate: int = 8000) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with wave.open(str(path), "wb") as w:
@@ -65,24 +50,24 @@ async def _ingest_sample(settings: Settings, out: TextIO) -> None:
 
 
 async def run_demo(settings: Settings, *, route_name: str, state_dir: str | None, out: TextIO) -> int:
-    from ai_operator.sim.stage import settings_with, simulated_stage
+    from ai_operator.sim.stage import simulated_stage
 
     route = settings.route(route_name)
     if route is None or not route.enabled:
         raise ConfigError(f"ROUTE_{route_name.upper()}_ENABLED: the demo needs route {route_name!r} enabled")
-    script = SCRIPTS.get(route.policy)
-    if script is None:
-        raise ConfigError(f"ROUTE_{route_name.upper()}_POLICY: no demo script for policy {route.policy!r}")
+    script = load_policy(route.policy).demo_caller
+    if not script:
+        raise ConfigError(f"ROUTE_{route_name.upper()}_POLICY: policy {route.policy!r} has no demo caller")
     state = Path(state_dir) if state_dir else DEFAULT_STATE_DIR
     state.mkdir(parents=True, exist_ok=True)
-    settings = settings_with(settings, STATE_DIR=str(state.resolve()))
+    settings = settings.with_values(STATE_DIR=str(state.resolve()))
     out.write("ai-operator demo - the real daemon against the SIMULATED PBX (an Asterisk 22 ARI double in this\n"
               "process; no real Asterisk is used). Caller and bot speak with espeak-ng over real RTP.\n")
     if route.policy == "operator":
         await _ingest_sample(settings, out)
 
-    def observe(call: Any, caller: str | None, outcome: Any) -> None:
-        reply = outcome.reply
+    def observe(call: Any, turn: Turn) -> None:
+        caller, reply = turn.caller, turn.reply
         fields = ", ".join(f"{k}={v}" for k, v in reply.fields.items() if v is not None and k != "citations")
         if caller is not None:
             out.write(f"  caller > {caller}\n")
@@ -91,10 +76,10 @@ async def run_demo(settings: Settings, *, route_name: str, state_dir: str | None
             out.write(f"           cited: {cite['id']} {cite['source']}\n")
         out.flush()
 
-    async with simulated_stage(settings, state_dir=state, scripted_stt=not settings.OPENAI_API_KEY,
+    async with simulated_stage(settings, state_dir=state, scripted_stt=not settings.speech.openai_api_key,
                                overrides={"observer": observe}) as stage:
         stt = "caller script via a local OpenAI-compatible test server (no STT configured)" if stage.transcripts else "OpenAI"
-        out.write(f"  simulated PBX: {stage.settings.ARI_URL}   codec: {stage.settings.RTP_CODEC}   speech recognition: {stt}\n")
+        out.write(f"  simulated PBX: {stage.settings.ari.url}   codec: {stage.settings.rtp.codec}   speech recognition: {stt}\n")
         out.write(f"calling route {route_name!r} (policy {route.policy}) ...\n")
         sim = await stage.pbx.place_call(route_name, caller_number="+77010000001")
         await sim.wait_media(timeout=15)
@@ -102,11 +87,12 @@ async def run_demo(settings: Settings, *, route_name: str, state_dir: str | None
         for language, line in script:
             if stage.call_of(sim) is None:
                 break
-            turns = stage.call_of(sim).turns.seq
+            turns = stage.call_of(sim).turn_log.seq
             await stage.say(sim, line, language)
             await stage.wait_bot_quiet(sim, min_turns=turns + 1, timeout=60)
         await sim.wait_hangup(timeout=30)
         await stage.wait_call_ended(sim)
+        assert stage.daemon.svc is not None
         record = await stage.daemon.svc.records.get_call(sim.channel_id)
     demo_dir = state / "demo"
     wav = demo_dir / f"{sim.channel_id}-bot.wav"
@@ -119,7 +105,7 @@ async def run_demo(settings: Settings, *, route_name: str, state_dir: str | None
         f"call ended: hung up by {sim.hung_up_by or 'caller'}; ended_by={call.get('ended_by')} "
         f"disposition={call.get('disposition')} turns={len(call.get('turns', []))}\n"
         f"call record: tables calls/turns in PostgreSQL "
-        f"({'embedded, ' + str(state / 'pgdata') if not settings.DATABASE_URL else 'DATABASE_URL'}), "
+        f"({'embedded, ' + str(state / 'pgdata') if not settings.storage.database_url else 'DATABASE_URL'}), "
         f"call_id={sim.channel_id}; a copy: {rec_path}\n"
         f"bot audio as the caller heard it: {wav} ({len(audio) / 8000:.1f} s)\n"
     )

@@ -11,8 +11,8 @@ from collections.abc import AsyncIterator, Callable, Sequence
 
 import numpy as np
 
+from ai_operator.media.frames import SAMPLE_RATE
 from ai_operator.speech.errors import SpeechError
-from ai_operator.speech.resample import DAEMON_RATE
 
 DEFAULT_SECONDS_PER_CHAR = 0.06
 DEFAULT_TONE_HZ = 440.0
@@ -21,7 +21,7 @@ INSTANT_CHUNK_SAMPLES = 1600
 
 
 def tone(
-    seconds: float, rate: int = DAEMON_RATE, hz: float = DEFAULT_TONE_HZ, amplitude: int = DEFAULT_AMPLITUDE
+    seconds: float, rate: int = SAMPLE_RATE, hz: float = DEFAULT_TONE_HZ, amplitude: int = DEFAULT_AMPLITUDE
 ) -> np.ndarray:
     """`seconds` of a sine tone as int16 samples at `rate`."""
     t = np.arange(round(seconds * rate)) / rate
@@ -73,11 +73,14 @@ class InstantTTS:
     def voice_id(self, language: str) -> str:
         return f"tone{int(self.tone_hz)}-{language}"
 
+    async def prewarm(self, lines: list[tuple[str, str]]) -> int:
+        return 0  # nothing to cache: every line is made instantly
+
     def duration_s(self, text: str) -> float:
         return self.fixed_s if self.fixed_s is not None else len(text) * self.seconds_per_char
 
-    async def stream(self, text: str, language: str) -> AsyncIterator[np.ndarray]:
+    async def stream(self, text: str, language: str, *, cache: bool = True) -> AsyncIterator[np.ndarray]:
         self.calls += 1
-        audio = tone(self.duration_s(text), DAEMON_RATE, self.tone_hz, self.amplitude)
+        audio = tone(self.duration_s(text), SAMPLE_RATE, self.tone_hz, self.amplitude)
         for start in range(0, audio.size, INSTANT_CHUNK_SAMPLES):
             yield audio[start : start + INSTANT_CHUNK_SAMPLES]

@@ -28,7 +28,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import numpy as np
-from aiohttp import web
+from aiohttp import BodyPartReader, web
 
 from ai_operator.sim import fake_content
 from ai_operator.sim.fake_content import SPEECH_RATE, error_body
@@ -148,12 +148,14 @@ class FakeOpenAI:
         audio = b""
         reader = await request.multipart()
         while (part := await reader.next()) is not None:
+            if not isinstance(part, BodyPartReader):
+                continue  # a nested multipart: not something a transcription request carries
             if part.name == "file":
-                audio = await part.read()  # type: ignore[union-attr]
-                fields["file_name"] = part.filename  # type: ignore[union-attr]
+                audio = await part.read()
+                fields["file_name"] = part.filename
                 fields["file_content_type"] = part.headers.get("Content-Type", "")
             elif part.name:
-                fields[part.name] = await part.text()  # type: ignore[union-attr]
+                fields[part.name] = await part.text()
         request[RECORD]["form"] = fields
         request[RECORD]["file"] = audio
         if not audio:

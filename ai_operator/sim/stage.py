@@ -6,7 +6,6 @@ transcriber served by the local OpenAI-compatible test server (for machines with
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import secrets
 import time
 from collections.abc import AsyncIterator
@@ -22,11 +21,6 @@ from ai_operator.daemon.app import Daemon
 from ai_operator.sim.pbx import SimCall, SimulatedPbx
 
 DAEMON_READY_TIMEOUT_S = 30.0
-
-
-def settings_with(settings: Settings, **values: Any) -> Settings:
-    """A copy of `settings` with some keys replaced (keys as in the env file)."""
-    return dataclasses.replace(settings, values={**settings.values, **values})
 
 
 async def espeak_pcm(text: str, language: str) -> np.ndarray:
@@ -74,8 +68,7 @@ class Stage:
             call = self.call_of(sim)
             if call is None:
                 return
-            busy = call.queue.qsize() > 0 or (call.speaker is not None and call.speaker.busy) or call.segmenter.in_speech
-            if call.turns.seq >= min_turns and not busy:
+            if call.turn_log.seq >= min_turns and not call.busy:
                 quiet_since = quiet_since or time.monotonic()
                 if time.monotonic() - quiet_since >= quiet_s:
                     return
@@ -124,10 +117,10 @@ async def simulated_stage(
             transcripts = ScriptedTranscripts()
             fake.transcripts = transcripts
             base = await fake.start()
-            timeout_s = float(values.get("STT_TIMEOUT_S", settings.get("STT_TIMEOUT_S")))
-            overrides["stt"] = OpenAITranscriber(api_key=fake.api_key, base_url=base, timeout_s=timeout_s)
-        staged = settings_with(
-            settings,
+            timeout_s = float(values.get("STT_TIMEOUT_S", settings.speech.stt_timeout_s))
+            overrides["stt"] = OpenAITranscriber(api_key=fake.api_key, base_url=base, model=settings.speech.stt_model,
+                                                 timeout_s=timeout_s)
+        staged = settings.with_values(
             ARI_URL=url,
             ARI_USER="ai-operator",
             ARI_PASSWORD=password,

@@ -48,7 +48,6 @@ class CachedTTS:
         self._memory: OrderedDict[str, np.ndarray] = OrderedDict()
         self._memory_bytes = 0
         self.hits = 0
-        self.misses = 0
         self.prewarm_errors: list[str] = []
 
     @property
@@ -76,7 +75,6 @@ class CachedTTS:
             for start in range(0, audio.size, CACHED_CHUNK_SAMPLES):
                 yield audio[start : start + CACHED_CHUNK_SAMPLES]
             return
-        self.misses += 1
         parts: list[np.ndarray] = []
         async for chunk in self.inner.stream(text, language):
             parts.append(chunk)

@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import shutil
 import subprocess
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping
 
 import numpy as np
 
@@ -23,7 +23,6 @@ from ai_operator.speech.wav import WavError, WavHeader, parse_wav_header
 log = get_logger("speech")
 
 ESPEAK_BINARY = "espeak-ng"
-DEFAULT_VOICES: Mapping[str, str] = {"ru": "ru", "kk": "kk", "hi": "hi"}
 DEFAULT_RATE_WPM = 160
 READ_SIZE = 4096
 READ_TIMEOUT_S = 15.0
@@ -32,7 +31,8 @@ MAX_STDERR = 300
 
 
 class EspeakTTS:
-    """espeak-ng voices per language (default ru, kk, hi)."""
+    """espeak-ng voices per language: the voice named by the language code (ru, kk, hi, en, ...) unless `voices`
+    maps a language to another voice; policies declare the languages their calls speak."""
 
     name = "espeak"
 
@@ -45,18 +45,15 @@ class EspeakTTS:
     ) -> None:
         if rate_wpm <= 0:
             raise ValueError(f"EspeakTTS: rate_wpm must be positive, got {rate_wpm}")
-        self.voices: dict[str, str] = dict(DEFAULT_VOICES if voices is None else voices)
+        self.voices: dict[str, str] = dict(voices or {})
         self.rate_wpm = rate_wpm
         self.binary = binary
         self._known: set[str] | None = None
 
     def voice_for(self, language: str) -> str:
-        voice = self.voices.get(language)
-        if voice is None:
-            raise SpeechError(
-                f"tts provider espeak: no voice configured for language {language!r} "
-                f"(configured: {', '.join(sorted(self.voices)) or 'none'})"
-            )
+        voice = self.voices.get(language, language)
+        if not voice or not voice.replace("-", "").replace("_", "").isalnum():
+            raise SpeechError(f"tts provider espeak: no voice for language {language!r}")
         return voice
 
     def voice_id(self, language: str) -> str:
@@ -78,15 +75,16 @@ class EspeakTTS:
         known: set[str] = set()
         for line in out.splitlines()[1:]:
             cols = line.split()
-            if len(cols) >= 5:
-                known.update({cols[1].lower(), cols[3].lower(), cols[4].lower()})
+            if len(cols) >= 5:  # language, voice name, file (and its base name), other languages "(en 2)"
+                known.update({cols[1].lower(), cols[3].lower(), cols[4].lower(), cols[4].rsplit("/", 1)[-1].lower()})
+                known.update(c.strip("(").lower() for c in cols[5::2] if c.startswith("("))
         self._known = known
         return known
 
-    def available_voices(self) -> set[str]:
-        """Which configured languages espeak-ng can speak here (empty when espeak-ng is missing)."""
+    def available_voices(self, languages: Iterable[str]) -> set[str]:
+        """Which of `languages` espeak-ng can speak here (empty when espeak-ng is missing)."""
         known = self.known_voices() or set()
-        return {lang for lang, voice in self.voices.items() if voice.split("+")[0].lower() in known}
+        return {lang for lang in languages if self.voices.get(lang, lang).split("+")[0].lower() in known}
 
     async def _check_voice(self, voice: str) -> None:
         # espeak-ng reading stdin silently falls back to its default voice for an unknown one: check first

@@ -14,14 +14,13 @@ from collections.abc import AsyncIterator
 import numpy as np
 
 from ai_operator.logs import get_logger
-from ai_operator.speech.errors import SpeechError, describe_failure, make_client
+from ai_operator.openai_client import describe_failure, make_client
+from ai_operator.speech.errors import SpeechError
 from ai_operator.speech.resample import StreamResampler
 
 log = get_logger("speech")
 
 OPENAI_PCM_RATE = 24000
-DEFAULT_TTS_MODEL = "gpt-4o-mini-tts"
-DEFAULT_TTS_VOICE = "alloy"
 DEFAULT_TTS_TIMEOUT_S = 10.0
 READ_CHUNK_BYTES = 4800  # 100 ms of 24 kHz int16
 
@@ -36,8 +35,8 @@ class OpenAITTS:
         *,
         api_key: str,
         base_url: str | None,
-        model: str = DEFAULT_TTS_MODEL,
-        voice: str = DEFAULT_TTS_VOICE,
+        model: str,
+        voice: str,
         timeout_s: float = DEFAULT_TTS_TIMEOUT_S,
         instructions: str | None = None,
     ) -> None:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 import soxr
 
-DAEMON_RATE = 8000
+from ai_operator.media.frames import SAMPLE_RATE
+
 SOXR_QUALITY = "HQ"
 
 
@@ -30,7 +31,7 @@ def _check_rates(in_rate: int, out_rate: int) -> None:
         raise ValueError(f"resample: rates must be positive, got in_rate={in_rate} out_rate={out_rate}")
 
 
-def resample(pcm: np.ndarray, in_rate: int, out_rate: int = DAEMON_RATE) -> np.ndarray:
+def resample(pcm: np.ndarray, in_rate: int, out_rate: int = SAMPLE_RATE) -> np.ndarray:
     """Convert int16 mono `pcm` from `in_rate` to `out_rate` (one shot); returns int16."""
     _check_rates(in_rate, out_rate)
     arr = _as_int16(pcm)
@@ -42,7 +43,7 @@ def resample(pcm: np.ndarray, in_rate: int, out_rate: int = DAEMON_RATE) -> np.n
 class StreamResampler:
     """Chunked int16 mono resampling that keeps filter state across chunks; call `flush()` at the end."""
 
-    def __init__(self, in_rate: int, out_rate: int = DAEMON_RATE) -> None:
+    def __init__(self, in_rate: int, out_rate: int = SAMPLE_RATE) -> None:
         _check_rates(in_rate, out_rate)
         self.in_rate = in_rate
         self.out_rate = out_rate

@@ -15,14 +15,13 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from ai_operator.logs import get_logger
-from ai_operator.speech.errors import SpeechError, describe_failure, is_retryable, make_client
-from ai_operator.speech.resample import DAEMON_RATE
+from ai_operator.media.frames import SAMPLE_RATE
+from ai_operator.openai_client import describe_failure, is_retryable, make_client
+from ai_operator.speech.errors import SpeechError
 from ai_operator.speech.wav import encode_wav
 
 log = get_logger("speech")
 
-DEFAULT_STT_MODEL = "whisper-1"
-DEFAULT_STT_TIMEOUT_S = 8.0
 DEFAULT_STT_RETRIES = 1
 RETRY_PAUSE_S = 0.05
 UPLOAD_NAME = "utterance.wav"
@@ -49,8 +48,8 @@ class OpenAITranscriber:
         *,
         api_key: str,
         base_url: str | None,
-        model: str = DEFAULT_STT_MODEL,
-        timeout_s: float = DEFAULT_STT_TIMEOUT_S,
+        model: str,
+        timeout_s: float,
         retries: int = DEFAULT_STT_RETRIES,
     ) -> None:
         if timeout_s <= 0:
@@ -68,7 +67,7 @@ class OpenAITranscriber:
         audio = np.asarray(pcm, dtype=np.int16)
         if audio.size == 0:
             return ""
-        wav = encode_wav(audio, DAEMON_RATE)
+        wav = encode_wav(audio, SAMPLE_RATE)
         started = time.monotonic()
         last = "no attempt"
         for attempt in range(self.retries + 1):

@@ -28,6 +28,16 @@ class TextToSpeech(Protocol):
     def voice_id(self, language: str) -> str: ...
 
 
+@runtime_checkable
+class LineTTS(Protocol):
+    """What a call speaks with: a TTS behind the line cache (`cache.CachedTTS`) or a benchmark double.
+    `cache=False` for model-written lines, which are never repeated."""
+
+    def stream(self, text: str, language: str, *, cache: bool = True) -> AsyncIterator[np.ndarray]: ...
+
+    async def prewarm(self, lines: list[tuple[str, str]]) -> int: ...
+
+
 async def synthesize(tts: TextToSpeech, text: str, language: str) -> np.ndarray:
     """The whole utterance as one int16 array (convenience for tests, doctor and prewarming)."""
     parts = [chunk async for chunk in tts.stream(text, language)]
@@ -36,4 +46,4 @@ async def synthesize(tts: TextToSpeech, text: str, language: str) -> np.ndarray:
     return np.concatenate(parts).astype(np.int16, copy=False)
 
 
-__all__ = ["SpeechError", "TextToSpeech", "synthesize"]
+__all__ = ["LineTTS", "SpeechError", "TextToSpeech", "synthesize"]

@@ -44,7 +44,8 @@ def _register_dsn_password(dsn: str) -> None:
         register_secret(m.group(2))
     # A DSN libpq cannot parse: connecting will say so (and mask_dsn still hides its password).
     with contextlib.suppress(psycopg.ProgrammingError):
-        register_secret(conninfo_to_dict(dsn).get("password"))
+        password = conninfo_to_dict(dsn).get("password")
+        register_secret(str(password) if password is not None else None)
 
 
 async def _configure(conn: psycopg.AsyncConnection) -> None:

@@ -8,6 +8,7 @@ lines (canned Hindi), prompts (model input and output check), phases (the phase 
 (`FreightSession`), policy (`FreightPolicy`), selftest (self-test scripts and doctor checks).
 """
 
+from ai_operator.dialogue import PolicyDefinition
 from policies.freight.figures import find_figures, hear_rate, say_number, say_rate
 from policies.freight.intents import classify, utterance_may_continue
 from policies.freight.ladder import ceiling_leaks, concession_for, quote_zone
@@ -17,7 +18,7 @@ from policies.freight.policy import FreightPolicy
 from policies.freight.prompts import build_model_messages, check_model_output, strip_figures
 from policies.freight.session import DEFAULT_HOLD_S, FreightSession
 
-POLICY = FreightPolicy()
+POLICY: PolicyDefinition = FreightPolicy()
 
 __all__ = [
     "DEFAULT_CONCESSION_BAND",

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from policies.freight import lines as L
+import policies.freight.lines as L
 from policies.freight.intents import Intent
 from policies.freight.ladder import ZONE_AT_OR_UNDER_ANCHOR, ZONE_OVER_CEILING, quote_zone
 from policies.freight.load import Load

@@ -1,87 +1,86 @@
-"""`FreightPolicy`: the freight policy's `PolicyDefinition` (route validation, session factory, checks).
+"""`FreightPolicy`: the freight policy's `PolicyDefinition` (its route option, session factory, lines, checks).
 
-Owns how a route and the call options become a session: the load comes from `options["load"]` (a path or a
-`Load`, e.g. `ai-operator call --route freight --load FILE`) or else the route's LOAD option; `hold_s` from
-`options["hold_s"]`, the route's HOLD_S, or 1.5 s; `model_available` from the options.
+Owns how a route and a call's options become a session: the load comes from the call's own Stasis argument
+`load=<file>` (only a file inside LOADS_DIR is accepted: a dialplan or originate argument never reads an
+arbitrary file) or else the route's `LOAD` option, which is read and checked when the env file is read, so a
+route whose load is missing or invalid never starts.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
-from ai_operator.dialogue import CheckResult, SelfTestCase
+import policies.freight.lines as L
+from ai_operator.config.routes import Route
+from ai_operator.dialogue import (
+    CheckResult,
+    OptionContext,
+    RouteOption,
+    SelfTestCase,
+    SessionOptions,
+    ToolSpec,
+)
 from policies.freight.load import Load, LoadError, load_from_file
-from policies.freight.session import DEFAULT_HOLD_S, FreightSession
-
-MAX_HOLD_S = 10.0
+from policies.freight.session import DEFAULT_HOLD_S, LANGUAGE, FreightSession
 
 
-def _route_key(route: Any, option: str) -> str:
-    name = str(getattr(route, "name", "") or "route").upper()
-    return f"ROUTE_{name}_{option}"
+def parse_load_option(raw: str, ctx: OptionContext) -> Load:
+    """`ROUTE_<NAME>_LOAD`: a load file, relative to LOADS_DIR; read and validated now."""
+    path = Path(raw.strip())
+    if not path.is_absolute():
+        path = ctx.loads_dir / path
+    return load_from_file(path)
 
 
-def parse_hold_s(raw: Any, where: str) -> float:
-    """A hold time in seconds, 0..10; raises `ValueError` naming `where`."""
-    try:
-        value = float(raw)
-    except (TypeError, ValueError):
-        raise ValueError(f"{where}: expected seconds (a number), got {raw!r}") from None
-    if not 0 <= value <= MAX_HOLD_S:
-        raise ValueError(f"{where}: must be between 0 and {MAX_HOLD_S:g} seconds, got {raw!r}")
-    return value
+def confined_load(raw: str, loads_dir: Path) -> Load:
+    """A call's `load=<file>` argument: only files inside `loads_dir` (after resolving links and '..')."""
+    root = loads_dir.resolve()
+    path = Path(raw.strip())
+    path = (path if path.is_absolute() else root / path).resolve()
+    if not path.is_relative_to(root):
+        raise LoadError(str(raw), "", f"load file is outside LOADS_DIR {root}; refused")
+    return load_from_file(path)
 
 
 class FreightPolicy:
     """Hindi freight-rate negotiation (seed 000): Ori calls a truck vendor about one load."""
 
     name = "freight"
-    languages: tuple[str, ...] = ("hi",)
+    languages: tuple[str, ...] = (LANGUAGE,)
+    state_field = "phase"
     turn_fields: tuple[str, ...] = ("phase", "heard_rate", "offered_rate", "disposition")
+    tools: tuple[ToolSpec, ...] = ()
+    demo_caller: tuple[tuple[str, str], ...] = (
+        ("hi", "हां जी, मैं ही बोल रहा हूं।"),
+        ("hi", "इसका रेट छब्बीस हज़ार लगेगा।"),
+        ("hi", "डीज़ल बहुत महंगा है और टोल भी लगता है।"),
+        ("hi", "ठीक है, चलेगा।"),
+        ("hi", "ठीक है जी, धन्यवाद।"),
+    )
+    route_options: Mapping[str, RouteOption] = {
+        "LOAD": RouteOption("the default load JSON file (relative: to LOADS_DIR)", parse_load_option, required=True),
+    }
 
-    def validate_route(self, route: Any) -> list[str]:
-        errors: list[str] = []
-        option = getattr(route, "option", None)
-        path = option("LOAD") if callable(option) else ""
-        if not path:
-            errors.append(f"{_route_key(route, 'LOAD')}: the freight policy needs a load file (JSON)")
+    def new_session(self, call_id: str, route: Route, options: SessionOptions) -> FreightSession:
+        """A fresh session; raises `LoadError` (naming the file and field) when the call's load is refused."""
+        raw = options.call_args.get("load", "")
+        if raw:
+            if options.context is None:
+                raise LoadError(raw, "", "a load= argument needs LOADS_DIR")
+            load = confined_load(raw, options.context.loads_dir)
         else:
-            try:
-                load_from_file(path)
-            except LoadError as exc:
-                errors.append(f"{_route_key(route, 'LOAD')}: {exc}")
-        hold = option("HOLD_S") if callable(option) else ""
-        if hold:
-            try:
-                parse_hold_s(hold, _route_key(route, "HOLD_S"))
-            except ValueError as exc:
-                errors.append(str(exc))
-        return errors
+            load = route.option("LOAD")
+        if not isinstance(load, Load):
+            raise LoadError("", "load", f"no load: set ROUTE_{route.name.upper()}_LOAD or pass load=<file>")
+        hold_s = route.hold_s if route.hold_s is not None else DEFAULT_HOLD_S
+        return FreightSession(call_id, load, model_available=options.model_available, hold_s=hold_s)
 
-    def new_session(
-        self, call_id: str, route: Any, *, options: Mapping[str, Any] | None = None
-    ) -> FreightSession:
-        """A fresh session; raises `LoadError` (naming the field) when the load is missing or bad."""
-        opts = dict(options or {})
-        option = getattr(route, "option", None)
-        load = opts.get("load")
-        if isinstance(load, Load):
-            pass
-        elif isinstance(load, str | Path) and str(load):
-            load = load_from_file(load)
-        elif callable(option) and option("LOAD"):
-            load = load_from_file(option("LOAD"))
-        else:
-            raise LoadError("", "load", "no load file: pass --load FILE or set ROUTE_<NAME>_LOAD")
-        if opts.get("hold_s") is not None:
-            hold_s = parse_hold_s(opts["hold_s"], "hold_s")
-        elif callable(option) and option("HOLD_S"):
-            hold_s = parse_hold_s(option("HOLD_S"), _route_key(route, "HOLD_S"))
-        else:
-            hold_s = DEFAULT_HOLD_S
-        return FreightSession(call_id, load, model_available=bool(opts.get("model_available")), hold_s=hold_s)
+    def voice_segments(self, text: str, language: str) -> list[tuple[str, str]]:
+        return [(text, language)]
+
+    def canned_lines(self, route: Route) -> list[tuple[str, str]]:
+        return [(L.SHUTDOWN, LANGUAGE), (L.MAX_CALL_LENGTH, LANGUAGE)]
 
     def self_test(self) -> list[SelfTestCase]:
         from policies.freight.selftest import self_test_cases

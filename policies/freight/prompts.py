@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from policies.freight import lines as L
+import policies.freight.lines as L
 from policies.freight.figures import find_figures, say_number
 from policies.freight.load import Load
 from policies.freight.numerals import prepare

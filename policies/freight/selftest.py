@@ -11,8 +11,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import policies.freight.lines as L
 from ai_operator.dialogue import CheckResult, SelfTestCase, SelfTestResult
-from policies.freight import lines as L
 from policies.freight.figures import hear_rate, say_rate
 from policies.freight.ladder import ceiling_leaks, concession_for
 from policies.freight.load import Load, LoadError, load_from_file

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import policies.freight.lines as L
 from ai_operator.dialogue import ModelTurn, Reply, ToolCall
-from policies.freight import lines as L
 from policies.freight.figures import hear_rate, say_rate
 from policies.freight.intents import classify
 from policies.freight.intents import utterance_may_continue as _may_continue
@@ -68,6 +68,10 @@ class FreightSession:
     def concession(self) -> int:
         return self.ladder.concession
 
+    @property
+    def spoken_language(self) -> str:
+        return LANGUAGE
+
     # -- contract ---------------------------------------------------------------------------------
     def start(self) -> Reply:
         if self._last is not None or self.phase is Phase.CLOSING:  # already greeted, or over: never restart
@@ -115,6 +119,17 @@ class FreightSession:
             return self._silent()
         self._turn(None)
         return self._emit(Move(L.NOT_HEARD, self.phase), "", allow_model=False, record=False)
+
+    def on_forced_end(self, reason: str) -> Reply:
+        """The runtime ends the call (daemon shutdown, max call length): a polite line, then CallEnd."""
+        self._turn(None)
+        self._pending = None
+        self.phase = Phase.CLOSING
+        if self.disposition is None:
+            self.disposition = reason
+        text = L.SHUTDOWN if reason == "shutdown" else L.MAX_CALL_LENGTH
+        return Reply(text=text, language=LANGUAGE, hang_up=True, hang_up_reason=reason, disposition=reason,
+                     fields=self._fields())
 
     def on_effect_result(self, result: Any) -> Reply:
         if self._pending is None:

@@ -2,49 +2,66 @@
 
 Greeting -> language (ru/kk) -> region (20 regions, ISO 3166-2:KZ) -> questions answered from the knowledge
 base, with a hard code gate: no knowledge-base search before language and region are selected, whatever a
-model asks. Modules: states/machine (transition table, history), permissions (tool matrix, guardrail),
-catalog (messages), language/regions/region_data/intents (detectors), prompt (model prompt fragments),
-answers (spoken answers), session/flow (`OperatorSession`), selftest/checks (self-test and doctor).
+model asks. Modules: states/machine (transition table, history), permissions (the one tool matrix, guardrail),
+tools (the model's tool schemas), catalog (messages), voicing (which voice reads which line),
+language/regions/region_data/intents (detectors), prompt (model prompt fragments), answers (spoken answers),
+session/flow (`OperatorSession`), selftest/checks (self-test and doctor).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
-from ai_operator.dialogue import CheckResult, SelfTestCase
+from ai_operator.config.routes import Route
+from ai_operator.dialogue import (
+    CheckResult,
+    PolicyDefinition,
+    RouteOption,
+    SelfTestCase,
+    SessionOptions,
+    ToolSpec,
+)
+from policies.operator.catalog import GREETING, say
 from policies.operator.flow import OperatorSession
-
-
-def _handoff_available(route: Any, options: Mapping[str, Any]) -> bool:
-    if "handoff_available" in options:
-        return bool(options["handoff_available"])
-    option = getattr(route, "option", None)
-    return bool(option("HANDOFF")) if callable(option) else True
+from policies.operator.language import LANGUAGES
+from policies.operator.tools import TOOL_SPECS
+from policies.operator.voicing import voice_segments
 
 
 class OperatorPolicy:
     """`POLICY` of `policies/operator/` (see `ai_operator.dialogue.PolicyDefinition`)."""
 
     name = "operator"
-    languages: tuple[str, ...] = ("ru", "kk")
+    languages: tuple[str, ...] = LANGUAGES
+    state_field = "state"
     turn_fields: tuple[str, ...] = ("state", "language", "region_code")
+    tools: tuple[ToolSpec, ...] = tuple(TOOL_SPECS.values())
+    route_options: Mapping[str, RouteOption] = {}
+    demo_caller: tuple[tuple[str, str], ...] = (
+        ("ru", "По-русски, пожалуйста."),
+        ("ru", "Я живу в Караганде."),
+        ("ru", "Как оплатить интернет?"),
+        ("ru", "Спасибо, до свидания."),
+    )
 
-    def validate_route(self, route: Any) -> list[str]:
-        return []
-
-    def new_session(
-        self, call_id: str, route: Any, *, options: Mapping[str, Any] | None = None
-    ) -> OperatorSession:
-        """A fresh session. Options: `model_available` (default False), `handoff_available` (default: the route
-        has a HANDOFF option, or True without a route). Without a knowledge base the runtime answers the search
-        effect with None and the session says so."""
-        opts = dict(options or {})
+    def new_session(self, call_id: str, route: Route, options: SessionOptions) -> OperatorSession:
+        """A fresh session. Without a knowledge base the runtime answers the search effect with None and the
+        session says so."""
         return OperatorSession(
             call_id,
-            model_available=bool(opts.get("model_available", False)),
-            handoff_available=_handoff_available(route, opts),
+            model_available=options.model_available,
+            handoff_available=options.handoff_available,
+            max_misunderstood=options.max_misunderstood_turns,
         )
+
+    def voice_segments(self, text: str, language: str) -> list[tuple[str, str]]:
+        return voice_segments(text, language)
+
+    def canned_lines(self, route: Route) -> list[tuple[str, str]]:
+        lines = voice_segments(GREETING, "ru")
+        for key in ("shutdown", "max_call_length", "closing"):
+            lines += [(say(key, lang), lang) for lang in LANGUAGES]
+        return lines
 
     def self_test(self) -> list[SelfTestCase]:
         from policies.operator.selftest import cases
@@ -57,4 +74,4 @@ class OperatorPolicy:
         return doctor_checks()
 
 
-POLICY = OperatorPolicy()
+POLICY: PolicyDefinition = OperatorPolicy()

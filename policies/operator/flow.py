@@ -22,6 +22,7 @@ from policies.operator.regions import (
 )
 from policies.operator.session import REGION_AMBIGUOUS, SessionCore
 from policies.operator.states import Event, State
+from policies.operator.tools import specs_for
 
 MAX_REPROMPTS = 2  # silences re-prompted before the give-up line
 PRE_DIALOGUE = (State.CALL_STARTED, State.GREETING)
@@ -105,6 +106,14 @@ class OperatorSession(SessionCore):
             return self.reply(None)
         self.silences = 0
         return self.reply(self.say("not_heard"))
+
+    def on_forced_end(self, reason: str) -> Reply:
+        """The runtime ends the call (shutdown, max call length): the closing line for it, in the caller's
+        language (both before a choice)."""
+        key = reason if reason in ("shutdown", "max_call_length") else "shutdown"
+        if self.state != State.ENDED and self.state != State.CLOSING:
+            self.machine.fire(Event.CLOSING_REQUESTED)
+        return self.reply(self.say(key), hang_up=True, hang_up_reason=reason, disposition=reason)
 
     def on_effect_result(self, result: Any) -> Reply:
         pending, self._pending = self._pending, ""
@@ -223,7 +232,7 @@ class OperatorSession(SessionCore):
             system=self.system_prompt(),
             messages=[{"role": "user", "content": self._last_question}],
             fallback=self.say("checking"),
-            tools=tuple(self.allowed_tools()),
+            tools=specs_for(self.allowed_tools()),
             purpose="answer",
         )
         return self.reply(None, effect=turn)

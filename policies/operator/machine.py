@@ -20,7 +20,6 @@ class Transition:
     ok: bool
     event: str
     from_state: State
-    to_state: State
     error: str = ""
 
 
@@ -45,7 +44,7 @@ class StateMachine:
         except ValueError:
             reason = f"unknown event {event!r}"
             self.record(f"transition:{event}", False, reason)
-            return Transition(False, str(event), self.state, self.state, reason)
+            return Transition(False, str(event), self.state, reason)
         before = self.state
         target = next_state(before, ev)
         if target is None:
@@ -55,7 +54,7 @@ class StateMachine:
                 else f"{ev.value} is not allowed from {before.value}"
             )
             self.record(f"transition:{ev.value}", False, reason)
-            return Transition(False, ev.value, before, before, reason)
+            return Transition(False, ev.value, before, reason)
         self.record(f"transition:{ev.value}", True, f"{before.value} -> {target.value}")
         self.state = target
-        return Transition(True, ev.value, before, target)
+        return Transition(True, ev.value, before)

@@ -30,6 +30,9 @@ MATRIX: dict[State, frozenset[str]] = {
     State.CLOSING: frozenset({END_CALL}),
     State.ENDED: frozenset(),
 }
+# TZ-11: a tool repeated in the state it leads to is accepted and changes nothing (a second handoff request
+# while in HANDOFF), although the matrix does not list it there.
+IDEMPOTENT_IN: dict[str, State] = {HANDOFF: State.HANDOFF}
 SEARCH_STATES = frozenset({State.READY_TO_HELP, State.QUESTION_ANSWERING})
 REGION_SELECTED = "selected"
 
@@ -64,6 +67,12 @@ def check_tool(
     if tool == SEARCH_KB:
         return guardrail(state, language, region_status, region_code)
     return Decision(True, f"{tool} allowed in {state.value}")
+
+
+def expected_allowed(state: State, tool: str) -> bool:
+    """What the seed's table (plus the TZ-11 idempotent repeat) says about `tool` in `state`, before the
+    guardrail's conditions on language and region. The self-test and the tests check the code against it."""
+    return tool in MATRIX[state] or IDEMPOTENT_IN.get(tool) == state
 
 
 def allowed_tools(state: State, language: str | None, region_status: str, region_code: str) -> list[str]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from ai_operator.dialogue import SelfTestCase
 from policies.operator.language import detect_language
 from policies.operator.machine import StateMachine
-from policies.operator.permissions import TOOLS, guardrail
+from policies.operator.permissions import MATRIX, TOOLS, expected_allowed, guardrail
 from policies.operator.regions import resolve_region
-from policies.operator.selftest_support import EXPECTED_TOOLS, TOOL_ARGS, case, check, session_in
+from policies.operator.selftest_support import TOOL_ARGS, case, check, session_in
 from policies.operator.states import Event, State
 
 LINEAR = [
@@ -19,7 +19,7 @@ LINEAR = [
     ("QUESTION_ANSWERING", "answer.completed", "READY_TO_HELP"),
 ]
 ANY = [("handoff.requested", "HANDOFF"), ("closing.requested", "CLOSING"), ("call.ended", "ENDED")]
-NON_ENDED = [s for s in EXPECTED_TOOLS if s != "ENDED"]
+NON_ENDED = [s.value for s in MATRIX if s.value != "ENDED"]
 
 LANGUAGE_CASES = {
     "русский": "ru",
@@ -124,10 +124,11 @@ def _transition_cases() -> list[SelfTestCase]:
 
 def _matrix_cases() -> list[SelfTestCase]:
     out = []
-    for state, allowed in EXPECTED_TOOLS.items():
+    for state_enum in MATRIX:
+        state = state_enum.value
         for tool in TOOLS:
 
-            def body(state: str = state, tool: str = tool, expect: bool = tool in allowed) -> None:
+            def body(state: str = state, tool: str = tool, expect: bool = expected_allowed(state_enum, tool)) -> None:
                 s = session_in(state)
                 before = s.snapshot()
                 call = s.call_tool(tool, TOOL_ARGS[tool])

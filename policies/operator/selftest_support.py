@@ -8,30 +8,6 @@ from ai_operator.dialogue import SelfTestCase, SelfTestResult
 from policies.operator.flow import OperatorSession
 from policies.operator.states import Event, State
 
-# The seed's permission table, written out again on purpose: the self-test checks the code against it.
-EXPECTED_TOOLS: dict[str, set[str]] = {
-    "CALL_STARTED": set(),
-    "GREETING": set(),
-    "LANGUAGE_SELECTION": {"set_language", "request_human_handoff", "end_call"},
-    "REGION_SELECTION": {"set_region", "set_language", "request_human_handoff", "end_call"},
-    "READY_TO_HELP": {
-        "search_knowledge_base",
-        "set_language",
-        "set_region",
-        "request_human_handoff",
-        "end_call",
-    },
-    "QUESTION_ANSWERING": {
-        "search_knowledge_base",
-        "request_human_handoff",
-        "end_call",
-        "set_language",
-        "set_region",
-    },
-    "HANDOFF": {"end_call", "request_human_handoff"},  # a repeated handoff is idempotent (TZ-11)
-    "CLOSING": {"end_call"},
-    "ENDED": set(),
-}
 TOOL_ARGS: dict[str, dict[str, str]] = {
     "set_language": {"language": "kk"},
     "set_region": {"region": "Павлодар"},

@@ -35,10 +35,13 @@ class SessionCore:
         *,
         model_available: bool = False,
         handoff_available: bool = True,
+        max_misunderstood: int = 3,
     ) -> None:
         self.call_id = call_id
         self.model_available = model_available
         self.handoff_available = handoff_available
+        self.max_misunderstood = max_misunderstood
+        self.misunderstood = 0  # caller turns in a row the policy could not act on
         self.machine = StateMachine()
         self.language = ""
         self.region_status = REGION_NONE
@@ -69,6 +72,10 @@ class SessionCore:
     def lang(self) -> str:
         """The voice for the next line: the chosen language, Russian before a choice."""
         return self.language or "ru"
+
+    @property
+    def spoken_language(self) -> str:
+        return self.lang
 
     def region_name(self, language: str | None = None) -> str:
         if not self.region_code:

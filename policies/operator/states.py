@@ -33,7 +33,6 @@ class Event(StrEnum):
     CALL_ENDED = "call.ended"
 
 
-ALL_STATES: tuple[State, ...] = tuple(State)
 
 # (from, event) -> to, for the linear part of the table
 TRANSITIONS: dict[tuple[State, Event], State] = {

@@ -23,7 +23,7 @@ import numpy as np
 from ai_operator.config import Settings, load_settings
 from ai_operator.media.codecs import FRAME_SAMPLES
 from ai_operator.sim.pbx import SimCall
-from ai_operator.sim.stage import Stage, settings_with, simulated_stage
+from ai_operator.sim.stage import Stage, simulated_stage
 from ai_operator.speech.cache import CachedTTS
 from ai_operator.speech.espeak import EspeakTTS
 
@@ -60,7 +60,7 @@ def start_daemon_base() -> tuple[DaemonBase, Any]:
     state = Path(tempfile.mkdtemp(prefix="ai-operator-daemon-tests-"))
     server = EmbeddedServer.in_state_dir(state)
     server.start()  # held: each stage's Database joins it instead of starting its own
-    settings = settings_with(load_settings(ENV_EXAMPLE, environ={}), STATE_DIR=str(state), DATABASE_URL="")
+    settings = load_settings(ENV_EXAMPLE, environ={}).with_values(STATE_DIR=str(state), DATABASE_URL="")
     out = io.StringIO()
     code = asyncio.run(kb_ingest(settings, SAMPLE_KB, prune=False, reembed=False, out=out))
     assert code == 0, out.getvalue()
@@ -129,7 +129,7 @@ class Caller:
 
     def turns(self) -> int:
         call = self.stage.call_of(self.sim)
-        return call.turns.seq if call is not None else -1
+        return call.turn_log.seq if call is not None else -1
 
     async def record(self, timeout: float = 20.0) -> dict[str, Any]:
         """The call's record once it has ended and its turns are written."""
@@ -150,14 +150,18 @@ def trim_leading_silence(pcm: np.ndarray) -> np.ndarray:
     return pcm[loud[0] :] if loud.size else pcm
 
 
-async def synthesized_frames(tts: CachedTTS, text: str, language: str) -> int:
-    """How many 20 ms frames `text` makes with the bot's TTS (the same cached audio the bot played)."""
-    from ai_operator.daemon.speaker import voice_segments
+async def synthesized_frames(tts: CachedTTS, text: str, language: str, policy: str = "operator") -> int:
+    """How many 20 ms frames `text` makes with the bot's TTS (the same cached audio the bot played, with the
+    silence around the line trimmed as the speaker does)."""
+    from ai_operator.media.trim import SilenceTrimmer
+    from policies import load_policy
 
+    trimmer = SilenceTrimmer()
     total = 0
-    for part, voice in voice_segments(text, language):
+    for part, voice in load_policy(policy).voice_segments(text, language):
         async for chunk in tts.stream(part, voice, cache=True):
-            total += len(chunk)
+            total += len(trimmer.push(chunk))
+    total += len(trimmer.end())
     return -(-total // FRAME_SAMPLES)
 
 

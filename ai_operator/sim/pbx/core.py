@@ -39,6 +39,10 @@ class PbxCore:
 
     def __init__(self, stasis_delay_s: float = 0.01, rtp_host: str = "127.0.0.1") -> None:
         self.stasis_delay_s = stasis_delay_s
+        # When set to an unset Event, new externalMedia channels enter Stasis only once it is set (tests that
+        # need the window between externalMedia and its StasisStart to stay open, whatever the machine's load).
+        self.external_media_gate: asyncio.Event | None = None
+        self._gated: set[asyncio.Task[None]] = set()
         self.rtp_host = rtp_host
         self.channels: dict[str, SimChannel] = {}
         self.bridges: dict[str, SimBridge] = {}
@@ -89,6 +93,8 @@ class PbxCore:
         for handle in self._timers:
             handle.cancel()
         self._timers.clear()
+        for task in self._gated:
+            task.cancel()
 
     def counts(self) -> dict[str, int]:
         """Live channels, bridges, externalMedia channels and open RTP sockets (for leak tests)."""
@@ -293,7 +299,17 @@ class PbxCore:
             rtp=peer,
         )
         self.channels[ch.id] = ch
-        self._later(self.stasis_delay_s, self._enter_stasis, ch.id, [])
+        gate = self.external_media_gate
+        if gate is not None and not gate.is_set():
+            async def enter_when_open(channel_id: str = ch.id) -> None:
+                await gate.wait()
+                self._later(self.stasis_delay_s, self._enter_stasis, channel_id, [])
+
+            task = asyncio.get_running_loop().create_task(enter_when_open())
+            self._gated.add(task)
+            task.add_done_callback(self._gated.discard)
+        else:
+            self._later(self.stasis_delay_s, self._enter_stasis, ch.id, [])
         return ch
 
     def _enter_stasis(self, channel_id: str, args: list[str]) -> None:

@@ -16,13 +16,13 @@ import time
 from typing import TYPE_CHECKING
 
 from ai_operator.logs import get_logger
-from ai_operator.media.codecs import FRAME_MS, FRAME_SAMPLES, Codec, get_codec
+from ai_operator.media.codecs import Codec, get_codec
+from ai_operator.media.frames import FRAME_S, FRAME_SAMPLES
 from ai_operator.media.rtp import SEQ_MOD, TS_MOD, RtpError, RtpPacket, build_header
 
 if TYPE_CHECKING:
     from ai_operator.sim.pbx.call import SimCall
 
-FRAME_S = FRAME_MS / 1000
 MAX_LAG_S = 0.2  # further behind than this, the pacer re-synchronises instead of bursting
 log = get_logger("simpbx")
 
@@ -56,7 +56,7 @@ class RtpPeer:
     async def open(self, host: str = "127.0.0.1") -> None:
         loop = asyncio.get_running_loop()
         transport, _ = await loop.create_datagram_endpoint(lambda: _Protocol(self), local_addr=(host, 0))
-        self.transport = transport  # type: ignore[assignment]
+        self.transport = transport
         self.local = transport.get_extra_info("sockname")[:2]
 
     def close(self) -> None:

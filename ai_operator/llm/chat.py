@@ -1,11 +1,11 @@
 """The chat model with tools (transport: HTTP via the `openai` package's chat completions).
 
-`ChatModel.complete` offers the model ONLY the schemas of the tools the policy allows now. Every tool call the
+`ChatModel.complete` offers the model ONLY the tools the policy allows now (`ToolSpec`s, declared by the policy). Every tool call the
 model makes - an allowed one or not - is handed to `run_tool(name, arguments)`, because the policy must check
 (and record) each one itself; the result (or the refusal text) goes back to the model as a `tool` message and
 the model is asked again, for at most `max_tool_rounds` rounds of tools. After the last round the model is asked
 once more with `tool_choice="none"` so it must answer in words. Each request is bounded by `timeout_s` and the
-whole exchange by `total_timeout_s`; timeouts, HTTP errors and malformed answers raise `ModelError`.
+whole exchange by `total_timeout_s`; timeouts, HTTP errors and malformed answers raise `LlmError`.
 """
 
 from __future__ import annotations
@@ -16,74 +16,20 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
+from ai_operator.dialogue import ToolSpec
 from ai_operator.logs import get_logger
-from ai_operator.speech.errors import ModelError, describe_failure, make_client
+from ai_operator.openai_client import describe_failure, make_client
 
 log = get_logger("model")
 
-DEFAULT_LLM_MODEL = "gpt-4o-mini"
-DEFAULT_LLM_TIMEOUT_S = 6.0
 DEFAULT_MAX_TOOL_ROUNDS = 3
 MAX_TOOL_RESULT_CHARS = 4000
 
 RunTool = Callable[[str, dict[str, Any]], Awaitable[str]]
 
 
-def _tool(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    return {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": description,
-            "parameters": {
-                "type": "object",
-                "properties": properties,
-                "required": required,
-                "additionalProperties": False,
-            },
-        },
-    }
-
-
-_REASON = {"reason": {"type": "string", "description": "Short reason, for the call record."}}
-
-TOOL_SCHEMAS: dict[str, dict[str, Any]] = {
-    "search_knowledge_base": _tool(
-        "search_knowledge_base",
-        "Search the operator's knowledge base (tariffs, services, outages, procedures). Use the caller's words.",
-        {"query": {"type": "string", "description": "What to look up, in the caller's language."}},
-        ["query"],
-    ),
-    "set_language": _tool(
-        "set_language",
-        "Switch the conversation language when the caller speaks or asks for another language.",
-        {"language": {"type": "string", "enum": ["ru", "kk", "hi", "en"], "description": "ISO 639-1 code."}},
-        ["language"],
-    ),
-    "set_region": _tool(
-        "set_region",
-        "Record the caller's region (city or oblast) once they have said it.",
-        {
-            "region": {
-                "type": "string",
-                "description": "Region or city name as the caller said it, or its code.",
-            }
-        },
-        ["region"],
-    ),
-    "request_human_handoff": _tool(
-        "request_human_handoff",
-        "Transfer the caller to a human operator, when they ask for one or the bot cannot help.",
-        dict(_REASON),
-        [],
-    ),
-    "end_call": _tool(
-        "end_call",
-        "End the call politely once the conversation is finished.",
-        dict(_REASON),
-        [],
-    ),
-}
+class LlmError(Exception):
+    """The chat model failed (timeout, HTTP status, bad response); the message names the model."""
 
 
 class ChatModel:
@@ -96,8 +42,8 @@ class ChatModel:
         *,
         api_key: str,
         base_url: str | None,
-        model: str = DEFAULT_LLM_MODEL,
-        timeout_s: float = DEFAULT_LLM_TIMEOUT_S,
+        model: str,
+        timeout_s: float,
         max_tool_rounds: int = DEFAULT_MAX_TOOL_ROUNDS,
         total_timeout_s: float | None = None,
     ) -> None:
@@ -114,22 +60,19 @@ class ChatModel:
         self._api_key = api_key
         self._client = make_client(api_key=api_key, base_url=base_url, timeout_s=timeout_s)
 
-    def _fail(self, what: str) -> ModelError:
-        return ModelError(f"model {self.model}: {what}")
+    def _fail(self, what: str) -> LlmError:
+        return LlmError(f"model {self.model}: {what}")
 
     async def complete(
         self,
         system: str,
         messages: Sequence[Mapping[str, Any]],
         *,
-        tools: Sequence[str] = (),
+        tools: Sequence[ToolSpec] = (),
         run_tool: RunTool | None = None,
     ) -> str:
         """The model's final text after at most `max_tool_rounds` rounds of tool calls."""
-        unknown = [t for t in tools if t not in TOOL_SCHEMAS]
-        if unknown:
-            raise ValueError(f"ChatModel.complete: unknown tool(s) {unknown}; known: {sorted(TOOL_SCHEMAS)}")
-        schemas = [TOOL_SCHEMAS[t] for t in dict.fromkeys(tools)]
+        schemas = [spec.as_openai() for spec in {t.name: t for t in tools}.values()]
         convo: list[dict[str, Any]] = [{"role": "system", "content": system}, *(dict(m) for m in messages)]
         deadline = time.monotonic() + self.total_timeout_s
         for round_no in range(self.max_tool_rounds + 1):
@@ -204,4 +147,4 @@ class ChatModel:
         await self._client.close()
 
 
-__all__ = ["TOOL_SCHEMAS", "ChatModel", "ModelError", "RunTool"]
+__all__ = ["ChatModel", "LlmError", "RunTool"]

@@ -1,0 +1,201 @@
+"""Every setting of the daemon, declared once: its env key, type (the annotation), default, allowed range or
+choices, and a one-line doc. The settings groups are frozen dataclasses; a typo in an attribute is a type
+error. `etc/ai-operator.env.example` documents the same keys and a test keeps the two in step.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ai_operator.config import values as v
+
+CODECS = ("ulaw", "alaw", "slin")
+STT_CHOICES = ("auto", "openai", "none")  # auto = openai when OPENAI_API_KEY is set
+TTS_CHOICES = ("auto", "openai", "espeak")
+LLM_CHOICES = ("auto", "openai", "none")
+EMBEDDING_CHOICES = ("hash", "openai")
+LOG_LEVELS = ("debug", "info", "warning", "error")
+LOG_FORMATS = ("auto", "json", "console")
+PORT_RANGE = (1024, 65535)
+
+
+@dataclass(frozen=True)
+class Spec:
+    """How one key is read: env name, doc, and what is allowed."""
+
+    key: str
+    doc: str
+    choices: tuple[str, ...] = ()
+    lo: float | None = None
+    hi: float | None = None
+    secret: bool = False
+    check: Callable[[str], None] | None = None  # extra check of the raw text (URLs, names); raises ValueError
+
+
+def setting(key: str, default: Any, doc: str, **spec: Any) -> Any:
+    """A dataclass field that is also a setting: `ARI_URL` -> `settings.ari.url`."""
+    return field(default=default, metadata={"spec": Spec(key, doc, **spec)})
+
+
+@dataclass(frozen=True)
+class AriSettings:
+    url: str = setting("ARI_URL", "http://127.0.0.1:8088/ari", "Asterisk ARI base URL", check=v.check_http_url)
+    user: str = setting("ARI_USER", "", "ARI user (ari.conf)")
+    password: str = setting("ARI_PASSWORD", "", "ARI password (ari.conf)", secret=True)
+    app: str = setting("ARI_APP", "ai-operator", "Stasis application name", check=v.check_identifier)
+
+
+@dataclass(frozen=True)
+class RtpSettings:
+    host: str = setting("RTP_HOST", "127.0.0.1", "address we receive externalMedia RTP on (reachable by Asterisk)")
+    port_min: int = setting("RTP_PORT_MIN", 20000, "lowest local RTP port", lo=PORT_RANGE[0], hi=PORT_RANGE[1])
+    port_max: int = setting("RTP_PORT_MAX", 20999, "highest local RTP port", lo=PORT_RANGE[0], hi=PORT_RANGE[1])
+    codec: str = setting("RTP_CODEC", "ulaw", "externalMedia codec: ulaw, alaw or slin (16-bit big-endian)",
+                         choices=CODECS)
+
+
+@dataclass(frozen=True)
+class VadSettings:
+    aggressiveness: int = setting("VAD_AGGRESSIVENESS", 2, "webrtcvad aggressiveness 0..3", lo=0, hi=3)
+    start_ms: int = setting("VAD_START_MS", 60, "speech needed to start an utterance", lo=20, hi=1000)
+    end_silence_ms: int = setting("VAD_END_SILENCE_MS", 600, "silence that ends an utterance", lo=100, hi=5000)
+    max_utterance_s: float = setting("VAD_MAX_UTTERANCE_S", 20.0, "longest utterance before it is cut", lo=1, hi=120)
+    barge_in_ms: int = setting("BARGE_IN_MS", 200, "caller speech over the bot that interrupts it", lo=40, hi=3000)
+
+
+@dataclass(frozen=True)
+class CallSettings:
+    max_calls: int = setting("MAX_CALLS", 200, "concurrent calls; more go back to the dialplan", lo=1, hi=10000)
+    idle_timeout_s: float = setting("IDLE_TIMEOUT_S", 8.0, "caller silence before the policy re-prompts", lo=1, hi=600)
+    max_call_s: float = setting("MAX_CALL_S", 600.0, "longest call; then the policy's closing line ends it",
+                                lo=10, hi=86400)
+    max_misunderstood_turns: int = setting(
+        "MAX_MISUNDERSTOOD_TURNS", 3, "misunderstood turns in a row before the policy hands off or says goodbye",
+        lo=1, hi=50)
+    hangup_watchdog_s: float = setting("HANGUP_WATCHDOG_S", 20.0, "CallEnd watchdog", lo=1, hi=300)
+    hangup_grace_ms: int = setting("HANGUP_GRACE_MS", 400, "playout grace after the goodbye before hanging up",
+                                   lo=0, hi=5000)
+    drain_timeout_s: float = setting("DRAIN_TIMEOUT_S", 30.0, "on SIGTERM, time calls in progress may take to finish",
+                                     lo=0, hi=3600)
+
+
+@dataclass(frozen=True)
+class SpeechSettings:
+    openai_api_key: str = setting("OPENAI_API_KEY", "", "API key for OpenAI-compatible endpoints; empty = offline",
+                                  secret=True)
+    openai_base_url: str = setting("OPENAI_BASE_URL", "", "base URL of an OpenAI-compatible server; empty = OpenAI",
+                                   check=lambda raw: v.check_http_url(raw, optional=True))
+    stt_provider: str = setting("STT_PROVIDER", "auto", "speech-to-text: openai, none, auto (openai when a key is set)",
+                                choices=STT_CHOICES)
+    stt_model: str = setting("STT_MODEL", "whisper-1", "transcription model")
+    stt_timeout_s: float = setting("STT_TIMEOUT_S", 8.0, "transcription timeout per attempt", lo=0.1, hi=120)
+    tts_provider: str = setting("TTS_PROVIDER", "auto", "text-to-speech: espeak, openai, auto (openai when a key is set)",
+                                choices=TTS_CHOICES)
+    tts_model: str = setting("TTS_MODEL", "gpt-4o-mini-tts", "speech model")
+    tts_voice: str = setting("TTS_VOICE", "alloy", "speech voice")
+    llm_provider: str = setting("LLM_PROVIDER", "auto", "model: openai, none, auto (openai when a key is set)",
+                                choices=LLM_CHOICES)
+    llm_model: str = setting("LLM_MODEL", "gpt-4o-mini", "chat model")
+    llm_timeout_s: float = setting("LLM_TIMEOUT_S", 6.0, "model timeout per call", lo=0.1, hi=120)
+    embedding_provider: str = setting("EMBEDDING_PROVIDER", "hash", "knowledge-base embeddings: hash (offline) or openai",
+                                      choices=EMBEDDING_CHOICES)
+    embedding_model: str = setting("EMBEDDING_MODEL", "text-embedding-3-small", "embedding model (openai)")
+    embedding_dim: int = setting("EMBEDDING_DIM", 256, "embedding dimension", lo=8, hi=4096)
+
+
+@dataclass(frozen=True)
+class StorageSettings:
+    state_dir: Path = setting("STATE_DIR", Path("/var/lib/ai-operator"),
+                              "state: embedded database, spool, TTS cache (relative: to the env file's folder)")
+    database_url: str = setting("DATABASE_URL", "", "PostgreSQL DSN; empty = private embedded PostgreSQL in STATE_DIR",
+                                secret=True, check=v.check_dsn)
+    loads_dir: Path = setting("LOADS_DIR", Path("loads"),
+                              "folder of freight load files; relative: to the env file's folder (/etc/ai-operator/loads)")
+    policy_path: str = setting("POLICY_PATH", "", "extra folders holding policy folders, ':'-separated (empty: none)")
+    kb_search_timeout_s: float = setting("KB_SEARCH_TIMEOUT_S", 1.5,
+                                         "budget of a knowledge-base search on a call; past it the policy's "
+                                         "'cannot look that up' line", lo=0.1, hi=30)
+    tts_cache_max_mb: int = setting("TTS_CACHE_MAX_MB", 200, "on-disk TTS cache bound (LRU; prewarmed lines pinned)",
+                                    lo=1, hi=100000)
+
+
+@dataclass(frozen=True)
+class OpsSettings:
+    metrics_host: str = setting("METRICS_HOST", "127.0.0.1", "Prometheus /metrics and /healthz bind address")
+    metrics_port: int = setting("METRICS_PORT", 9464, "metrics port; 0 disables", lo=0, hi=65535)
+    log_level: str = setting("LOG_LEVEL", "info", "debug, info, warning, error", choices=LOG_LEVELS)
+    log_format: str = setting("LOG_FORMAT", "auto", "json, console or auto (console on a terminal)", choices=LOG_FORMATS)
+    log_transcripts: bool = setting("LOG_TRANSCRIPTS", False,
+                                    "log what callers said at info (personal data; default: debug only)")
+
+
+GROUPS: dict[str, type] = {
+    "ari": AriSettings,
+    "rtp": RtpSettings,
+    "vad": VadSettings,
+    "call": CallSettings,
+    "speech": SpeechSettings,
+    "storage": StorageSettings,
+    "ops": OpsSettings,
+}
+
+
+@dataclass(frozen=True)
+class Declared:
+    """One declared key: its group, attribute, Python type, default and spec."""
+
+    group: str
+    attr: str
+    type: type
+    default: Any
+    spec: Spec
+
+    @property
+    def key(self) -> str:
+        return self.spec.key
+
+
+def declared() -> Iterator[Declared]:
+    """Every declared setting, in declaration order."""
+    for group, cls in GROUPS.items():
+        hints = typing.get_type_hints(cls)
+        for f in dataclasses.fields(cls):
+            yield Declared(group, f.name, hints[f.name], f.default, f.metadata["spec"])
+
+
+DECLARED: tuple[Declared, ...] = tuple(declared())
+BY_KEY: dict[str, Declared] = {d.key: d for d in DECLARED}
+
+
+def parse_value(d: Declared, raw: str) -> Any:
+    """The typed value of `raw` for `d`; raises ValueError saying what is allowed."""
+    spec = d.spec
+    if "\x00" in raw:
+        raise ValueError("contains a NUL byte")
+    if spec.check is not None:
+        spec.check(raw)
+    if d.type is bool:
+        return v.parse_bool(raw)
+    if d.type is int:
+        return v.parse_int(raw, spec.lo, spec.hi)
+    if d.type is float:
+        return v.parse_float(raw, spec.lo, spec.hi)
+    if spec.choices:
+        return v.parse_choice(raw, spec.choices)
+    if d.type is Path:
+        return Path(raw.strip())
+    return raw
+
+
+def default_text(d: Declared) -> str:
+    """The default as it would be written in the env file."""
+    if isinstance(d.default, bool):
+        return "true" if d.default else "false"
+    if isinstance(d.default, float):
+        return f"{d.default:g}"
+    return str(d.default)

@@ -1,0 +1,1 @@
+"""The language model: `chat.py` (chat completions with a policy-checked tool loop)."""

@@ -1,0 +1,113 @@
+"""Listening to the caller: VAD segmentation, barge-in, and whether speech under the bot's voice is a turn. Pure.
+
+A 20 ms caller frame goes through the webrtcvad segmenter. While the bot's voice is in the echo window (bot
+*energy* actually sent in the last `ECHO_WINDOW_MS`, not a queue holding trailing silence), each speech frame is
+checked against the echo reference: is it the caller, or the bot coming back? An utterance that began under the
+bot's voice is a turn when at least `min_caller_ms` of its speech passed that test (the caller talked on after
+the bot stopped, or over it); otherwise it is dropped as echo, with the reason and its length, so nothing is
+lost silently. Speech that starts when the bot is quiet is always a turn.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ai_operator.media.bargein import BargeInDetector
+from ai_operator.media.frames import FRAME_MS, SAMPLE_RATE
+from ai_operator.media.levels import ECHO_MARGIN_DB, EchoReference, frame_power
+from ai_operator.media.vad import SpeechStarted, UtteranceEnded, UtteranceSegmenter
+
+MIN_CALLER_MS = 100  # caller (not echo) speech an utterance under the bot needs to be a turn
+DROPPED_ECHO = "echo"
+
+
+@dataclass(frozen=True)
+class Heard:
+    """An utterance to transcribe."""
+
+    utterance: UtteranceEnded
+    under_bot: bool  # it began while the bot's voice was going out
+
+
+@dataclass(frozen=True)
+class Dropped:
+    """An utterance that is not a turn, and why (logged and counted, never silent)."""
+
+    reason: str
+    seconds: float
+    caller_ms: int  # how much of it passed the echo test
+
+
+@dataclass(frozen=True)
+class BargedIn:
+    at: float
+
+
+@dataclass(frozen=True)
+class SpeechBegan:
+    at: float
+
+
+ListenEvent = Heard | Dropped | BargedIn | SpeechBegan
+
+
+class CallerListener:
+    """One call's ear. `note_bot_power` gets every frame the bot sends; `feed` every frame the caller sends."""
+
+    def __init__(
+        self,
+        segmenter: UtteranceSegmenter,
+        bargein: BargeInDetector,
+        *,
+        min_caller_ms: int = MIN_CALLER_MS,
+        echo_margin_db: float = ECHO_MARGIN_DB,
+    ) -> None:
+        self.segmenter = segmenter
+        self.bargein = bargein
+        self.echo = EchoReference(margin_db=echo_margin_db)
+        self._min_caller_frames = max(1, -(-min_caller_ms // FRAME_MS))
+        self._under_bot = False
+        self._caller_frames = 0
+
+    def note_bot_power(self, power: float, at: float) -> None:
+        self.echo.note_bot_power(power, at)
+
+    def feed(self, frame: np.ndarray, now: float, bot_speaking: bool) -> list[ListenEvent]:
+        """One caller frame at `now`; `bot_speaking`: an utterance of the bot is playing (for barge-in)."""
+        out: list[ListenEvent] = []
+        seg = self.segmenter
+        bot_active = self.echo.bot_active(now)
+        for ev in seg.feed(frame, now):
+            if isinstance(ev, SpeechStarted):
+                self._under_bot = bot_active
+                self._caller_frames = 0
+                out.append(SpeechBegan(ev.at))
+            else:
+                out.append(self._ended(ev))
+        counts = False
+        if bot_active:
+            self.echo.note_caller_power(frame_power(frame), now)
+            counts = seg.last_frame_speech and self.echo.caller_dominant()
+        elif seg.last_frame_speech:
+            counts = True
+        if counts and (seg.in_speech or seg.last_frame_speech):
+            self._caller_frames += 1
+        if bot_speaking and self.bargein.feed(counts, True):
+            out.append(BargedIn(now))
+        elif not bot_speaking:
+            self.bargein.feed(False, False)
+        return out
+
+    def _ended(self, ev: UtteranceEnded) -> Heard | Dropped:
+        under_bot, caller_frames = self._under_bot, self._caller_frames
+        self._under_bot = False
+        self._caller_frames = 0
+        if not under_bot or caller_frames >= self._min_caller_frames:
+            return Heard(ev, under_bot)
+        return Dropped(DROPPED_ECHO, round(len(ev.audio) / SAMPLE_RATE, 3), caller_frames * FRAME_MS)
+
+    def reset_bargein(self) -> None:
+        """The bot stopped (or was cut): the next barge-in needs a new run."""
+        self.bargein.reset()

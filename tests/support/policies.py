@@ -1,0 +1,29 @@
+"""Sessions of the shipped policies built the way the runtime builds them (a `Route` plus `SessionOptions`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ai_operator.config import HandoffTarget, Route
+from ai_operator.dialogue import PolicySession, SessionOptions
+from policies import load_policy
+from policies.freight.load import Load, load_from_file
+
+HANDOFF = HandoffTarget(context="ai-operator-handoff", extension="operator", priority=1)
+
+
+def operator_route(*, handoff: bool = True) -> Route:
+    return Route(name="test", enabled=True, policy="operator", handoff=HANDOFF if handoff else None)
+
+
+def freight_route(load: Load | str | Path, *, hold_s: float | None = None) -> Route:
+    value = load if isinstance(load, Load) else load_from_file(load)
+    return Route(name="freight", enabled=True, policy="freight", hold_s=hold_s, options={"LOAD": value})
+
+
+def session(route: Route, call_id: str = "call-1", **options: Any) -> PolicySession:
+    """A session of `route`'s policy; `options` as in `SessionOptions` (handoff_available defaults to the
+    route having a handoff target, as the runtime does)."""
+    options.setdefault("handoff_available", route.handoff is not None)
+    return load_policy(route.policy).new_session(call_id, route, SessionOptions(**options))
