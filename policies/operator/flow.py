@@ -2,7 +2,9 @@
 
 Caller intents are checked in a fixed order on every utterance: handoff, goodbye, then what the state expects
 (language in LANGUAGE_SELECTION, region in REGION_SELECTION, and in READY_TO_HELP an explicit language change,
-an explicit region change, or else a question). A question mentioning a city never changes the region.
+an explicit region change, or else a question). A question mentioning a city never changes the region. A
+language answer that also names a place ("по-русски, я из Павлодара") sets both. What the caller means is
+decided by the detectors (`language`, `intents`, `regions`, built on `grammar` and `nlu_*`).
 """
 
 from __future__ import annotations

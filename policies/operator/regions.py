@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from policies.operator.grammar import AMBIGUOUS as GRAMMAR_AMBIGUOUS
 from policies.operator.grammar import Mention, Utterance, analyse, choose
@@ -50,10 +51,27 @@ def _base(alias: str) -> str:
     return alias[:-1]
 
 
-_PATTERNS: tuple[tuple[str, re.Pattern[str], str], ...] = (
-    *((region.code, _compile(alias), _base(alias)) for region in REGIONS for alias in region.aliases),
-    (ALMATY_AMBIGUOUS, _ALMATY, "алмат"),
-)
+_LEAD = 2  # patterns are indexed by the first letters a matching word must start with
+Alias = tuple[str, re.Pattern[str], str]  # region code, compiled alias, stem for the surname check
+
+
+def _lead(alias: str) -> str:
+    """The two letters every match of `alias` starts with ("" when the alias does not start with them)."""
+    body = alias[3:] if alias.startswith("re:") else alias
+    return body[:_LEAD] if re.fullmatch(rf"\w{{{_LEAD}}}", body[:_LEAD]) else ""
+
+
+def _index() -> dict[str, tuple[Alias, ...]]:
+    by_lead: dict[str, list[Alias]] = {"ал": [], "al": []}
+    for region in REGIONS:
+        for alias in region.aliases:
+            by_lead.setdefault(_lead(alias), []).append((region.code, _compile(alias), _base(alias)))
+    for lead in ("ал", "al"):  # "Алматы" alone: city or region, asked
+        by_lead[lead].append((ALMATY_AMBIGUOUS, _ALMATY, "алмат"))
+    return {k: tuple(v) for k, v in by_lead.items()}
+
+
+_BY_LEAD = _index()  # "" holds the aliases without a plain two-letter start (tried on every utterance)
 _ALMATY_COMPLEMENT = {"city": "region", "region": "city"}
 _ALMATY_CODES = {"city": ALMATY_CITY, "region": ALMATY_REGION}
 
@@ -86,13 +104,16 @@ def selected(code: str, matched: str = "") -> RegionResult:
     return RegionResult(SELECTED, code, region.name_ru, region.name_kk, matched)
 
 
+@lru_cache(maxsize=256)
 def _places(utt: Utterance) -> tuple[list[Place], int, int]:
     """Place names in the caller's words, longest match first; plus how many were streets and names."""
     text, toks = utt.text, utt.words
+    leads = {"", *(w[:_LEAD] for w in toks)}
     found: list[tuple[int, int, str, str]] = []
-    for code, pattern, base in _PATTERNS:
-        for m in pattern.finditer(text):
-            found.append((m.start(), m.end(), code, base))
+    for lead in leads:
+        for code, pattern, base in _BY_LEAD.get(lead, ()):
+            for m in pattern.finditer(text):
+                found.append((m.start(), m.end(), code, base))
     kept = [
         a for a in found
         if not any(b is not a and b[0] <= a[0] and a[1] <= b[1] and (b[1] - b[0]) > (a[1] - a[0]) for b in found)
