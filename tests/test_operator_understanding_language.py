@@ -115,6 +115,9 @@ def test_switch_after_the_choice(start: str, text: str, lang: str) -> None:
         "қазақша арналар бар ма",
         "как сказать по казахски спасибо",
         "у вас договор на русском или на казахском",
+        "русский канал",
+        "орысша арналар",
+        "қазақша арналар қанша",
     ],
 )
 def test_a_question_mentioning_a_language_is_not_a_switch(text: str) -> None:

@@ -55,7 +55,10 @@ _NOT_A_PERSON_NEXT = re.compile(r"^(связи|сотов\w*|мобильн\w*|�
 _NOT_A_PERSON_PREV = re.compile(
     r"^(мобильн\w*|сотов\w*|байланыс|уялы|mobile|другого|другому|другой|у|через|про|о|об|для)$"
 )
-_VISIT = re.compile(r"^(дом|домой|выезд\w*|приед\w*|придет|придут|прийти|приехать|вызов\w*|мастер\w*|уйге|уйиме)$")
+_VISIT = re.compile(
+    r"^(дом|домой|выезд\w*|приед\w*|придет|придут|прийти|приехать|вызов\w*|мастер\w*|уйге|уйиме|уйимизге|"
+    r"келеди|келип|келу|home)$"
+)
 _COUNT = re.compile(
     r"^(\d+|один|одного|два|двух|двоих|три|трех|троих|четыр\w*|пят\w*|шест\w*|сем(ь|и)|восьм\w*|восем\w*|"
     r"девят\w*|десят\w*|сколько|несколько|много|бир|еки|уш|торт|бес|алты|жети|сегиз|тогыз|он|неше|канша|коп)$"
@@ -140,7 +143,8 @@ def _is_person(toks: Sequence[str], i: int) -> bool:
             return False
     if t.startswith(("люд",)):
         return any(_LIVE.match(b) for b in toks[max(0, i - 2):i])
-    return not (t.startswith(("специалист", "specialist")) and any(_VISIT.match(x) for x in toks))
+    visitor = t.startswith(("специалист", "specialist", "маман", "сотрудник", "кызметкер", "мастер"))
+    return not (visitor and any(_VISIT.match(x) for x in toks))  # "маманды үйге шақыру": a visit, not a call
 
 
 def _clauses(toks: Sequence[str]) -> list[tuple[int, int]]:

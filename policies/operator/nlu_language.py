@@ -35,6 +35,12 @@ _CHANGE_WORDS = re.compile(
     r"^(давай\w*|перейд\w*|переключ\w*|говори\w*|поговор\w*|можно|смен\w*|помен\w*|сойлей\w*|сойлесе\w*|"
     r"ауыстыр\w*|switch|speak|продолж\w*|жалгас\w*)$"
 )
+# Words that may stand beside a bare language name in a switch ("қазақша болсын", "русский язык").
+_BARE_OK = re.compile(
+    r"^(язык\w*|тил\w*|language|state|ок|ok|хорошо|ладно|жаксы|жарайды|болсын|керек|нужно|надо|лучше|плиз|"
+    r"нет|жок|no|ой|тоесть|вернее|дурысы|imean|только|тек|государствен\w*|гос|мемлекеттик|ана|родн\w*|"
+    r"удобнее|проще|ынгайлы|онай|prefer|rather|не|без|not|емес)$"
+)
 _NOT_UNDERSTOOD = re.compile(
     r"^(понима\w*|пойм\w*|зна\w*|владе\w*|говор\w*|разговарива\w*|understand|speak|know|"
     r"билмей\w*|тусинбей\w*|сойлемей\w*|сложно|трудно|тяжело|киын\w*|нашар|плохо)$"
@@ -98,18 +104,19 @@ def understand_language(text: str) -> LanguageResult:
 def language_change(text: str) -> str | None:
     """The language an utterance asks to switch to after the choice, or None.
 
-    A switch is a short utterance that is just a language ("на казахском"), one with a switch word ("давайте
-    по-русски"), or a "don't understand" ("я по-казахски не понимаю"). A question that mentions a language
-    ("есть ли каналы на казахском языке") is not a switch.
+    A switch is a short utterance that is just a language ("на казахском", "қазақша болсын"), one with a switch
+    word ("давайте по-русски"), or one about understanding ("я по-казахски не понимаю"). A question or a topic
+    that mentions a language ("есть ли каналы на казахском языке", "русский канал") is not a switch.
     """
     result = understand_language(text)
     if not result.selected:
         return None
     toks = analyse(text).cyr
-    if len(content(toks)) <= MAX_BARE_CHANGE_WORDS and not is_question(toks):
-        return result.value
+    rest = [t for t in content(toks) if not _RU.match(t) and not _KK.match(t)]
+    if len(rest) < MAX_BARE_CHANGE_WORDS and not is_question(toks) and all(_BARE_OK.match(t) for t in rest):
+        return result.value  # "на казахском", "орысша болсын", not "русский канал"
     if any(_CHANGE_WORDS.match(t) for t in toks):
         return result.value
-    if result.how == "negation" and not is_question(toks) and any(_NOT_UNDERSTOOD.match(t) for t in toks):
-        return result.value
+    if not is_question(toks) and any(_NOT_UNDERSTOOD.match(t) for t in toks):
+        return result.value  # "мен қазақша білмеймін", "я по-русски плохо понимаю"
     return None

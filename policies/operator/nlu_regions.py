@@ -53,7 +53,8 @@ _REGION_NOUN = re.compile(
     r"^(регион|региона|регионы|область|области|город|города|аймак\w*|облыс\w*|онир\w*|кала(?!й)\w*|"
     r"region|city|oblys\w*|location)$"
 )
-_NOT_OBJECT = re.compile(r"(да|де|та|те|нда|нде|дан|ден|тан|тен|нан|нен|ында|инде|е)$")
+_NOT_OBJECT = re.compile(r"(да|де|та|те|нда|нде|дан|ден|тан|тен|нан|нен|ында|инде|га|ге|ка|ке|е)$")
+_PREPOSITIONS = frozenset({"в", "во", "на", "по", "из", "с", "со", "для", "до", "к", "to", "in", "for", "from"})
 _CHANGE_VERB = re.compile(
     r"^(смен\w*|помен\w*|измен\w*|переключ\w*|перевед\w*|исправ\w*|обнов\w*|озгерт\w*|ауыстыр\w*|алмастыр\w*|"
     r"change\w*|switch\w*|update)$"
@@ -150,8 +151,8 @@ def is_change(toks: Sequence[str], places: Sequence[Place]) -> bool:
     for i, t in enumerate(toks):
         if not _REGION_NOUN.match(t):
             continue
-        if i > 0 and toks[i - 1] in _OTHER and _is_object(toks, i):
-            return True  # "другой регион", "басқа аймақ", "новый город"
+        if i > 0 and toks[i - 1] in _OTHER and _is_object(toks, i) and (i < 2 or toks[i - 2] not in _PREPOSITIONS):
+            return True  # "другой регион", "басқа аймақ", "новый город"; not "звонок в другой город"
         if any(_WRONG.match(x) for x in toks[max(0, i - 2):i + 3]):
             return True  # "регион неправильный", "аймақ қате"
         if not _is_object(toks, i):
