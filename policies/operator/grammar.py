@@ -95,7 +95,7 @@ COGNITIVE = re.compile(
 _LIVE_VERB = re.compile(r"^(живу|живем|проживаю|проживаем|нахожусь|находимся|звоню|live|am)$")
 # A Kazakh verb in the negative: stem + -ма/-ме/-ба/-бе/-па/-пе + person or mood ("білмеймін", "қоспаңыз").
 _KK_NEG_VERB = re.compile(
-    r"^(бил|тусин|тур|сойле|сойлес|кос|жалга|шакыр|байланыстыр|ауыстыр|озгерт|кел|кала|бер|унат|айт|тыңда|тында)"
+    r"^(бил|тусин|тур|сойле|сойлес|кос|жалга|шакыр|байланыстыр|ауыстыр|озгерт|кел|кала|бер|унат|айт|тында)"
     r"(ме|ма|пе|па|бе|ба)(й|и|с|ды|ди|ныз|низ|н|ндар|ндер)\w*$"
 )
 _KK_COGNITIVE_NEG = re.compile(r"^(бил|тусин|сойле)(ме|бе|пе)(й|с)\w*$")
@@ -110,7 +110,7 @@ GLUE = frozenset(
      "тилинде", "тилде", "тилинен", "тилине", "язык", "языке", "языка", "языком", "я", "мен", "мне", "маган",
      "вообще", "совсем", "особо", "очень", "тоже", "мулдем", "онша", "жаксы", "хорошо", "то", "же", "уж",
      "in", "on", "to", "the", "a", "i", "me", "my", "really", "very", "well", "much", "at", "all", "speak",
-     "understand", "know", "please", "пожалуйста", "отинемин", "бола", "прям", "прямо", "еще", "ещe"}
+     "understand", "know", "please", "пожалуйста", "отинемин", "бола", "прям", "прямо", "еще"}
 )
 POLITE = frozenset(
     {"пожалуйста", "please", "отинемин", "отиниш", "будьте", "добры", "девушка", "извините", "кешириниз",
@@ -129,15 +129,8 @@ class Utterance:
 
     words: tuple[str, ...]
     cyr: tuple[str, ...]
-
-    @property
-    def text(self) -> str:
-        """`words` as one padded string, for the alias patterns of the region resolver."""
-        return f" {' '.join(self.words)} " if self.words else " "
-
-    @property
-    def cyr_text(self) -> str:
-        return f" {' '.join(self.cyr)} " if self.cyr else " "
+    text: str  # `words` as one padded string (" a b "), for the alias patterns of the region resolver
+    cyr_text: str  # `cyr` likewise, for phrase patterns
 
     def index_at(self, offset: int) -> int:
         """The token index of character `offset` of `text`."""
@@ -213,7 +206,11 @@ def analyse(text: str) -> Utterance:
         words.extend(canon.split())
     words = [_COPULA.sub(r"\1", w) for w in words]
     cyr = tuple(to_cyrillic(w) if _HAS_LAT.search(w) and w not in ENGLISH else w for w in words)
-    return Utterance(tuple(words), cyr)
+    return Utterance(tuple(words), cyr, _padded(words), _padded(cyr))
+
+
+def _padded(tokens: Sequence[str]) -> str:
+    return f" {' '.join(tokens)} " if tokens else " "
 
 
 _KK_PLURAL = "(?:лар|лер|дар|дер|тар|тер)?"

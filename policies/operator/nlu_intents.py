@@ -57,8 +57,9 @@ _NOT_A_PERSON_PREV = re.compile(
 )
 _VISIT = re.compile(
     r"^(дом|домой|выезд\w*|приед\w*|придет|придут|прийти|приехать|вызов\w*|мастер\w*|уйге|уйиме|уйимизге|"
-    r"келеди|келип|келу|home)$"
+    r"келеди|келип|келу|келеме|home)$"
 )
+_WANT = re.compile(r"\w+(гым|гим|кым|ким)$")  # "сөйлескім келеді": "I want to speak", not "comes"
 _COUNT = re.compile(
     r"^(\d+|один|одного|два|двух|двоих|три|трех|троих|четыр\w*|пят\w*|шест\w*|сем(ь|и)|восьм\w*|восем\w*|"
     r"девят\w*|десят\w*|сколько|несколько|много|бир|еки|уш|торт|бес|алты|жети|сегиз|тогыз|он|неше|канша|коп)$"
@@ -69,7 +70,8 @@ _NEED_NEG = frozenset({"не", "без", "not", "dont", "cant", "never", "withou
 _FAREWELL = re.compile(
     r"\b(до свидания|всего доброго|всего хорошего|хорошего дня|хорошего вечера|до встречи|прощайте|"
     r"сау болыныз|сау болыныздар|сау бол|сау болындар|саубол\w*|кош болыныз|кош бол|кош сау болыныз|"
-    r"корискенше|жаксы кун тилеймин|goodbye|bye|see you|have a nice day)\b"
+    r"корискенше|жаксы кун тилеймин|перезвоню|кейин хабарлас\w*|кейин коныроу шал\w*|goodbye|bye|see you|"
+    r"have a nice day|call back later)\b"
 )
 _DONE = re.compile(
     r"\b(вс[её] спасибо|спасибо вс[её]|это вс[её]|на этом вс[её]|вс[её] понятно спасибо|спасибо вс[её] понятно|"
@@ -86,7 +88,7 @@ _PRONOUNS = frozenset(
 )
 _NEED = frozenset({"нужен", "нужна", "нужно", "нужны", "надо", "керек", "кажет", "need"})
 _WHETHER = frozenset({"ли", "ма", "ме", "ба", "бе", "па", "пе"})
-_IS_THERE = frozenset({"есть", "бар", "there"})  # "есть живой оператор?", "тірі адам бар ма"
+_IS_THERE = frozenset({"есть", "бар", "there"})  # a short "есть живой оператор?", "тірі адам бар ма"
 _HAS = frozenset({"бар", "есть", "have"})
 
 
@@ -144,7 +146,12 @@ def _is_person(toks: Sequence[str], i: int) -> bool:
     if t.startswith(("люд",)):
         return any(_LIVE.match(b) for b in toks[max(0, i - 2):i])
     visitor = t.startswith(("специалист", "specialist", "маман", "сотрудник", "кызметкер", "мастер"))
-    return not (visitor and any(_VISIT.match(x) for x in toks))  # "маманды үйге шақыру": a visit, not a call
+    return not (visitor and _visit(toks))  # "маманды үйге шақыру": a visit, not a call
+
+
+def _visit(toks: Sequence[str]) -> bool:
+    """The utterance is about someone coming to the caller ("приедет на дом", "үйге келеді")."""
+    return any(_VISIT.match(t) and not (k > 0 and _WANT.match(toks[k - 1])) for k, t in enumerate(toks))
 
 
 def _clauses(toks: Sequence[str]) -> list[tuple[int, int]]:
@@ -177,10 +184,10 @@ def is_handoff_request(text: str) -> bool:
         return False
     for a, b in _clauses(toks):
         people = [i for i in range(a, b) if _is_person(toks, i) and not _negated_at(toks, i)]
-        live = any(_LIVE.match(toks[i]) for i in range(a, b))
+        short = sum(1 for t in content(toks[a:b]) if t not in _PRONOUNS and t not in _WHETHER) <= SHORT_ANSWER
         requests = [
             i for i in range(a, b)
-            if (_REQUEST.match(toks[i]) or (live and toks[i] in _IS_THERE))
+            if (_REQUEST.match(toks[i]) or (short and toks[i] in _IS_THERE))
             and not _is_person(toks, i)
             and not _asks_whether(toks, i)
         ]
