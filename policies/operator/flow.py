@@ -2,7 +2,9 @@
 
 Caller intents are checked in a fixed order on every utterance: handoff, goodbye, then what the state expects
 (language in LANGUAGE_SELECTION, region in REGION_SELECTION, and in READY_TO_HELP an explicit language change,
-an explicit region change, or else a question). A question mentioning a city never changes the region.
+an explicit region change, or else a question). A question mentioning a city never changes the region. A
+language answer that also names a place ("по-русски, я из Павлодара") sets both. What the caller means is
+decided by the detectors (`language`, `intents`, `regions`, built on `grammar` and `nlu_*`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from policies.operator.regions import (
     is_region_change_request,
     resolve_almaty_answer,
     resolve_region,
+    resolve_region_change,
 )
 from policies.operator.session import REGION_AMBIGUOUS, SessionCore
 from policies.operator.states import Event, State
@@ -62,14 +65,14 @@ class OperatorSession(SessionCore):
         if self.state == State.LANGUAGE_SELECTION:
             lang = detect_language(text)
             return (
-                self._language_chosen(lang)
+                self._language_chosen(lang, text)
                 if lang
                 else self.reply(bilingual("language_reask"), language="ru")
             )
         if self.state == State.REGION_SELECTION:
             change = language_change(text)
             if change and change != self.language:
-                return self._language_changed(change)
+                return self._language_changed(change, text)
             return self._region_answer(text)
         return self._ready(text)
 
@@ -166,16 +169,22 @@ class OperatorSession(SessionCore):
             self.say("closing"), hang_up=True, hang_up_reason="caller_goodbye", disposition="completed"
         )
 
-    def _language_chosen(self, lang: str) -> Reply:
+    def _language_chosen(self, lang: str, text: str = "") -> Reply:
         call = self.set_language(lang)
         if not call.allowed:
             return self.reply(bilingual("language_reask"), language="ru")
+        region = resolve_region(text) if text else None  # "русский, я из Павлодара": both in one answer
+        if region and (region.selected or region.almaty):
+            return self._apply_region(region, prefix=self.say("language_changed"))
         return self.reply(f"{self.say('language_changed')} {self.say('region_prompt')}")
 
-    def _language_changed(self, lang: str) -> Reply:
+    def _language_changed(self, lang: str, text: str = "") -> Reply:
         call = self.set_language(lang)
         if not call.allowed:
             return self.reply(self.say("denial"))
+        region = resolve_region(text) if text and self.state == State.REGION_SELECTION else None
+        if region and (region.selected or region.almaty):
+            return self._apply_region(region, prefix=self.say("language_changed"))
         if self.state == State.REGION_SELECTION or self.awaiting:
             key = "region_clarify_almaty" if self.awaiting == "almaty" else "region_prompt"
             return self.reply(f"{self.say('language_changed')} {self.say(key)}")
@@ -185,17 +194,18 @@ class OperatorSession(SessionCore):
         result = resolve_almaty_answer(text) if self.awaiting == "almaty" else resolve_region(text)
         return self._apply_region(result)
 
-    def _apply_region(self, result: RegionResult) -> Reply:
+    def _apply_region(self, result: RegionResult, prefix: str = "") -> Reply:
+        lead = f"{prefix} " if prefix else ""
         if result.selected:
             call = self.set_region(result)
             if not call.allowed:
                 return self.reply(self.say("denial"))
-            return self.reply(self.say("ready", region=self.region_name()))
+            return self.reply(lead + self.say("ready", region=self.region_name()))
         if result.almaty:
             self.awaiting = "almaty"
             if self.state == State.REGION_SELECTION:
                 self.region_status = REGION_AMBIGUOUS
-            return self.reply(self.say("region_clarify_almaty"))
+            return self.reply(lead + self.say("region_clarify_almaty"))
         self.machine.record("region", False, f"region {result.status}: {result.reason}")
         key = "region_clarify_almaty" if self.awaiting == "almaty" else "region_reask"
         return self.reply(self.say(key))
@@ -207,7 +217,7 @@ class OperatorSession(SessionCore):
         if change:
             return self._language_changed(change)
         if is_region_change_request(text):
-            result = resolve_region(text)
+            result = resolve_region_change(text)
             if result.selected or result.almaty:
                 return self._apply_region(result)
             self.awaiting = "region"

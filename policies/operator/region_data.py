@@ -93,6 +93,7 @@ REGIONS: tuple[Region, ...] = (
         "Almaty Region",
         (
             "алматинск* обл*",
+            "re:алматинск(ая|ой|ую)",
             "алматы обл*",
             "обл* алматы*",
             "almaty region",

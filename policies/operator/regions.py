@@ -4,16 +4,25 @@
 "region", or two different regions named), `not_found`, or `rejected` (only a place outside Kazakhstan, only
 "Казахстан", or only a street named after a person such as "улица Абая"). The longest match wins, so
 "Алматы облысы" is the region and "город Алматы" the city. `resolve_almaty_answer` reads the answer to the
-clarification question; `is_region_change_request` recognises an explicit request to change the region.
+clarification question; `is_region_change_request` recognises an explicit request to change the region and
+`resolve_region_change` finds the new region in it.
+
+Names are matched on `grammar.analyse(text).words` (fillers dropped, a Kazakh copula removed, so
+"Қарағандыданмын" reads "карагандыдан"); then `nlu_regions` drops streets and people's names, and
+`grammar.choose` applies negation and self-correction ("не Караганда, а Павлодар" -> Павлодар,
+"Павлодар емес, Қарағанды" -> Қарағанды, "не город, а область" -> the region).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
+from policies.operator.grammar import AMBIGUOUS as GRAMMAR_AMBIGUOUS
+from policies.operator.grammar import Mention, Utterance, analyse, choose
+from policies.operator.nlu_regions import Place, almaty_mentions, is_change, is_person_name, is_street
 from policies.operator.region_data import ALMATY_CITY, ALMATY_REGION, REGIONS, REGIONS_BY_CODE, SUFFIX_MAX
-from policies.operator.text import fold
 
 SELECTED = "selected"
 AMBIGUOUS = "ambiguous"
@@ -21,34 +30,6 @@ NOT_FOUND = "not_found"
 REJECTED = "rejected"
 ALMATY_AMBIGUOUS = "ALMATY?"
 
-_STREET_BEFORE = frozenset(
-    {
-        "улица",
-        "улице",
-        "улицу",
-        "ул",
-        "проспект",
-        "проспекте",
-        "пр",
-        "просп",
-        "переулок",
-        "пер",
-        "бульвар",
-        "бульваре",
-        "микрорайон",
-        "мкр",
-        "площадь",
-        "имени",
-        "им",
-        "шоссе",
-        "ulitsa",
-        "prospekt",
-        "street",
-    }
-)
-_STREET_AFTER = frozenset(
-    {"кошеси", "кошесинде", "кошесиндеги", "дангылы", "дангылында", "street", "avenue", "ave", "st"}
-)
 _FOREIGN = re.compile(
     r"\b(москв\w*|moscow|бишкек\w*|bishkek|ташкент\w*|tashkent|новосибирск\w*|омск\w*|оренбург\w*|самар\w*|"
     r"петербург\w*|питер\w*|екатеринбург\w*|астрахан\w*|барнаул\w*|челябинск\w*|росси\w*|кыргызстан\w*|"
@@ -56,18 +37,6 @@ _FOREIGN = re.compile(
 )
 _KAZAKHSTAN = re.compile(r"\b(казахстан\w*|казакстан\w*|kazakhstan|qazaqstan)\b")
 _ALMATY = re.compile(r"\b(алмат(ы\w{0,5}|е|у|ой)|almaty\w{0,2})\b")
-_CITY_WORD = re.compile(r"\b(город\w*|гор|кала\w*|city|town)\b")
-_REGION_WORD = re.compile(r"\b(област\w*|обл|облыс\w*|region|oblys\w*|район\w*)\b")
-# The region word must be the object of the change verb: at most one word between them ("смените мой регион"),
-# so a question such as "как поменять тариф в городе Павлодар?" is not a change request. In Kazakh the object
-# comes before the verb and is nominative or accusative ("аймақты өзгерту"), never locative ("қалада өзгерту").
-_CHANGE = re.compile(
-    r"\b(смен\w*|помен\w*|измен\w*|переключ\w*|change|switch) (\w+ )?(регион\w*|област\w*|город\w*|region)\b|"
-    r"\b(друг(ой|ую|ая) (регион|област\w*|город))\b|"
-    r"\b(баска (аймак\w*|облыс\w*|онир\w*|кала\w*))\b|"
-    r"\b(аймак|облыс|онир|кала)(ты|ти|ды|ди|ны|ни|ымды|имди|мды|мди)? (озгерт\w*|ауыстыр\w*)\b|"
-    r"\b(another|other|different) region\b"
-)
 
 
 def _compile(alias: str) -> re.Pattern[str]:
@@ -75,10 +44,36 @@ def _compile(alias: str) -> re.Pattern[str]:
     return re.compile(rf"\b(?:{body})\b")
 
 
-_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    *((region.code, _compile(alias)) for region in REGIONS for alias in region.aliases),
-    (ALMATY_AMBIGUOUS, _ALMATY),
-)
+def _base(alias: str) -> str:
+    """The stem of a one-word alias ending in "*" ("актобе*" -> "актобе"); "" when there is none."""
+    if alias.startswith("re:") or not alias.endswith("*") or " " in alias:
+        return ""
+    return alias[:-1]
+
+
+_LEAD = 2  # patterns are indexed by the first letters a matching word must start with
+Alias = tuple[str, re.Pattern[str], str]  # region code, compiled alias, stem for the surname check
+
+
+def _lead(alias: str) -> str:
+    """The two letters every match of `alias` starts with ("" when the alias does not start with them)."""
+    body = alias[3:] if alias.startswith("re:") else alias
+    return body[:_LEAD] if re.fullmatch(rf"\w{{{_LEAD}}}", body[:_LEAD]) else ""
+
+
+def _index() -> dict[str, tuple[Alias, ...]]:
+    by_lead: dict[str, list[Alias]] = {"ал": [], "al": []}
+    for region in REGIONS:
+        for alias in region.aliases:
+            by_lead.setdefault(_lead(alias), []).append((region.code, _compile(alias), _base(alias)))
+    for lead in ("ал", "al"):  # "Алматы" alone: city or region, asked
+        by_lead[lead].append((ALMATY_AMBIGUOUS, _ALMATY, "алмат"))
+    return {k: tuple(v) for k, v in by_lead.items()}
+
+
+_BY_LEAD = _index()  # "" holds the aliases without a plain two-letter start (tried on every utterance)
+_ALMATY_COMPLEMENT = {"city": "region", "region": "city"}
+_ALMATY_CODES = {"city": ALMATY_CITY, "region": ALMATY_REGION}
 
 
 @dataclass(frozen=True)
@@ -109,76 +104,99 @@ def selected(code: str, matched: str = "") -> RegionResult:
     return RegionResult(SELECTED, code, region.name_ru, region.name_kk, matched)
 
 
-def _is_street(folded: str, start: int, end: int) -> bool:
-    before = folded[:start].split()
-    after = folded[end:].split()
-    return bool(before and before[-1] in _STREET_BEFORE) or bool(after and after[0] in _STREET_AFTER)
-
-
-def _matches(folded: str) -> tuple[list[tuple[int, int, str, str]], int]:
+@lru_cache(maxsize=256)
+def _places(utt: Utterance) -> tuple[list[Place], int, int]:
+    """Place names in the caller's words, longest match first; plus how many were streets and names."""
+    text, toks = utt.text, utt.words
+    leads = {"", *(w[:_LEAD] for w in toks)}
     found: list[tuple[int, int, str, str]] = []
-    streets = 0
-    for code, pattern in _PATTERNS:
-        for m in pattern.finditer(folded):
-            if _is_street(folded, m.start(), m.end()):
-                streets += 1
-                continue
-            found.append((m.start(), m.end(), code, m.group(0)))
+    for lead in leads:
+        for code, pattern, base in _BY_LEAD.get(lead, ()):
+            for m in pattern.finditer(text):
+                found.append((m.start(), m.end(), code, base))
     kept = [
-        a
-        for a in found
-        if not any(
-            b is not a and b[0] <= a[0] and a[1] <= b[1] and (b[1] - b[0]) > (a[1] - a[0]) for b in found
-        )
+        a for a in found
+        if not any(b is not a and b[0] <= a[0] and a[1] <= b[1] and (b[1] - b[0]) > (a[1] - a[0]) for b in found)
     ]
-    unique = {(s, e): (s, e, code, m) for s, e, code, m in kept}
-    return list(unique.values()), streets
+    places: dict[tuple[int, int], Place] = {}
+    streets = names = 0
+    for s, e, code, base in sorted(kept):
+        a, b = utt.index_at(s), utt.index_at(e - 1) + 1
+        if is_street(toks, a, b):
+            streets += 1
+            continue
+        if is_person_name(toks, a, b, base):
+            names += 1
+            continue
+        last = toks[b - 1]
+        tail = last[len(base):] if base and last.startswith(base) else ""
+        places.setdefault((a, b), Place(a, b, code, tail, toks[a - 1] if a > 0 else ""))
+    return list(places.values()), streets, names
 
 
-def resolve_region(text: str) -> RegionResult:
-    """Resolve a caller's words to a region (see the module docstring for the statuses)."""
-    folded = fold(text)
-    kept, streets = _matches(folded)
-    codes = list(dict.fromkeys(code for _s, _e, code, _m in sorted(kept)))
-    concrete = [c for c in codes if c != ALMATY_AMBIGUOUS]
-    matched = " ".join(m for _s, _e, _c, m in sorted(kept))
-    if len(concrete) == 1:
-        return selected(concrete[0], matched)
+def _matched(utt: Utterance, place: Place) -> str:
+    return " ".join(utt.words[place.start:place.end])
+
+
+def _decide(utt: Utterance, places: list[Place], streets: int, names: int) -> RegionResult:
+    choice = choose(utt.cyr, [Mention(p.start, p.end, p.code) for p in places], strict=True)
+    chosen = [p for p in places if p.code == choice.value]
+    if choice.chosen and choice.value != ALMATY_AMBIGUOUS:
+        return selected(str(choice.value), _matched(utt, chosen[-1]))
+    concrete = [c for c in choice.candidates if c != ALMATY_AMBIGUOUS]
+    if choice.status == GRAMMAR_AMBIGUOUS and len(concrete) == 1:
+        return selected(concrete[0], " ".join(_matched(utt, p) for p in places if p.code == concrete[0]))
+    matched = " ".join(_matched(utt, p) for p in places)
     if len(concrete) > 1:
+        return RegionResult(AMBIGUOUS, matched=matched, candidates=tuple(concrete), reason="several regions named")
+    if choice.value == ALMATY_AMBIGUOUS:
         return RegionResult(
-            AMBIGUOUS, matched=matched, candidates=tuple(concrete), reason="several regions named"
+            AMBIGUOUS, matched=matched, candidates=(ALMATY_CITY, ALMATY_REGION), reason="Almaty: city or region?"
         )
-    if codes:  # only "Алматы"
-        return RegionResult(
-            AMBIGUOUS,
-            matched=matched,
-            candidates=(ALMATY_CITY, ALMATY_REGION),
-            reason="Almaty: city or region?",
-        )
-    if _FOREIGN.search(folded):
+    text = utt.text
+    if choice.rejected:
+        return RegionResult(NOT_FOUND, reason="only a negated region")
+    if _FOREIGN.search(text):
         return RegionResult(REJECTED, reason="place outside Kazakhstan")
     if streets:
         return RegionResult(REJECTED, reason="a street name, not a region")
-    if _KAZAKHSTAN.search(folded):
+    if names:
+        return RegionResult(REJECTED, reason="a person's name, not a region")
+    if _KAZAKHSTAN.search(text):
         return RegionResult(REJECTED, reason="the country, not a region")
     return RegionResult(NOT_FOUND, reason="no region or city recognised")
 
 
+def resolve_region(text: str) -> RegionResult:
+    """Resolve a caller's words to a region (see the module docstring for the statuses)."""
+    utt = analyse(text or "")
+    return _decide(utt, *_places(utt))
+
+
+def resolve_region_change(text: str) -> RegionResult:
+    """The new region in a change request: the place moved away from ("с Караганды", "Қарағандыдан") is not it."""
+    utt = analyse(text or "")
+    places, streets, names = _places(utt)
+    targets = [p for p in places if not p.source] or places
+    return _decide(utt, targets, streets, names)
+
+
 def resolve_almaty_answer(text: str) -> RegionResult:
-    """The answer to "city or region?": a named region wins; else "город"/"қала" -> city, "область"/"облыс" -> region."""
+    """The answer to "city or region?": a named region wins; else "город"/"қала" -> city, "область"/"облыс" ->
+    region, with negation and correction ("не город а область", "қала емес облыс", "облыс емес")."""
     direct = resolve_region(text)
     if direct.selected:
         return direct
-    folded = fold(text)
-    city = _CITY_WORD.search(folded) is not None
-    region = _REGION_WORD.search(folded) is not None
-    if city and not region:
-        return selected(ALMATY_CITY, "город")
-    if region and not city:
-        return selected(ALMATY_REGION, "область")
+    toks = analyse(text or "").cyr
+    choice = choose(toks, almaty_mentions(toks), _ALMATY_COMPLEMENT, strict=True)
+    if choice.chosen and choice.value in _ALMATY_CODES:
+        return selected(_ALMATY_CODES[choice.value], "город" if choice.value == "city" else "область")
     return RegionResult(AMBIGUOUS, candidates=(ALMATY_CITY, ALMATY_REGION), reason="Almaty: city or region?")
 
 
 def is_region_change_request(text: str) -> bool:
-    """An explicit request to change the region ("смените регион на Павлодар", "басқа аймақ")."""
-    return _CHANGE.search(fold(text)) is not None
+    """An explicit request to change the region ("смените регион на Павлодар", "аймақты Павлодарға ауыстырыңыз",
+    "басқа аймақ"); a question about something else in a city is not."""
+    utt = analyse(text or "")
+    places, _streets, _names = _places(utt)
+    return is_change(utt.cyr, places)

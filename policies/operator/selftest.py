@@ -6,6 +6,7 @@ from ai_operator.dialogue import KnowledgeHit, KnowledgeSearch, ModelTurn, SelfT
 from policies.operator.flow import OperatorSession
 from policies.operator.selftest_rules import rule_cases
 from policies.operator.selftest_support import case, check, session_in
+from policies.operator.selftest_understanding import understanding_cases
 
 HIT = KnowledgeHit(
     "kb-1",
@@ -140,4 +141,5 @@ def cases() -> list[SelfTestCase]:
         case("silence: two re-prompts then give up", _silence),
         case("closing in Kazakh hangs up", _closing),
         *rule_cases(),
+        *understanding_cases(),
     ]

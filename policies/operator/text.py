@@ -37,7 +37,3 @@ def fold(text: str) -> str:
     t = _SPACES.sub(" ", t).strip()
     return f" {t} " if t else " "
 
-
-def words(text: str) -> list[str]:
-    """The folded words of `text`."""
-    return fold(text).split()

@@ -1,0 +1,174 @@
+"""The context around a place name, read with `grammar`: is it the caller's region, and is it a change? Pure.
+
+The region resolver (`regions.py`) finds place names by alias; this module says which of them are *not* a
+region answer and what the caller asks of the rest:
+
+- a street: "улица Абая", "на Павлодарской улице" (an adjective before a street noun), "Абай көшесі";
+- a person's name: a surname made from a place ("Ерлан Актобеев", "Павлодарова") or a name after "фамилия",
+  "меня зовут", "тегім" ("фамилия Костанайский");
+- the old region in a change: "с Караганды на Павлодар", "Қарағандыдан Павлодарға ауыстырыңыз";
+- `almaty_mentions`: "город"/"қала" and "область"/"облыс" in an answer to "city or region?" (with negation:
+  "не город а область", "қала емес облыс");
+- `is_change(tokens, spans)`: an explicit request to change the region, in Russian ("смените регион на
+  Павлодар", "поменяйте на Караганду", "я переехал в Актобе") and Kazakh, object before the verb ("аймақты
+  Павлодарға ауыстырыңыз", "облысты өзгерткім келеді Қостанай", "Павлодарға ауыстырыңыз"), never a question
+  about something else in a city ("как поменять тариф в городе Павлодар", "қалада тарифті өзгерту").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from policies.operator.grammar import GLUE, POLITE, Mention, is_negated, kk_negative_verb
+
+STREET_BEFORE = frozenset(
+    {"улица", "улице", "улицу", "улицы", "ул", "проспект", "проспекте", "пр", "просп", "переулок", "переулке",
+     "пер", "бульвар", "бульваре", "микрорайон", "микрорайоне", "мкр", "площадь", "площади", "имени", "им",
+     "шоссе", "трасса", "трассе", "ulitsa", "prospekt", "street"}
+)
+STREET_AFTER = frozenset(
+    {"кошеси", "кошесинде", "кошесиндеги", "кошесине", "дангылы", "дангылында", "street", "avenue", "ave", "st"}
+)
+_STREET_NOUN = re.compile(
+    r"^(улиц\w*|ул|проспект\w*|переул\w*|шоссе|бульвар\w*|тракт\w*|трасс\w*|площад\w*|мкр|микрорайон\w*|"
+    r"набережн\w*|кошес\w*|дангыл\w*|street|avenue|road)$"
+)
+_ADJECTIVE = re.compile(r"(ск|цк)(ая|ой|ую|ий|ое|ом|ого|ому|им|их|ие|ая)$")
+_SURNAME_TAIL = re.compile(r"^[её]?(ев|ов|ёв)(а|у|ым|ой|ых|ы|ич\w*|н\w*)?$")
+_NAME_CUE = frozenset(
+    {"фамилия", "фамилией", "фамилии", "фамилию", "зовут", "имя", "аты", "атым", "тегим", "теги", "тегиниз",
+     "name", "surname", "господин", "госпожа", "гражданин", "гражданка", "отчество"}
+)
+_SOURCE_BEFORE = frozenset({"с", "со", "из", "от", "from"})
+_ABLATIVE = re.compile(r"(дан|ден|тан|тен|нан|нен|dan|den|tan|ten|nan|nen)$")
+_LOCATIVE_KK = re.compile(r"(да|де|та|те|нда|нде|da|de|ta|te)$")
+_LOCATIVE_BEFORE = frozenset({"в", "во", "in", "at"})
+
+_CITY_WORD = re.compile(r"^(город\w*|гор|кала(?!й)\w*|шахар\w*|city|town)$")
+_REGION_WORD = re.compile(r"^(област\w*|обл|облыс\w*|region|oblys\w*|район\w*|ауыл\w*|сел[оа]|деревн\w*|поселк\w*)$")
+
+_REGION_NOUN = re.compile(
+    r"^(регион|региона|регионы|область|области|город|города|аймак\w*|облыс\w*|онир\w*|кала(?!й)\w*|"
+    r"region|city|oblys\w*|location)$"
+)
+_NOT_OBJECT = re.compile(r"(да|де|та|те|нда|нде|дан|ден|тан|тен|нан|нен|ында|инде|га|ге|ка|ке|е)$")
+_PREPOSITIONS = frozenset({"в", "во", "на", "по", "из", "с", "со", "для", "до", "к", "to", "in", "for", "from"})
+_CHANGE_VERB = re.compile(
+    r"^(смен\w*|помен\w*|измен\w*|переключ\w*|перевед\w*|исправ\w*|обнов\w*|озгерт\w*|ауыстыр\w*|алмастыр\w*|"
+    r"change\w*|switch\w*|update)$"
+)
+_OTHER = frozenset({"другой", "другую", "другая", "иной", "иную", "баска", "another", "other", "different", "жана",
+                    "новый", "новую", "new"})
+_WRONG = re.compile(r"^(неправильн\w*|неверн\w*|ошиб\w*|кате|wrong)$")
+_MOVED = re.compile(
+    r"^(переехал\w*|переезжа\w*|перееду|переехать|moved|коштим|коштик|кошип|коныс|коштык|кошкенмин)$"
+)
+_BETWEEN_OK = frozenset(
+    {"мой", "мою", "моё", "мое", "свой", "свою", "наш", "нашу", "менин", "озимнин", "бизин", "my", "our", "the",
+     "на", "с", "со", "из", "to", "from", "пожалуйста", "please", "отинемин", "мне", "маган", "бы", "хочу",
+     "хотел", "хотела", "можно", "нужно", "надо", "келеди", "керек", "кажет", "i", "want", "would", "like",
+     "давайте", "пожалуй", "тогда", "уже", "already", "енди"}
+)
+MAX_GAP = 4  # tokens between the region word and the change verb
+
+
+def is_street(toks: Sequence[str], start: int, end: int) -> bool:
+    """The place name at [start, end) names a street ("улица Абая", "на Павлодарской улице", "Абай көшесі")."""
+    before = toks[start - 1] if start > 0 else ""
+    after = toks[end] if end < len(toks) else ""
+    if before in STREET_BEFORE or after in STREET_AFTER:
+        return True
+    return bool(_ADJECTIVE.search(toks[end - 1])) and bool(_STREET_NOUN.match(after))
+
+
+def is_person_name(toks: Sequence[str], start: int, end: int, base: str) -> bool:
+    """The place name is part of a person's name: a surname suffix after the place's stem ("актобеев"), or a
+    name cue just before ("фамилия костанайский", "меня зовут ...")."""
+    token = toks[end - 1]
+    if base and token.startswith(base) and _SURNAME_TAIL.match(token[len(base):]):
+        return True
+    return any(t in _NAME_CUE for t in toks[max(0, start - 3):start])
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """A place name found at tokens [start, end); `tail` is the inflection after the alias stem ("дан")."""
+
+    start: int
+    end: int
+    code: str
+    tail: str
+    before: str  # the token before the name
+
+    @property
+    def locative(self) -> bool:
+        """ "в Павлодаре", "Павлодарда": where something is, not where to go."""
+        return self.before in _LOCATIVE_BEFORE or bool(_LOCATIVE_KK.search(self.tail))
+
+    @property
+    def source(self) -> bool:
+        """In a change request, the place the caller moves away from ("с Караганды", "Қарағандыдан")."""
+        return self.before in _SOURCE_BEFORE or bool(_ABLATIVE.search(self.tail))
+
+
+def almaty_mentions(toks: Sequence[str]) -> list[Mention]:
+    """"город"/"қала" (-> city) and "область"/"облыс" (-> region) in an answer to "city or region?"."""
+    out = []
+    for i, t in enumerate(toks):
+        if _CITY_WORD.match(t):
+            out.append(Mention(i, i + 1, "city"))
+        elif _REGION_WORD.match(t):
+            out.append(Mention(i, i + 1, "region"))
+    return out
+
+
+def _in_spans(i: int, spans: Sequence[tuple[int, int]]) -> bool:
+    return any(a <= i < b for a, b in spans)
+
+
+def _gap_ok(toks: Sequence[str], lo: int, hi: int, spans: Sequence[tuple[int, int]]) -> bool:
+    if hi - lo > MAX_GAP:
+        return False
+    return all(toks[k] in _BETWEEN_OK or toks[k] in POLITE or _in_spans(k, spans) for k in range(lo, hi))
+
+
+def _is_object(toks: Sequence[str], i: int) -> bool:
+    t = toks[i]
+    if i > 0 and toks[i - 1] in _LOCATIVE_BEFORE | {"по"}:
+        return False
+    if t in ("регион", "региона", "регионы", "область", "области", "город", "города", "region", "city"):
+        return not (i > 0 and toks[i - 1] in ("в", "во", "по"))
+    return not _NOT_OBJECT.search(t)
+
+
+def is_change(toks: Sequence[str], places: Sequence[Place]) -> bool:
+    """An explicit region change request (see the module docstring); `places` are the place names found."""
+    spans = [(p.start, p.end) for p in places]
+    verbs = [j for j, t in enumerate(toks) if _CHANGE_VERB.match(t)]
+    verbs = [j for j in verbs if not kk_negative_verb(toks[j]) and not is_negated(toks, Mention(j, j + 1, "verb"))]
+    for i, t in enumerate(toks):
+        if not _REGION_NOUN.match(t):
+            continue
+        if i > 0 and toks[i - 1] in _OTHER and _is_object(toks, i) and (i < 2 or toks[i - 2] not in _PREPOSITIONS):
+            return True  # "другой регион", "басқа аймақ", "новый город"; not "звонок в другой город"
+        if any(_WRONG.match(x) for x in toks[max(0, i - 2):i + 3]):
+            return True  # "регион неправильный", "аймақ қате"
+        if not _is_object(toks, i):
+            continue
+        for j in verbs:
+            lo, hi = (i + 1, j) if i < j else (j + 1, i)
+            if _gap_ok(toks, lo, hi, spans):
+                return True
+    moved = any(_MOVED.match(t) and not is_negated(toks, Mention(j, j + 1, "moved")) for j, t in enumerate(toks))
+    for place in places:
+        if moved:
+            return True  # "я переехал в Актобе", "Ақтөбеге көшіп келдім"
+        if place.locative:
+            continue
+        for j in verbs:
+            lo, hi = (place.end, j) if place.end <= j else (j + 1, place.start)
+            if hi - lo <= 2 and all(toks[k] in GLUE or toks[k] in POLITE or _in_spans(k, spans) for k in range(lo, hi)):
+                return True
+    return False
