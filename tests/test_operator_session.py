@@ -215,3 +215,31 @@ def test_call_ended_is_final_and_idempotent() -> None:
     assert s.on_effect_result([HIT]).text is None
     snap = s.snapshot()
     assert snap["state"] == "ENDED" and snap["region_code"] == "KZ-35" and isinstance(snap["history"], list)
+
+
+def test_misunderstood_turns_in_a_row_hand_off_or_say_goodbye() -> None:
+    """MAX_MISUNDERSTOOD_TURNS: after that many re-asks in a row the policy hands off (or, with no handoff
+    target, says goodbye through CallEnd); an understood turn resets the count."""
+    s = new(max_misunderstood_turns=3)
+    s.start()
+    for heard in ("ээ как бы", "алло алло"):
+        r = s.on_utterance(heard)
+        assert not r.transfer and not r.hang_up and s.state == State.LANGUAGE_SELECTION
+    r = s.on_utterance("ну это самое")
+    assert r.transfer and s.state == State.HANDOFF and r.fields["escalation"] == "misunderstood"
+
+    s = session(operator_route(handoff=False), max_misunderstood_turns=2)
+    s.start()
+    s.on_utterance("русский")
+    assert not s.on_utterance("марс").hang_up
+    r = s.on_utterance("юпитер")
+    assert r.hang_up and r.disposition == "misunderstood" and s.state == State.CLOSING
+    assert "Извините, я не могу вас понять" in r.text
+
+    s = new(max_misunderstood_turns=2)
+    s.start()
+    s.on_utterance("русский")
+    s.on_utterance("марс")
+    s.on_utterance("караганда")  # understood: the count starts again
+    s2 = s.on_utterance("какой тариф на интернет")
+    assert not s2.transfer and not s2.hang_up

@@ -43,6 +43,29 @@ class OperatorSession(SessionCore):
         return self.reply(GREETING, language="ru")
 
     def on_utterance(self, text: str) -> Reply:
+        """Route the utterance; after `max_misunderstood` re-asks in a row, hand off (or say goodbye)."""
+        self._reasked = False
+        reply = self._route_utterance(text)
+        if not self._reasked:
+            self.misunderstood = 0
+            return reply
+        self.misunderstood += 1
+        if self.misunderstood < self.max_misunderstood:
+            return reply
+        return self._misunderstood_limit()
+
+    def _misunderstood_limit(self) -> Reply:
+        self.machine.record("misunderstood", True, f"{self.misunderstood} turns in a row not understood")
+        if self.handoff_available:
+            call = self.handoff()
+            if call.allowed:
+                reply = self.reply(self.say("misunderstood_handoff"))
+                reply.fields["escalation"] = "misunderstood"
+                return reply
+        self.end_call("misunderstood", "misunderstood")
+        return self.reply(self.say("misunderstood_goodbye"))
+
+    def _route_utterance(self, text: str) -> Reply:
         if self.state == State.ENDED:
             self.machine.record("utterance", False, "ENDED is immutable")
             return self.reply(None)
@@ -64,11 +87,10 @@ class OperatorSession(SessionCore):
             )
         if self.state == State.LANGUAGE_SELECTION:
             lang = detect_language(text)
-            return (
-                self._language_chosen(lang, text)
-                if lang
-                else self.reply(bilingual("language_reask"), language="ru")
-            )
+            if lang:
+                return self._language_chosen(lang, text)
+            self._reasked = True
+            return self.reply(bilingual("language_reask"), language="ru")
         if self.state == State.REGION_SELECTION:
             change = language_change(text)
             if change and change != self.language:
@@ -208,6 +230,7 @@ class OperatorSession(SessionCore):
             return self.reply(lead + self.say("region_clarify_almaty"))
         self.machine.record("region", False, f"region {result.status}: {result.reason}")
         key = "region_clarify_almaty" if self.awaiting == "almaty" else "region_reask"
+        self._reasked = True
         return self.reply(self.say(key))
 
     def _ready(self, text: str) -> Reply:

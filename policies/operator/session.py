@@ -42,6 +42,7 @@ class SessionCore:
         self.handoff_available = handoff_available
         self.max_misunderstood = max_misunderstood
         self.misunderstood = 0  # caller turns in a row the policy could not act on
+        self._reasked = False  # this turn ended in a re-ask
         self.machine = StateMachine()
         self.language = ""
         self.region_status = REGION_NONE
