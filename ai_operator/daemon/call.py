@@ -135,6 +135,7 @@ class Call:
                     self.mailbox.post(UtteranceHeard(utt))
                 case Dropped(reason=reason, seconds=seconds, caller_ms=caller_ms):
                     self._last_activity = now
+                    self.summary["utterances_dropped"] = self.summary.get("utterances_dropped", 0) + 1
                     self.log.info("utterance_dropped", reason=reason, seconds=seconds, caller_ms=caller_ms)
                     self.svc.metrics.utterances_dropped_total.labels(reason=reason).inc()
                 case BargedIn():

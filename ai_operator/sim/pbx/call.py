@@ -37,6 +37,9 @@ class SimCall:
         self.received: list[tuple[float, RtpPacket]] = []
         self.media_format: str | None = None  # the externalMedia format of the bridged channel
         self._speech: deque[np.ndarray] = deque()
+        self._echo: deque[np.ndarray] = deque()
+        self.echo_gain: float | None = None  # set (e.g. 0.1 for -20 dB) to feed the bot's audio back as line echo
+        self.echo_delay_frames = 3
         self.speech_ended_at: float | None = None  # monotonic time the last queued speech frame was sent
         self._answered = asyncio.Event()
         self._media = asyncio.Event()
@@ -66,14 +69,26 @@ class SimCall:
         self._ended.set()
 
     def next_frame(self) -> np.ndarray | None:
-        """The next 20 ms of queued speech, or None (the peer sends silence)."""
+        """The next 20 ms of queued speech (with the line echo mixed in, when set), or None (silence)."""
+        echo = self._echo.popleft() if len(self._echo) > self.echo_delay_frames else None
         if not self._speech:
-            return None
+            return echo
         frame = self._speech.popleft()
         if not self._speech:
             self.speech_ended_at = time.monotonic()
             self._said.set()
+        if echo is not None:
+            frame = np.clip(frame.astype(np.int32) + echo, -32768, 32767).astype(np.int16)
         return frame
+
+    def heard(self, packet: RtpPacket) -> None:
+        """A packet the daemon sent reached the caller (and, with `echo_gain`, comes back as line echo)."""
+        self.received.append((time.monotonic(), packet))
+        if self.echo_gain is not None:
+            codec = get_codec(self.media_format or "ulaw")
+            if codec.accepts(packet.payload_type):
+                pcm = codec.decode(packet.payload).astype(np.float64) * self.echo_gain
+                self._echo.append(pcm.astype(np.int16))
 
     @property
     def ended(self) -> bool:

@@ -12,7 +12,6 @@ import asyncio
 import contextlib
 import random
 import socket
-import time
 from typing import TYPE_CHECKING
 
 from ai_operator.logs import get_logger
@@ -77,7 +76,7 @@ class RtpPeer:
         if self.call is None:
             self.unattached += 1
             return
-        self.call.received.append((time.monotonic(), packet))
+        self.call.heard(packet)
 
     def tick(self) -> None:
         """Send one 20 ms frame to the daemon."""
