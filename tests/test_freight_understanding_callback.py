@@ -23,6 +23,7 @@ OPENING_PUT_OFFS = [
     "अभी टाइम नहीं है कल सुबह फोन करना",
     "मैं रास्ते में हूं आधे घंटे बाद बात करेंगे",
     "अभी बात नहीं कर सकता बाद में करना",
+    "अभी पूजा में बैठा हूं बाद में",
     "नहीं अभी नहीं कल बात करेंगे",
     "मीटिंग में हूँ",
     # Hinglish
@@ -33,6 +34,7 @@ OPENING_PUT_OFFS = [
     "abhi time nahi hai bhai kal baat karte",
     "hello haan ji thodi der mein call karna",
     "umm abhi bizi hu na baad me phone karo",
+    "yaar abhi free nahi hoon",
     # English
     "i am busy right now call me later",
     "sorry in a meeting can you call back in an hour",
@@ -55,6 +57,8 @@ PITCHED_PUT_OFFS = [
     "let me think about it i will call you",
     "i will confirm and call you back",
     "let me check with my owner and get back to you",
+    "i will discuss and revert",
+    "sochna padega baad me bolta hoon",
 ]
 
 # Put-offs instead of explaining the rate, and after the counter.

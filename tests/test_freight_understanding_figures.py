@@ -33,6 +33,7 @@ RATES = [
     ("tees hajar", 30_000),
     ("paune do lakh", 175_000),
     ("ji athara hazaar chalega", 18_000),
+    ("teis hajar paanch sou", 23_500),
     # Devanagari as an STT misspells it
     ("पच्चिस हजार", 25_000),
     ("इक्किस हज़ार", 21_000),
@@ -56,6 +57,7 @@ RATES = [
     ("two two five zero zero", 22_500),
     ("do teen paanch shunya shunya", 23_500),
     ("mera rate 2 4 0 0 0 hai", 24_000),
+    ("rate hai ek nau pach sunya sunya", 19_500),
     # a phone number and a rate in one turn
     ("मेरा नंबर 98765 43210 है और रेट पच्चीस हज़ार", 25_000),
     # a self-correction borrowing the multiplier

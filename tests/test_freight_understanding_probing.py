@@ -20,6 +20,7 @@ QUESTIONS_BACK = [
     "पहले आप बोलिए आपकी तरफ से कितना है",
     "आप लोग कितना देते हो इस रूट का",
     "तो आप कितना दे सकते हो",
+    "आप ही बताइए कितने में करवाना है",
     # Hinglish
     "aap kitna doge",
     "aapka budget kya hai bhai",
@@ -32,6 +33,8 @@ QUESTIONS_BACK = [
     "how much will you pay",
     "you tell me your offer first",
     "ok what's your rate then",
+    "tell me your price",
+    "pehle aap hi bolo",
 ]
 
 JUSTIFICATIONS = [
@@ -42,7 +45,8 @@ JUSTIFICATIONS = [
     "driver ka kharcha bhi hai bhai",
     "because of diesel and toll",
 ]
-LOAD_QUESTIONS = ["माल कितने टन है", "pickup kab hai", "loading kahan se hai"]
+LOAD_QUESTIONS = ["माल कितने टन है", "pickup kab hai", "loading kahan se hai", "आप बताइए माल कितने टन है",
+                  "aap bataiye pickup kab hai"]  # fmt: skip
 
 
 def probing(call_id: str):

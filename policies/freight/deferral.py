@@ -50,7 +50,8 @@ TALK = table(
     "confirm", "कन्फर्म", "कंफर्म", "inform", "let you know",
 )  # fmt: skip
 # "बताता हूं" puts off only after the time ("शाम तक बताता हूं"), not before it ("बताता हूं, कल गाड़ी पहुंचेगी").
-WEAK_TALK = frozenset(key(w) for w in ("बताता", "batata", "बताती", "batati", "बताते", "batate", "बताऊं", "bataun"))
+WEAK_TALK = frozenset(key(w) for w in ("बताता", "batata", "बताती", "batati", "बताते", "batate", "बताऊं", "bataun",
+                                      "बोलता", "bolta", "बोलती", "bolti", "बोलते", "bolte"))  # fmt: skip
 TALK_NOUNS = frozenset(key(w) for w in ("बात", "baat", "बातचीत"))  # "बात" talks only with कर/हो: not "बात पक्की"
 TALK_NOUN_VERBS = ("kar", "ho", "kij", "kr")  # key prefixes: करते, करेंगे, करना, होगी, कीजिए
 # A bare verb right after the time to come: "बाद में करना", "kal karo", "shaam ko dekhte hain".
@@ -74,6 +75,8 @@ THINK_ENGLISH = table(
     "let me think", "i will think", "i'll think", "will think", "think about it", "get back to you",
     "call you back", "call back", "callback", "कॉल बैक", "call me back", "call me later", "call later",
     "let me check", "i will check", "i'll check", "let me confirm", "will let you know", "let you know",
+    "revert", "will discuss", "let me discuss", "need to think", "have to think", "सोचना पड़ेगा", "sochna padega",
+    "सोचना होगा", "sochna hoga", "विचार करना पड़ेगा", "vichar karna padega", "soch ke batana padega",
 )  # fmt: skip
 PAST = frozenset(key(w) for w in ("था", "थी", "थे", "tha", "thi", "the", "हुई", "hui", "हुआ", "hua", "किया",
                                   "kiya", "was", "did", "yesterday", "गया", "gaya"))  # fmt: skip

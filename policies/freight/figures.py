@@ -183,9 +183,10 @@ def find_figures(text: str) -> list[Figure]:
     return scan(text)[1]
 
 
-def scan(text: str) -> tuple[list[Token], list[Figure]]:
-    """The tokens of `text` and every figure in it (digit strings and phone numbers included), in order."""
-    toks = tokenize(text)
+def scan(text: str, toks: list[Token] | None = None) -> tuple[list[Token], list[Figure]]:
+    """The tokens of `text` (or the given `tokenize(text)`) and every figure in it (digit strings and phone
+    numbers included), in order."""
+    toks = tokenize(text) if toks is None else toks
     figures: list[Figure] = []
     start = 0
     i = 0

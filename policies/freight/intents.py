@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from policies.freight.clauses import Table, find, find_all, last_clause, negated_spans, table
 from policies.freight.deferral import BUSY, LATER, is_callback
-from policies.freight.numerals import tokenize
+from policies.freight.numerals import MEASURES, Token, tokenize
 from policies.freight.spelling import key
 
 _phrases = table
@@ -60,15 +60,25 @@ RHETORICAL = _phrases("क्या करें", "क्या करे", "�
 # A question back about our rate ("आप बताओ कितना दोगे", "aap kitna doge", "आपका बजट क्या है", "your offer?").
 OUR_RATE = _phrases(
     "बजट", "budget", "दोगे", "दोगी", "doge", "dogi", "offer", "ऑफर", "आपका रेट", "आपका rate", "aapka rate",
-    "आप बताइए", "आप बताओ", "आप बोलिए", "आप बोलो", "aap batao", "aap bataiye", "aap bolo", "aap boliye", "tum batao",
-    "तुम बताओ", "आप ही बता", "aap hi bata", "आप ही बोल", "aap hi bol", "your rate", "your budget", "your offer",
-    "कितना दे", "कितने में दे", "kitna de", "kitne mein de", "kitna denge", "कितना देंगे", "kya doge", "क्या दोगे",
-    "आपकी तरफ", "aapki taraf", "आपके हिसाब", "aapke hisab", "आप कितना", "aap kitna", "आप क्या दे", "aap kya de",
-    "कितना मिलेगा", "kitna milega", "क्या मिलेगा", "kya milega", "आप लोग कितना", "aap log kitna", "what will you pay",
-    "how much will you pay", "how much will you give", "what do you pay", "what can you pay", "you tell me",
-    "what is your", "what's your", "आपका क्या", "aapka kya", "आपका कितना", "aapka kitna", "तुम्हारा रेट",
-    "कितना दीजिएगा", "kitna dijiyega", "कितना पे", "kitna pay",
+    "your rate", "your budget", "your offer", "your price", "कितना दे", "कितने में दे", "kitna de", "kitne mein de",
+    "kitna denge", "कितना देंगे", "kya doge", "क्या दोगे", "आपकी तरफ", "aapki taraf", "आपके हिसाब", "aapke hisab",
+    "आप कितना", "aap kitna", "आप क्या दे", "aap kya de", "कितना मिलेगा", "kitna milega", "क्या मिलेगा", "kya milega",
+    "आप लोग कितना", "aap log kitna", "what will you pay", "how much will you pay", "how much will you give",
+    "what do you pay", "what can you pay", "what is your", "what's your", "आपका क्या", "aapka kya", "आपका कितना",
+    "aapka kitna", "तुम्हारा रेट", "कितना दीजिएगा", "kitna dijiyega", "कितना पे", "kitna pay",
 )  # fmt: skip
+# Words that may stand around "आप बताइए" when he just hands the figure back ("pehle aap hi bolo").
+HAND_BACK = frozenset(key(w) for w in ("पहले", "pehle", "ही", "hi", "तो", "to", "ना", "na", "सर", "sir", "भाई",
+                                       "bhai", "जी", "ji", "अब", "ab", "me", "मुझे", "mujhe", "first"))  # fmt: skip
+# The grammar of a question back beyond the table: "you" + a verb of telling + a money question or word
+# ("आप ही बताइए कितने में करवाना है", "tell me your price"), not a question about the load ("आप बताइए माल
+# कितने टन है": a count of a measure).
+YOU = frozenset(key(w) for w in ("आप", "aap", "ap", "तुम", "tum", "you", "your", "आपका", "आपकी", "आपके",
+                                  "aapka", "aapki", "aapke", "तुम्हारा", "tumhara", "आपलोग"))  # fmt: skip
+TELL_STEMS = tuple(key(w) for w in ("बता", "बोल", "tell", "say", "quote"))  # key prefixes: बताइए, bolo, tell
+MONEY_WORDS = frozenset(key(w) for w in ("रेट", "rate", "price", "प्राइस", "budget", "बजट", "offer", "ऑफर", "रकम",
+                                         "rakam", "पैसा", "paisa", "भाड़ा", "bhada", "किराया", "kiraya", "pay"))
+HOW_MUCH = frozenset(key(w) for w in ("कितना", "कितने", "कितनी", "kitna", "kitne", "kitni", "how"))
 YES = _phrases(
     "हां", "हाँ", "हा", "हान", "जी", "हांजी", "जी हां", "ठीक", "ठीक है", "ok", "okay", "ओके", "yes", "yeah", "haan",
     "han", "ji", "theek", "done", "डन", "चलेगा", "चलो", "चलिए", "पक्का", "बिल्कुल", "बिलकुल", "मंजूर", "मंज़ूर",
@@ -119,9 +129,9 @@ _OPEN_ENDINGS = ("...", "…", ",", "-")
 _CLOSED_ENDINGS = ("?", "।", ".", "!", "॥")
 
 
-def words(text: str) -> list[str]:
+def words(text: str, tokens: list[Token] | None = None) -> list[str]:
     """Spelling keys of the word tokens (numbers and punctuation dropped, '?' kept)."""
-    return [t.text for t in tokenize(text) if t.kind not in ("num", "dash")]
+    return [t.text for t in (tokenize(text) if tokens is None else tokens) if t.kind not in ("num", "dash")]
 
 
 def _has(tokens: list[str], phrases: Table, *, negation: bool = False) -> bool:
@@ -133,6 +143,22 @@ def _without(tokens: list[str], phrases: Table) -> list[str]:
     for i, j in sorted(find_all(tokens, phrases), reverse=True):
         del out[i:j]
     return out
+
+
+def _asks_our_rate(tokens: list[str]) -> bool:
+    """A question back about what we pay: the table, or "you" + "tell" + a money question or word."""
+    if _has(tokens, OUR_RATE):
+        return True
+    if not any(t in YOU for t in tokens) or not any(t.startswith(TELL_STEMS) for t in tokens):
+        return False
+    if all(t in YOU or t.startswith(TELL_STEMS) or t in HAND_BACK for t in tokens):
+        return True  # "pehle aap bolo", "आप ही बताइए": the figure handed back
+    for i, t in enumerate(tokens):
+        if t in MONEY_WORDS:
+            return True
+        if t in HOW_MUCH and (i + 1 >= len(tokens) or tokens[i + 1] not in MEASURES):
+            return True
+    return False
 
 
 def _only(tokens: list[str], *tables: Table) -> bool:
@@ -161,9 +187,9 @@ class Intent:
     unknown: bool = False  # none of the above: the rules have no reading of this turn
 
 
-def classify(text: str) -> Intent:
-    """Read one vendor turn."""
-    toks = words(text)
+def classify(text: str, tokens: list[Token] | None = None) -> Intent:
+    """Read one vendor turn (`tokens`: `tokenize(text)` when the caller has it already)."""
+    toks = words(text, tokens)
     plain = [t for t in toks if t != _QUESTION]
     final = last_clause(plain)  # choices are read on what he finally said
     no_toks = _without(final, NOT_NO)
@@ -183,7 +209,7 @@ def classify(text: str) -> Intent:
     bare_ack = bool(plain) and _only(plain, YES, ACK_EXTRA, HELLO, FILLER) and not no
     farewell = _has(final, FAREWELL, negation=True)
     callback = is_callback(final)
-    our_rate = _has(final, OUR_RATE)
+    our_rate = _asks_our_rate(final)
     wrong = _has(final, WRONG_NUMBER, negation=True)
     abuse = _has(plain, ABUSE)
     voicemail = _has(plain, VOICEMAIL)

@@ -59,6 +59,7 @@ HINDI_VARIANTS: dict[str, int] = {
     "battis": 32, "taintis": 33, "chautis": 34, "pentis": 35, "chattis": 36, "saintis": 37, "adtis": 38,
     "artis": 38, "chalis": 40, "paintalis": 45, "pachas": 50, "pachpan": 55, "sath": 60, "sattar": 70,
     "assi": 80, "nabbe": 90, "nabe": 90, "navve": 90, "चोबीस": 24, "चौबिस": 24, "chobis": 24, "chobbis": 24,
+    "पाच": 5, "pach": 5, "paach": 5,
 }  # fmt: skip
 
 ENGLISH_UNITS: dict[str, int] = {

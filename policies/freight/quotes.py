@@ -177,9 +177,10 @@ def _corrected(toks: list[Token], money: list[Figure]) -> int | None:
     return value if prev.value / 2 <= value <= prev.value * 2 else None
 
 
-def hear_quote(text: str, *, anchor: int | None = None) -> Quote:
-    """Read one vendor turn for a trip rate. `anchor`: the call waits for a rate (enables the bare shorthand)."""
-    toks, figs = scan(text)
+def hear_quote(text: str, *, anchor: int | None = None, tokens: list[Token] | None = None) -> Quote:
+    """Read one vendor turn for a trip rate. `anchor`: the call waits for a rate (enables the bare shorthand);
+    `tokens`: `tokenize(text)` when the caller has it already."""
+    toks, figs = scan(text, tokens)
     phone = per_unit = False
     money: list[Figure] = []
     for fig in figs:

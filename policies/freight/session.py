@@ -11,6 +11,7 @@ and the disposition kept for the session record. Pure: no I/O.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from ai_operator.dialogue import ModelTurn, Reply, ToolCall
@@ -23,6 +24,7 @@ from policies.freight.intents import Intent, classify
 from policies.freight.intents import utterance_may_continue as _may_continue
 from policies.freight.ladder import ceiling_leaks, concession_for
 from policies.freight.load import Load
+from policies.freight.numerals import tokenize
 from policies.freight.phases import (
     ABUSE,
     CALLER_HUNG_UP,
@@ -39,6 +41,14 @@ from policies.freight.prompts import build_model_messages, check_model_output
 from policies.freight.quotes import Quote, hear_quote, hear_rate
 
 LANGUAGE = "hi"
+
+
+@lru_cache(maxsize=1024)
+def _voiced_figure(line: str) -> int | None:
+    """The rate her own line voices (read back to check it); her lines repeat, so this is cached."""
+    return hear_rate(line)
+
+
 DEFAULT_HOLD_S = 1.5
 MAX_ABUSE_STRIKES = 2
 MAX_SILENCE_PROMPTS = 1  # re-prompts before the give-up line
@@ -89,10 +99,11 @@ class FreightSession:
             return self._silent()
         self.silences = 0
         # A bare "पच्चीस" is shorthand for 25,000 only while a rate is awaited; its scale comes from the anchor.
-        quote = hear_quote(text, anchor=self.load.anchor if self.phase in TRIP_RATE_PHASES else None)
+        tokens = tokenize(text)  # read once, for the figures and the words
+        quote = hear_quote(text, anchor=self.load.anchor if self.phase in TRIP_RATE_PHASES else None, tokens=tokens)
         heard = quote.rate
         self._turn(heard)
-        it = classify(text)
+        it = classify(text, tokens)
         if it.abuse:
             self.abuse_strikes += 1
             if self.abuse_strikes >= MAX_ABUSE_STRIKES:  # a disposition already decided (a deal) is kept
@@ -243,7 +254,7 @@ class FreightSession:
             notes.append(f"ceiling guard replaced the line of {move.move}")
             self.guard_hits += 1
             text = fallback
-        figure = move.figure if move.figure is not None and hear_rate(text) == move.figure else None
+        figure = move.figure if move.figure is not None and _voiced_figure(text) == move.figure else None
         self.offered_rate = figure
         if figure is not None:
             self.offered.append(figure)
