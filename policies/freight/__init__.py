@@ -9,13 +9,14 @@ lines (canned Hindi), prompts (model input and output check), phases (the phase 
 """
 
 from ai_operator.dialogue import PolicyDefinition
-from policies.freight.figures import find_figures, hear_rate, say_number, say_rate
+from policies.freight.figures import find_figures, say_number, say_rate
 from policies.freight.intents import classify, utterance_may_continue
 from policies.freight.ladder import ceiling_leaks, concession_for, quote_zone
 from policies.freight.load import DEFAULT_CONCESSION_BAND, Load, LoadError, load_from_file, load_from_mapping
 from policies.freight.phases import DISPOSITIONS, Phase
 from policies.freight.policy import FreightPolicy
 from policies.freight.prompts import build_model_messages, check_model_output, strip_figures
+from policies.freight.quotes import hear_quote, hear_rate
 from policies.freight.session import DEFAULT_HOLD_S, FreightSession
 
 POLICY: PolicyDefinition = FreightPolicy()
@@ -36,6 +37,7 @@ __all__ = [
     "classify",
     "concession_for",
     "find_figures",
+    "hear_quote",
     "hear_rate",
     "load_from_file",
     "load_from_mapping",

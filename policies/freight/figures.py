@@ -1,20 +1,29 @@
-"""Hearing and saying rupee figures: `hear_rate`, `say_rate`, and the figure finder both are built on.
+"""The grammar of spoken figures (`find_figures`) and saying them (`say_rate`, `say_number`, `say_decimal`).
 
 A *figure* is a maximal run of number tokens read the spoken-Indian way: units, सौ, then descending multipliers
 (करोड़ > लाख > हज़ार), with साढ़े/सवा/पौने modifying the next group and डेढ़/ढाई as units. Two figures side by side
 or joined by '-'/से/या/to/or form a range ("बाईस-तेईस हज़ार"): the bare lower end borrows the upper end's
-multiplier and the range is heard as its upper end. Pure: no I/O.
+multiplier and the range is heard as its upper end. Digits said one by one ("1 9 5 0 0", "एक नौ पांच शून्य
+शून्य") are one figure; eight or more digits in a row (one by one or in groups, "91234 56789") are a phone
+number (`Figure.phone`), never money. "दो" is the number two only next to another number ("दो लाख", "एक दो");
+otherwise it is the verb ("दे दो"). What a figure *means* in the turn (a trip rate, a per-ton rate, a phone
+number, a bare "पच्चीस" for 25,000) is decided in quotes.py. Pure: no I/O.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
 from policies.freight.numerals import HINDI_UNITS, MEASURES, Token, tokenize
+from policies.freight.spelling import key
 
-MIN_HEARD_RATE = 500  # a figure below this is a count or a weight ("20 टन", "एक मिनट"), never a truck rate
 RUPEES_WORD = "रुपये"
+MIN_SPELLED_DIGITS = 4  # "1 9 5 0 0": four or more digits said one by one are one figure
+PHONE_DIGITS = 8  # this many digits in a row (one by one or in groups) are a phone number
+_DO = key("दो")  # two, or the imperative "give" ("दे दो")
+_NUMERIC = ("num", "unit", "en_unit", "en_tens", "hundred", "big", "frac_mod", "dash", "range")
 # The multipliers say_number speaks, biggest first.
 SPOKEN_SCALES = ((10_000_000, "करोड़"), (100_000, "लाख"), (1_000, "हज़ार"), (100, "सौ"))
 _STARTS = ("num", "unit", "en_unit", "en_tens", "hundred", "frac_mod")
@@ -33,6 +42,10 @@ class Figure:
     last_multiplier: int  # the smallest multiplier applied (1 when none)
     measure: bool  # a bare number followed by a measure word ("20 टन")
     exact: tuple[float, ...] = ()  # the ends before rounding ("साढ़े बाईस" -> 22.5)
+    first_tok: int = 0  # token indices (tokenize) of the figure: first, and one past the last
+    end_tok: int = 0
+    phone: bool = False  # eight or more digits in a row: a phone number
+    spelled: bool = False  # digits said one by one
 
 
 @dataclass
@@ -104,11 +117,58 @@ def _parse_run(toks: list[Token], i: int) -> _Run | None:
     return _Run(st["total"] + (st["cur"] or 0.0), i, j, st["mult"], st["digits"], st["last_mult"])
 
 
-def _runs(toks: list[Token]) -> list[_Run]:
+def is_number(toks: list[Token], i: int) -> bool:
+    """Whether token `i` is a number word here: "दो" only next to a number ("दो लाख", "एक दो"), not "दे दो"."""
+    t = toks[i]
+    if t.kind not in _STARTS:
+        return False
+    if t.text != _DO:
+        return True
+    nxt = toks[i + 1].kind if i + 1 < len(toks) else ""
+    prev = toks[i - 1].kind if i > 0 else ""
+    return nxt in _NUMERIC or prev in ("num", "unit", "en_unit", "dash", "range")
+
+
+def _digit(toks: list[Token], i: int) -> str | None:
+    """The digit token `i` says one by one ("5", "पांच", "five"), or None."""
+    t = toks[i]
+    if t.kind == "num" and len(t.text) == 1:
+        return t.text
+    if t.kind in ("unit", "en_unit") and t.value == int(t.value) and 0 <= t.value <= 9 and is_number(toks, i):
+        return str(int(t.value))
+    return None
+
+
+def _digit_figure(toks: list[Token], i: int) -> tuple[Figure, int] | None:
+    """Digits said one by one from token `i`, or digit groups adding up to a phone number; None otherwise."""
+    j, digits = i, ""
+    while j < len(toks) and (d := _digit(toks, j)) is not None:
+        digits, j = digits + d, j + 1
+    counting = all(int(b) - int(a) == 1 for a, b in itertools.pairwise(digits))  # "1 2 3 4": a mic test
+    spelled = j - i >= MIN_SPELLED_DIGITS and digits[0] != "0" and not counting
+    if not spelled:  # groups of digits ("91234 56789", "9123456789"): only a phone number is read this way
+        j = i
+        groups: list[str] = []
+        while j < len(toks) and toks[j].kind == "num" and toks[j].text.isdigit():
+            groups, j = [*groups, toks[j].text], j + 1
+        digits = "".join(groups)
+        grouped = len(groups) >= 2 and not all(g.endswith("00") for g in groups)  # "25000 30000" is no phone
+        if len(digits) < PHONE_DIGITS or not (grouped or (len(groups) == 1 and len(digits) >= 10)):
+            return None
+    if j < len(toks) and toks[j].kind in ("hundred", "big"):
+        return None  # "एक दो तीन चार हज़ार" is no digit string
+    phone = len(digits) >= PHONE_DIGITS
+    value = 0 if phone else int(digits)
+    fig = Figure(value=value, values=(value,), start=toks[i].start, end=toks[j - 1].end, has_multiplier=False,
+                 has_digits=True, last_multiplier=1, measure=False, exact=(float(value),), first_tok=i,
+                 end_tok=j, phone=phone, spelled=True)  # fmt: skip
+    return fig, j
+
+
+def _runs(toks: list[Token], i: int = 0) -> list[_Run]:
     out: list[_Run] = []
-    i = 0
     while i < len(toks):
-        if toks[i].kind in _STARTS:
+        if is_number(toks, i):
             run = _parse_run(toks, i)
             if run is not None:
                 out.append(run)
@@ -120,8 +180,32 @@ def _runs(toks: list[Token]) -> list[_Run]:
 
 def find_figures(text: str) -> list[Figure]:
     """Every figure in `text`, in order, ranges merged (a range's `value` is its upper end)."""
-    toks = tokenize(text)
-    runs = _runs(toks)
+    return scan(text)[1]
+
+
+def scan(text: str, toks: list[Token] | None = None) -> tuple[list[Token], list[Figure]]:
+    """The tokens of `text` (or the given `tokenize(text)`) and every figure in it (digit strings and phone
+    numbers included), in order."""
+    toks = tokenize(text) if toks is None else toks
+    figures: list[Figure] = []
+    start = 0
+    i = 0
+    while i < len(toks):
+        found = _digit_figure(toks, i) if toks[i].kind in ("num", "unit", "en_unit") else None
+        if found is None:
+            i += 1
+            continue
+        figures += _word_figures(toks, start, i)
+        figures.append(found[0])
+        start = i = found[1]
+    figures += _word_figures(toks, start, len(toks))
+    return toks, figures
+
+
+def _word_figures(all_toks: list[Token], lo: int, hi: int) -> list[Figure]:
+    """The figures of tokens lo..hi (no digit strings among them); token indices are into `all_toks`."""
+    runs = _runs(all_toks[:hi], lo)
+    toks = all_toks
     figures: list[Figure] = []
     k = 0
     while k < len(runs):
@@ -146,6 +230,8 @@ def find_figures(text: str) -> list[Figure]:
                     last_multiplier=b.last_multiplier,
                     measure=False,
                     exact=(low, b.value),
+                    first_tok=a.start_tok,
+                    end_tok=b.end_tok,
                 )
             )
             k += 2
@@ -164,16 +250,12 @@ def find_figures(text: str) -> list[Figure]:
                 last_multiplier=a.last_multiplier,
                 measure=measure,
                 exact=(a.value,),
+                first_tok=a.start_tok,
+                end_tok=a.end_tok,
             )
         )
         k += 1
     return figures
-
-
-def hear_rate(text: str) -> int | None:
-    """The rupee figure a vendor said (the last rate-sized one; a range gives its upper end), or None."""
-    rates = [f.value for f in find_figures(text) if f.value >= MIN_HEARD_RATE and not f.measure]
-    return rates[-1] if rates else None
 
 
 def say_number(n: int) -> str:

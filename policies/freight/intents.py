@@ -1,88 +1,122 @@
 """What a vendor's turn is, in words: abuse, wrong number, voicemail, callback, farewell, hearing problem,
-question, asking our rate, yes, no, bare acknowledgement - and whether the turn ends dangling.
+question, asking our rate (a question back), yes, no, bare acknowledgement, or unknown - and whether the turn
+ends dangling.
 
-Owns the keyword tables (Devanagari, Hinglish, English, matched on normalised tokens) and
-`utterance_may_continue`. Pure: no I/O. The phase machine (session.py) decides what each one means where.
+Owns the phrase tables (Devanagari, Hinglish, English; every word compared by its spelling key, so "haan",
+"हाँ" and "हां" are one word) and `classify`, which reads choices (yes/no, callback, farewell, wrong number,
+question back) on the clause the vendor finally said (clauses.last_clause: "नहीं नहीं, ठीक है" is a yes) with
+negation scope ("ग़लत नंबर नहीं है" is no wrong number), callbacks by deferral.py's grammar, and says `unknown`
+when nothing matched. Also `utterance_may_continue`. Pure: no I/O. The phase machine decides what each means
+where.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from policies.freight.numerals import normalize, tokenize
+from policies.freight.clauses import Table, find, find_all, last_clause, negated_spans, table
+from policies.freight.deferral import BUSY, LATER, is_callback
+from policies.freight.numerals import MEASURES, Token, tokenize
+from policies.freight.spelling import key
 
-
-def _phrases(*items: str) -> tuple[tuple[str, ...], ...]:
-    return tuple(tuple(normalize(i).split()) for i in items)
+_phrases = table
 
 
 ABUSE = _phrases(
     "साला", "साले", "साली", "कमीना", "कमीने", "हरामी", "हरामखोर", "बेवकूफ", "बेवकूफ़", "गधा", "गधे", "उल्लू",
     "चूतिया", "चुतिया", "भोसड़ी", "मादरचोद", "बहनचोद", "कुत्ता", "कुत्ते", "बकवास", "चुप", "भाड़ में", "दिमाग खराब",
     "saala", "sala", "kamina", "kamine", "chutiya", "bc", "mc", "bkl", "idiot", "stupid", "fuck", "fucking",
-    "bastard", "shut up", "bloody", "nonsense", "harami",
+    "bastard", "shut up", "bloody", "nonsense", "harami", "bewakoof", "bevkuf", "ullu", "gadha", "kutta", "bakwas",
 )  # fmt: skip
 WRONG_NUMBER = _phrases(
     "गलत नंबर", "ग़लत नंबर", "गलत नम्बर", "रॉन्ग नंबर", "रांग नंबर", "wrong number", "galat number", "कोई नहीं है",
-    "यहां कोई", "मैं वो नहीं", "वो नहीं हूं", "नहीं जानता", "नहीं जानती", "किसको चाहिए", "who is this",
+    "यहां कोई", "मैं वो नहीं", "वो नहीं हूं", "नहीं जानता", "नहीं जानती", "किसको चाहिए", "who is this", "rong number",
+    "galat no", "wo nahi hoon", "yahan koi nahi", "koi nahi hai", "nahi janta", "main wo nahi",
 )  # fmt: skip
 VOICEMAIL = _phrases(
     "voicemail", "वॉइसमेल", "वॉयस मेल", "voice mail", "संदेश छोड़", "message छोड़", "leave a message", "बीप", "beep",
     "उपलब्ध नहीं", "not available", "not reachable", "switched off", "स्विच ऑफ", "पहुंच से बाहर", "व्यस्त है",
     "आप जिस नंबर", "the number you", "नेटवर्क क्षेत्र",
 )  # fmt: skip
-CALLBACK = _phrases(
-    "बाद में", "थोड़ी देर में", "थोड़ी देर बाद", "call back", "callback", "कॉल बैक", "later", "baad mein", "busy", "बिज़ी",
-    "बिजी", "व्यस्त हूं", "मीटिंग में", "driving", "गाड़ी चला रहा", "कल बात", "शाम को बात", "फिर कभी",
-)  # fmt: skip
 FAREWELL = _phrases(
     "bye", "बाय", "अलविदा", "रखता हूं", "रखती हूं", "रखता हूँ", "फोन रख", "फ़ोन रख", "रखिए", "रख दो", "रखो",
     "काटता हूं", "काट दो", "काटो", "goodbye", "good bye", "नहीं करना", "interest नहीं", "इंटरेस्ट नहीं",
+    "rakhta hoon", "phone rakho", "phone rakhiye", "nahi karna", "interest nahi", "not interested",
 )  # fmt: skip
 HEARING = _phrases(
     "आवाज़ नहीं", "आवाज नहीं", "आवाज़ कट", "सुनाई नहीं", "क्या बोला", "क्या बोली", "क्या कहा", "फिर से बोलिए",
     "फिर से बोलो", "दोबारा बोलिए", "दोबारा बोलो", "repeat", "can't hear", "cannot hear", "समझ नहीं आया",
-    "pardon", "sorry what", "हेलो हेलो", "hello hello", "क्या?", "what?", "सुनाई नहीं दे",
+    "pardon", "sorry what", "हेलो हेलो", "hello hello", "सुनाई नहीं दे", "awaaz nahi", "awaj nahi",
+    "sunai nahi", "kya bola", "kya kaha", "phir se bolo", "phir se boliye", "dobara bolo", "samajh nahi aaya",
 )  # fmt: skip
 QUESTION_WORDS = frozenset(
-    normalize(w)
+    key(w)
     for w in (
         "कितना", "कितने", "कितनी", "कहां", "कहाँ", "कब", "कौन", "कैसे", "किधर", "कौनसा", "कौनसी", "किसका",
-        "what", "when", "where", "which", "how", "who", "kitna", "kab", "kaun", "kahan", "kaise",
+        "what", "when", "where", "which", "how", "who", "kitna", "kab", "kaun", "kahan", "kaise", "kidhar", "kitne",
     )
 )  # fmt: skip
-RHETORICAL = _phrases("क्या करें", "क्या करे", "क्या करूं", "क्या करूँ", "kya karein", "kya karen")
+RHETORICAL = _phrases("क्या करें", "क्या करे", "क्या करूं", "क्या करूँ", "kya karein", "kya karen", "kya karu")
+# A question back about our rate ("आप बताओ कितना दोगे", "aap kitna doge", "आपका बजट क्या है", "your offer?").
 OUR_RATE = _phrases(
-    "बजट", "budget", "दोगे", "देंगे", "दोगी", "देंगी", "दीजिएगा", "offer", "ऑफर", "आपका रेट", "आपका rate",
-    "आप बताइए", "आप बताओ", "आप बोलिए", "आप बोलो", "your rate", "your budget", "कितना दे", "कितने में दे",
-    "आपकी तरफ", "आप कितना",
+    "बजट", "budget", "दोगे", "दोगी", "doge", "dogi", "offer", "ऑफर", "आपका रेट", "आपका rate", "aapka rate",
+    "your rate", "your budget", "your offer", "your price", "कितना दे", "कितने में दे", "kitna de", "kitne mein de",
+    "kitna denge", "कितना देंगे", "kya doge", "क्या दोगे", "आपकी तरफ", "aapki taraf", "आपके हिसाब", "aapke hisab",
+    "आप कितना", "aap kitna", "आप क्या दे", "aap kya de", "कितना मिलेगा", "kitna milega", "क्या मिलेगा", "kya milega",
+    "आप लोग कितना", "aap log kitna", "what will you pay", "how much will you pay", "how much will you give",
+    "what do you pay", "what can you pay", "what is your", "what's your", "आपका क्या", "aapka kya", "आपका कितना",
+    "aapka kitna", "तुम्हारा रेट", "कितना दीजिएगा", "kitna dijiyega", "कितना पे", "kitna pay",
 )  # fmt: skip
+# Words that may stand around "आप बताइए" when he just hands the figure back ("pehle aap hi bolo").
+HAND_BACK = frozenset(key(w) for w in ("पहले", "pehle", "ही", "hi", "तो", "to", "ना", "na", "सर", "sir", "भाई",
+                                       "bhai", "जी", "ji", "अब", "ab", "me", "मुझे", "mujhe", "first"))  # fmt: skip
+# The grammar of a question back beyond the table: "you" + a verb of telling + a money question or word
+# ("आप ही बताइए कितने में करवाना है", "tell me your price"), not a question about the load ("आप बताइए माल
+# कितने टन है": a count of a measure).
+YOU = frozenset(key(w) for w in ("आप", "aap", "ap", "तुम", "tum", "you", "your", "आपका", "आपकी", "आपके",
+                                  "aapka", "aapki", "aapke", "तुम्हारा", "tumhara", "आपलोग"))  # fmt: skip
+TELL_STEMS = tuple(key(w) for w in ("बता", "बोल", "tell", "say", "quote"))  # key prefixes: बताइए, bolo, tell
+MONEY_WORDS = frozenset(key(w) for w in ("रेट", "rate", "price", "प्राइस", "budget", "बजट", "offer", "ऑफर", "रकम",
+                                         "rakam", "पैसा", "paisa", "भाड़ा", "bhada", "किराया", "kiraya", "pay"))
+HOW_MUCH = frozenset(key(w) for w in ("कितना", "कितने", "कितनी", "kitna", "kitne", "kitni", "how"))
 YES = _phrases(
     "हां", "हाँ", "हा", "हान", "जी", "हांजी", "जी हां", "ठीक", "ठीक है", "ok", "okay", "ओके", "yes", "yeah", "haan",
     "han", "ji", "theek", "done", "डन", "चलेगा", "चलो", "चलिए", "पक्का", "बिल्कुल", "बिलकुल", "मंजूर", "मंज़ूर",
     "sure", "अच्छा", "सही", "हो जाएगा", "कर देंगे", "कर दूंगा", "बोलिए", "बोलो", "बताइए", "बताओ",
-    "deal", "डील", "फाइनल", "final", "accha", "bilkul",
+    "deal", "डील", "फाइनल", "final", "accha", "achha", "acha", "bilkul", "thik", "chalega", "pakka", "haanji", "hanji",
+    "ho jayega", "kar denge", "kar dunga", "boliye", "bolo", "bataiye", "batao", "sahi", "manjoor", "yup",
 )  # fmt: skip
 FILLER = _phrases(
-    "है", "हैं", "सर", "sir", "भाई", "भैया", "मैडम", "madam", "ma'am", "बस", "hai", "जी", "हम्म", "hmm", "अरे"
-)
-HELLO = _phrases("हेलो", "हैलो", "हलो", "hello", "helo", "hallo")
+    "है", "हैं", "सर", "sir", "भाई", "भैया", "मैडम", "madam", "ma'am", "बस", "hai", "जी", "हम्म", "hmm", "अरे", "bhai",
+    "bhaiya", "bas", "are", "arre", "hain", "हम", "umm", "उम्म",
+)  # fmt: skip
+HELLO = _phrases("हेलो", "हैलो", "हलो", "hello", "helo", "hallo", "hlo")
 # "ना" is also the emphatic particle ("कर दीजिए ना"): it means no only as the first word.
 NO = _phrases(
-    "नहीं", "नही", "no", "nahi", "nahin", "नो", "मुश्किल", "not", "nope", "नहीं होगा", "नहीं चलेगा",
+    "नहीं", "नही", "no", "nahi", "nahin", "nhi", "नो", "मुश्किल", "not", "nope", "नहीं होगा", "नहीं चलेगा",
+    "mushkil", "nahi hoga", "nahi chalega",
 )  # fmt: skip
 NOT_NO = _phrases(
     "कोई बात नहीं", "कोई दिक्कत नहीं", "कोई problem नहीं", "no problem", "दिक्कत नहीं", "problem नहीं",
-    "टेंशन नहीं", "tension नहीं", "कोई टेंशन नहीं", "ना ना ठीक है",
+    "टेंशन नहीं", "tension नहीं", "कोई टेंशन नहीं", "ना ना ठीक है", "koi baat nahi", "koi dikkat nahi",
+    "dikkat nahi", "problem nahi", "tension nahi", "no tension",
 )  # fmt: skip
 ACK_EXTRA = _phrases(
     "धन्यवाद", "शुक्रिया", "thank", "thanks", "thank you", "नमस्ते", "नमस्कार", "बढ़िया", "great", "fine",
+    "dhanyavad", "shukriya", "namaste", "namaskar", "badhiya", "thankyou",
 )  # fmt: skip
-RIGHT_PERSON = _phrases("मैं ही", "मैं बोल रहा", "बोल रहा हूं", "बोल रहा हूँ", "speaking", "मैं हूं", "मैं हूँ")
+RIGHT_PERSON = _phrases(
+    "मैं ही", "मैं बोल रहा", "बोल रहा हूं", "बोल रहा हूँ", "speaking", "मैं हूं", "मैं हूँ", "main hi", "bol raha hoon",
+    "main bol raha", "haan main", "it's me",
+)  # fmt: skip
+_NA = key("ना")
+_KYA = key("क्या")
+_WHAT = key("what")
+_QUESTION = "?"
 
 # Turn-boundary: a text ending on one of these is a fragment ("तो मेरा rate लगभग ...").
 DANGLING_WORDS = frozenset(
-    normalize(w)
+    key(w)
     for w in (
         "लगभग", "करीब", "क़रीब", "तकरीबन", "तक़रीबन", "तो", "कि", "और", "या", "मेरा", "मेरी", "हमारा", "हमारी",
         "का", "की", "के", "से", "में", "पर", "को", "लेकिन", "मगर", "मतलब", "यानी", "रेट", "rate", "भाड़ा", "किराया",
@@ -95,48 +129,41 @@ _OPEN_ENDINGS = ("...", "…", ",", "-")
 _CLOSED_ENDINGS = ("?", "।", ".", "!", "॥")
 
 
-def words(text: str) -> list[str]:
-    """Normalised word tokens (numbers and punctuation dropped, '?' kept)."""
-    return [t.text for t in tokenize(text) if t.kind not in ("num", "dash")]
+def words(text: str, tokens: list[Token] | None = None) -> list[str]:
+    """Spelling keys of the word tokens (numbers and punctuation dropped, '?' kept)."""
+    return [t.text for t in (tokenize(text) if tokens is None else tokens) if t.kind not in ("num", "dash")]
 
 
-_PHRASE_INDEX: dict[int, dict[str, tuple[tuple[str, ...], ...]]] = {}  # id(table) -> first word -> phrases
+def _has(tokens: list[str], phrases: Table, *, negation: bool = False) -> bool:
+    return find(tokens, phrases, negation=negation)
 
 
-def _index(phrases: tuple[tuple[str, ...], ...]) -> dict[str, tuple[tuple[str, ...], ...]]:
-    """The phrases of a (module-level, immutable) table grouped by their first word; built once per table."""
-    index = _PHRASE_INDEX.get(id(phrases))
-    if index is None:
-        grouped: dict[str, list[tuple[str, ...]]] = {}
-        for phrase in phrases:
-            if phrase:
-                grouped.setdefault(phrase[0], []).append(phrase)
-        index = _PHRASE_INDEX[id(phrases)] = {k: tuple(v) for k, v in grouped.items()}
-    return index
+def _without(tokens: list[str], phrases: Table) -> list[str]:
+    out = list(tokens)
+    for i, j in sorted(find_all(tokens, phrases), reverse=True):
+        del out[i:j]
+    return out
 
 
-def _has(tokens: list[str], phrases: tuple[tuple[str, ...], ...]) -> bool:
-    """Whether any phrase of the table occurs in `tokens` (looked up by each token, not by scanning the table)."""
-    index = _index(phrases)
-    for i, token in enumerate(tokens):
-        for phrase in index.get(token, ()):
-            n = len(phrase)
-            if n == 1 or tuple(tokens[i : i + n]) == phrase:
-                return True
+def _asks_our_rate(tokens: list[str]) -> bool:
+    """A question back about what we pay: the table, or "you" + "tell" + a money question or word."""
+    if _has(tokens, OUR_RATE):
+        return True
+    if not any(t in YOU for t in tokens) or not any(t.startswith(TELL_STEMS) for t in tokens):
+        return False
+    if all(t in YOU or t.startswith(TELL_STEMS) or t in HAND_BACK for t in tokens):
+        return True  # "pehle aap bolo", "आप ही बताइए": the figure handed back
+    for i, t in enumerate(tokens):
+        if t in MONEY_WORDS:
+            return True
+        if t in HOW_MUCH and (i + 1 >= len(tokens) or tokens[i + 1] not in MEASURES):
+            return True
     return False
 
 
-def _without(tokens: list[str], phrases: tuple[tuple[str, ...], ...]) -> list[str]:
-    out = list(tokens)
-    for phrase in phrases:
-        n = len(phrase)
-        i = 0
-        while i <= len(out) - n:
-            if tuple(out[i : i + n]) == phrase:
-                del out[i : i + n]
-            else:
-                i += 1
-    return out
+def _only(tokens: list[str], *tables: Table) -> bool:
+    """Whether every token is a one-word entry of one of `tables`."""
+    return all(any((t,) in tab.get(t, ()) for tab in tables) for t in tokens)
 
 
 @dataclass(frozen=True)
@@ -150,48 +177,63 @@ class Intent:
     farewell: bool
     hearing: bool
     question: bool
-    our_rate: bool
+    our_rate: bool  # a question back about what we pay ("आप बताओ कितना दोगे", "आपका बजट क्या है")
     yes: bool
     no: bool
     bare_ack: bool  # nothing but acknowledgement words ("हां जी", "ठीक है")
     hello_only: bool  # nothing but "हेलो"
     right_person: bool
     acknowledgement: bool  # yes, thanks, bye, namaste: enough to close after the wind-down
+    unknown: bool = False  # none of the above: the rules have no reading of this turn
 
 
-def classify(text: str) -> Intent:
-    """Read one vendor turn."""
-    toks = words(text)
-    plain = [t for t in toks if t != "?"]
-    no_toks = _without(plain, NOT_NO)
-    no = _has(no_toks, NO) or no_toks[:1] == ["ना"]
-    yes = (_has(plain, YES) or _has(plain, NOT_NO)) and not no
+def classify(text: str, tokens: list[Token] | None = None) -> Intent:
+    """Read one vendor turn (`tokens`: `tokenize(text)` when the caller has it already)."""
+    toks = words(text, tokens)
+    plain = [t for t in toks if t != _QUESTION]
+    final = last_clause(plain)  # choices are read on what he finally said
+    no_toks = _without(final, NOT_NO)
+    # "busy नहीं हूं", "ग़लत नंबर नहीं है": the negator is spent on that phrase; it is no "no" answer
+    for i, j in reversed(negated_spans(no_toks, BUSY, LATER, WRONG_NUMBER)):
+        del no_toks[i:j]
+    no = _has(no_toks, NO) or no_toks[:1] == [_NA]
+    yes = (_has(final, YES, negation=True) or _has(final, NOT_NO)) and not no
     hearing = _has(toks, HEARING) or (
-        len(plain) <= 1 and "?" in toks and plain[:1] in ([], ["क्या"], ["what"])
+        len(plain) <= 1 and _QUESTION in toks and plain[:1] in ([], [_KYA], [_WHAT])
     )
     rhetorical = _has(plain, RHETORICAL)  # "क्या करें, डीज़ल महंगा है" explains, it does not ask
-    question = "?" in toks or (
+    question = _QUESTION in toks or (
         not rhetorical
-        and (any(t in QUESTION_WORDS for t in plain) or plain[:1] == ["क्या"] or plain[-1:] == ["क्या"])
+        and (any(t in QUESTION_WORDS for t in plain) or plain[:1] == [_KYA] or plain[-1:] == [_KYA])
     )
-    ack_words = [t for t in plain if not any(_has([t], table) for table in (YES, ACK_EXTRA, HELLO, FILLER))]
-    bare_ack = bool(plain) and not ack_words and not no
-    farewell = _has(plain, FAREWELL)
+    bare_ack = bool(plain) and _only(plain, YES, ACK_EXTRA, HELLO, FILLER) and not no
+    farewell = _has(final, FAREWELL, negation=True)
+    callback = is_callback(final)
+    our_rate = _asks_our_rate(final)
+    wrong = _has(final, WRONG_NUMBER, negation=True)
+    abuse = _has(plain, ABUSE)
+    voicemail = _has(plain, VOICEMAIL)
+    hello_only = bool(plain) and _only(plain, HELLO)
+    right_person = _has(final, RIGHT_PERSON, negation=True) or yes
+    ack = (yes or bare_ack or farewell or _has(plain, ACK_EXTRA)) and not question
+    readings = (abuse, wrong, voicemail, callback, farewell, hearing, question, our_rate, yes, no, bare_ack,
+                hello_only, right_person, ack)  # fmt: skip
     return Intent(
-        abuse=_has(plain, ABUSE),
-        wrong_number=_has(plain, WRONG_NUMBER),
-        voicemail=_has(plain, VOICEMAIL),
-        callback=_has(plain, CALLBACK),
+        abuse=abuse,
+        wrong_number=wrong,
+        voicemail=voicemail,
+        callback=callback,
         farewell=farewell,
         hearing=hearing,
         question=question and not hearing,
-        our_rate=_has(plain, OUR_RATE),
+        our_rate=our_rate,
         yes=yes,
         no=no,
         bare_ack=bare_ack,
-        hello_only=bool(plain) and all(_has([t], HELLO) for t in plain),
-        right_person=_has(plain, RIGHT_PERSON) or yes,
-        acknowledgement=(yes or bare_ack or farewell or _has(plain, ACK_EXTRA)) and not question,
+        hello_only=hello_only,
+        right_person=right_person,
+        acknowledgement=ack,
+        unknown=not any(readings),
     )
 
 

@@ -1,13 +1,18 @@
-"""Ori's canned Hindi lines, one per move, and the move names the rest of the policy uses.
+"""Ori's canned Hindi lines, one per move, the move names the rest of the policy uses, and the words no line
+may use.
 
 Owns the wording spoken when no model is configured (and as the model's fallback). Lines take the load's spoken
 fields and, for a move that voices a figure, `{rate}`, filled with `say_rate(figure)` by `render`. No line
-carries a digit. Pure: no I/O.
+carries a digit. The ceiling never shows through wording: the ask-why line is one line for every quote above the
+anchor, an over-ceiling quote held to the end hears the same wind-down (`DEFER`) as a quote we take, and no line
+or model answer names a budget, limit or maximum (`limit_words`, hi/en/Hinglish). Pure: no I/O.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+
+from policies.freight.clauses import find_all, table
 
 RATE_TOKEN = "{rate}"
 
@@ -17,16 +22,17 @@ REASK_PERSON = "reask_person"
 PITCH = "pitch"
 ASK_RATE = "ask_rate"
 OFFER_ANCHOR = "offer_anchor"
-ASK_WHY = "ask_why"
-ASK_WHY_OVER = "ask_why_over"
+ASK_WHY = "ask_why"  # every first quote above the anchor, whatever the ceiling
 PROBE_AGAIN = "probe_again"
+PROBE_NEUTRAL = "probe_neutral"  # he asked back what we pay instead of explaining
+ASK_TRIP_RATE = "ask_trip_rate"  # he quoted per ton/km/kilo
+NUMBER_NOTED = "number_noted"  # he gave a phone number instead of a rate
 SQUEEZE = "squeeze"
 COUNTER = "counter"
 LAST_ASK = "last_ask"
 ANSWER = "answer"
 DEAL_COUNTER = "deal_counter"
-DEAL_QUOTE = "deal_quote"
-DEFERRED_OVER = "deferred_over"
+DEFER = "defer"  # his quote goes to the team: taken (deal_at_quote) or over the ceiling, the same words
 DEFERRED_HOLD = "deferred_hold"
 GOODBYE = "goodbye"
 ABUSE_WARNING = "abuse_warning"
@@ -53,16 +59,17 @@ CANNED: dict[str, str] = {
     ASK_RATE: "बढ़िया जी। तो इस लोड के लिए आपका रेट कितना रहेगा?",
     OFFER_ANCHOR: "हमारी तरफ़ से इस लोड का {rate} बन रहा है जी। आप कितने में कर देंगे?",
     ASK_WHY: "अच्छा जी। ये रेट थोड़ा ज़्यादा लग रहा है, किस हिसाब से बता रहे हैं?",
-    ASK_WHY_OVER: "ये तो काफ़ी ज़्यादा है जी। इतना क्यों लग रहा है, थोड़ा समझाइए?",
     PROBE_AGAIN: "जी, बताइए ना, इतना रेट किस वजह से है? डीज़ल, टोल, या वापसी खाली आना?",
+    PROBE_NEUTRAL: "जी, हम ज़रूर देखेंगे, पर पहले ये समझा दीजिए कि ये रेट किस हिसाब से बना है? डीज़ल, टोल, या वापसी खाली?",
+    ASK_TRIP_RATE: "जी, टन या किलोमीटर के हिसाब से नहीं, पूरी गाड़ी का, पूरे ट्रिप का कुल रेट कितना रहेगा?",
+    NUMBER_NOTED: "जी, नंबर नोट कर लिया। इस लोड के लिए पूरी गाड़ी का आपका रेट कितना रहेगा?",
     # The seed writes "ask for a little more" for SQUEEZED; Ori is the buyer, so she asks him for a little less.
     SQUEEZE: "ठीक है जी। थोड़ा सा और कम हो सकता है क्या?",
     COUNTER: "समझ गई जी। हमारी तरफ़ से {rate} हो सकता है, इस पर कर दीजिए?",
     LAST_ASK: "आख़िरी बार पूछ रही हूं जी, थोड़ा और देख लीजिए, थोड़ा कम हो जाए तो बात बन जाएगी?",
     ANSWER: "जी, लोड {origin} से {destination} का है: {material}, {weight}, गाड़ी {vehicle}, पिकअप {pickup}।",
     DEAL_COUNTER: "ठीक है जी, {rate} पर बात पक्की। मैं टीम से कन्फ़र्म करवाकर आपको गाड़ी की डिटेल के लिए कॉल करवाती हूं।",
-    DEAL_QUOTE: "ठीक है जी, आपके बताए रेट पर हम आगे बढ़ते हैं। मैं टीम से कन्फ़र्म करवाकर आपको कॉल करवाती हूं।",
-    DEFERRED_OVER: "ठीक है जी, ये रेट हमारे बजट से ऊपर है, इस पर फ़ैसला मेरे सीनियर करेंगे। वो आपको कॉल करके बताएंगे।",
+    DEFER: "ठीक है जी, आपका रेट नोट कर लिया है। मैं टीम से कन्फ़र्म करवाकर आपको कॉल करवाती हूं।",
     DEFERRED_HOLD: "जी, बाक़ी बात हमारी टीम आपको कॉल करके कन्फ़र्म कर देगी।",
     GOODBYE: "धन्यवाद जी, आपका दिन शुभ हो। नमस्ते।",
     ABUSE_WARNING: "कृपया ठीक से बात कीजिए, नहीं तो मुझे कॉल काटनी पड़ेगी।",
@@ -92,13 +99,29 @@ ANSWER_FOLLOW_UP: dict[str, str] = {
 FIGURE_MOVES = frozenset({OFFER_ANCHOR, COUNTER, DEAL_COUNTER})
 # Moves about money: the model gets no load brief for them.
 MONEY_MOVES = frozenset(
-    {OFFER_ANCHOR, ASK_WHY, ASK_WHY_OVER, PROBE_AGAIN, SQUEEZE, COUNTER, LAST_ASK, DEAL_COUNTER}
+    {OFFER_ANCHOR, ASK_WHY, PROBE_AGAIN, PROBE_NEUTRAL, SQUEEZE, COUNTER, LAST_ASK, DEAL_COUNTER, DEFER}
 )
 # Moves the model may word when one is configured; the rest are always canned.
 MODEL_MOVES = frozenset(
-    {OFFER_ANCHOR, ASK_WHY, ASK_WHY_OVER, PROBE_AGAIN, SQUEEZE, COUNTER, LAST_ASK, ANSWER, DEAL_COUNTER, DEAL_QUOTE,
-     DEFERRED_OVER, GOODBYE}
+    {OFFER_ANCHOR, ASK_WHY, PROBE_AGAIN, PROBE_NEUTRAL, SQUEEZE, COUNTER, LAST_ASK, ANSWER, DEAL_COUNTER, DEFER,
+     GOODBYE}
 )  # fmt: skip
+
+# Words that name a budget, limit or maximum (hi, en, Hinglish): no line and no model answer may use them.
+LIMIT_WORDS = table(
+    "बजट", "budget", "सीमा", "seema", "लिमिट", "limit", "अधिकतम", "adhiktam", "मैक्सिमम", "maximum", "max", "मैक्स",
+    "ceiling", "सीलिंग", "threshold", "cap", "ज़्यादा से ज़्यादा", "zyada se zyada", "jyada se jyada",
+    "ज़्यादा से ज़्यादा", "at most", "at the most", "up to", "upto", "हद से", "से ऊपर नहीं", "se upar nahi",
+    "इससे ऊपर", "isse upar", "उससे ऊपर", "हमारी रेंज", "range", "रेंज", "बजट से", "सबसे ज़्यादा", "sabse zyada",
+)  # fmt: skip
+
+
+def limit_words(text: str) -> list[str]:
+    """The budget/limit/maximum words in `text` (empty when there are none)."""
+    from policies.freight.numerals import tokenize  # numerals imports nothing of lines: no cycle
+
+    tokens = [t.text for t in tokenize(text) if t.kind not in ("num", "dash", "question")]
+    return [" ".join(tokens[i:j]) for i, j in find_all(tokens, LIMIT_WORDS)]
 
 
 def render(template: str, spoken: Mapping[str, str], rate_words: str | None = None) -> str:

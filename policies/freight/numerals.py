@@ -1,9 +1,10 @@
 """Number vocabulary of spoken Hindi, Hinglish and English, and the tokenizer that reads STT text with it.
 
-Owns: text normalisation (nukta dropped, chandrabindu -> anusvara, Devanagari digits -> Latin, lower case),
+Owns text normalisation (nukta dropped, chandrabindu -> anusvara, Devanagari digits -> Latin, lower case),
 the word tables (एक .. निन्यानवे with their common spellings, सौ/हज़ार/लाख/करोड़, साढ़े/सवा/पौने, डेढ़/ढाई,
-English and romanised multipliers, currency words) and `tokenize`, which turns text into typed tokens with
-their character spans in the normalised text. Pure: no I/O.
+English and romanised multipliers, currency words) keyed by `spelling.key` (so पच्चिस, pachees and pachchis
+are पच्चीस, and unnis hajar is उन्नीस हज़ार), and `tokenize`, which turns text into typed tokens (their `text`
+is the spelling key) with their character spans in the normalised text. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+
+from policies.freight.spelling import key
 
 NUKTA = "\u093c"
 CHANDRABINDU = "\u0901"
@@ -42,13 +45,21 @@ HINDI_UNITS: tuple[str, ...] = (
 
 # Other spellings an STT writes for the same numbers.
 HINDI_VARIANTS: dict[str, int] = {
-    "पाँच": 5, "छः": 6, "छै": 6, "छे": 6, "पन्द्रह": 15, "सतरह": 17, "अट्ठारह": 18, "अठ्ठारह": 18,
+    "पाँच": 5, "छः": 6, "छे": 6, "पन्द्रह": 15, "सतरह": 17, "अट्ठारह": 18, "अठ्ठारह": 18,
     "उन्तीस": 29, "तेंतीस": 33, "चौतीस": 34, "पैतीस": 35, "सैतीस": 37, "उन्तालीस": 39, "ब्यालीस": 42,
     "तेंतालीस": 43, "चवालीस": 44, "चौआलीस": 44, "पैतालीस": 45, "सैतालीस": 47, "इक्कयावन": 51,
     "इक्यान": 51, "तिरपन": 53, "चव्वन": 54, "उन्सठ": 59, "चौसठ": 64, "पैसठ": 65, "सरसठ": 67,
     "उनासी": 79, "उन्नासी": 79, "नव्वासी": 89, "नवासि": 89, "इक्यानबे": 91, "बानबे": 92, "तिरानबे": 93,
     "चौरानबे": 94, "पचानबे": 95, "छियानबे": 96, "सत्तानबे": 97, "अट्ठानबे": 98, "निन्यानबे": 99,
     "सत्ताइस": 27, "अट्ठाइस": 28, "बाइस": 22, "तेइस": 23, "छियालिस": 46,
+    # romanised spellings the transliterated key does not reach (the key already folds aa/ee/oo, doubled letters)
+    "sunya": 0, "shuny": 0, "chhah": 6, "chah": 6, "chhe": 6, "che": 6, "athhara": 18, "atharah": 18,
+    "unnees": 19, "unnis": 19, "unis": 19, "bis": 20, "tais": 23, "teyis": 23, "tyeis": 23, "pacchis": 25,
+    "chhabis": 26, "chabbis": 26, "sattais": 27, "athais": 28, "atthais": 28, "unatis": 29, "ikatis": 31,
+    "battis": 32, "taintis": 33, "chautis": 34, "pentis": 35, "chattis": 36, "saintis": 37, "adtis": 38,
+    "artis": 38, "chalis": 40, "paintalis": 45, "pachas": 50, "pachpan": 55, "sath": 60, "sattar": 70,
+    "assi": 80, "nabbe": 90, "nabe": 90, "navve": 90, "चोबीस": 24, "चौबिस": 24, "chobis": 24, "chobbis": 24,
+    "पाच": 5, "pach": 5, "paach": 5,
 }  # fmt: skip
 
 ENGLISH_UNITS: dict[str, int] = {
@@ -61,19 +72,27 @@ ENGLISH_TENS: dict[str, int] = {
     "eighty": 80, "ninety": 90,
 }  # fmt: skip
 
-HUNDRED_WORDS = ("सौ", "hundred", "sau")
+HUNDRED_WORDS = ("सौ", "hundred", "sau", "sow")
 BIG_WORDS: dict[str, int] = {
-    "हजार": 1_000, "thousand": 1_000, "hazar": 1_000, "hazaar": 1_000, "hajar": 1_000, "k": 1_000,
+    "हजार": 1_000, "thousand": 1_000, "hazar": 1_000, "hazaar": 1_000, "hajar": 1_000, "hajaar": 1_000,
+    "hazzar": 1_000, "k": 1_000, "thousands": 1_000,
     "लाख": 100_000, "lakh": 100_000, "lakhs": 100_000, "lac": 100_000, "lacs": 100_000, "lakh's": 100_000,
-    "करोड": 10_000_000, "crore": 10_000_000, "crores": 10_000_000, "cr": 10_000_000, "million": 1_000_000,
+    "lakha": 100_000, "करोड": 10_000_000, "crore": 10_000_000, "crores": 10_000_000, "cr": 10_000_000,
+    "karod": 10_000_000, "karor": 10_000_000, "million": 1_000_000,
 }  # fmt: skip
 # साढ़े X = X + 1/2, सवा X = X + 1/4, पौने X = X - 1/4 (of whatever multiplier follows).
-FRACTION_MODIFIERS: dict[str, float] = {"साढे": 0.5, "सवा": 0.25, "पौने": -0.25, "पौन": -0.25}
-FRACTION_UNITS: dict[str, float] = {"डेढ": 1.5, "डेढ़": 1.5, "ढाई": 2.5, "अढाई": 2.5, "dedh": 1.5, "dhai": 2.5}
+FRACTION_MODIFIERS: dict[str, float] = {
+    "साढे": 0.5, "सवा": 0.25, "पौने": -0.25, "पौन": -0.25, "saade": 0.5, "sade": 0.5, "saadhe": 0.5,
+    "sadhe": 0.5, "sawa": 0.25, "sava": 0.25, "paune": -0.25, "pone": -0.25,
+}  # fmt: skip
+FRACTION_UNITS: dict[str, float] = {
+    "डेढ": 1.5, "डेढ़": 1.5, "ढाई": 2.5, "अढाई": 2.5, "dedh": 1.5, "derh": 1.5, "dhai": 2.5,
+    "dhaai": 2.5, "adhai": 2.5,
+}  # fmt: skip
 RANGE_WORDS = ("से", "या", "to", "or", "se", "ya")
 CURRENCY_WORDS = (
     "₹", "रुपये", "रुपए", "रूपये", "रूपए", "रुपया", "रूपया", "रुपयों", "rupees", "rupee", "rupaye", "rupaiye",
-    "rs", "inr",
+    "rs", "inr", "rupye", "rupay", "rupiya", "rupaiya", "rupya", "rupe", "rupaiya",
 )  # fmt: skip
 # Words after a bare number that make it a measure, not money (for the ceiling guard's shorthand check).
 MEASURE_WORDS = (
@@ -81,43 +100,47 @@ MEASURE_WORDS = (
     "day", "days", "घंटे", "घंटा", "hour", "hours", "बजे", "baje", "तारीख", "तारीक", "पहिया", "चक्का", "wheel",
     "wheeler", "गाड़ी", "गाडी", "गाड़ियां", "गाडियां", "km", "किलोमीटर", "मिनट", "minute", "minutes", "मीटर",
     "नंबर", "सितंबर", "अक्टूबर", "नवंबर", "दिसंबर", "जनवरी", "फरवरी", "मार्च", "अप्रैल", "मई", "जून", "जुलाई",
-    "अगस्त", "बजकर", "पैलेट", "बोरी", "बोरे", "ट्रक", "truck", "trucks", "वाली", "वाला",
+    "अगस्त", "बजकर", "पैलेट", "बोरी", "बोरे", "ट्रक", "truck", "trucks", "वाली", "वाला", "साल", "saal", "year",
+    "years", "महीने", "महीना", "month", "months", "हफ्ते", "week", "बार", "baar", "times", "लोग", "log", "आदमी",
+    "प्रतिशत", "percent", "परसेंट", "टायर", "tyre", "tire", "gaadi", "gadi", "gaadiyan", "din", "ghante", "ghanta",
+    "minute", "mint", "tarikh", "number", "नम्बर", "quintal", "क्विंटल", "kilometer", "kilometre", "kms", "मिनिट",
+    "फुट", "feet", "meter", "metre", "piece", "पीस", "डिब्बे", "कार्टन", "carton", "cartons",
 )  # fmt: skip
 
 
 def _table() -> dict[str, tuple[str, float]]:
     table: dict[str, tuple[str, float]] = {}
     for value, word in enumerate(HINDI_UNITS):
-        table[normalize(word)] = ("unit", float(value))
+        table[key(word)] = ("unit", float(value))
     for word, value in HINDI_VARIANTS.items():
-        table.setdefault(normalize(word), ("unit", float(value)))
+        table.setdefault(key(word), ("unit", float(value)))
     for word, value in ENGLISH_UNITS.items():
-        table[word] = ("en_unit", float(value))
+        table[key(word)] = ("en_unit", float(value))
     for word, value in ENGLISH_TENS.items():
-        table[word] = ("en_tens", float(value))
+        table[key(word)] = ("en_tens", float(value))
     for word in HUNDRED_WORDS:
-        table[normalize(word)] = ("hundred", 100.0)
+        table[key(word)] = ("hundred", 100.0)
     for word, value in BIG_WORDS.items():
-        table[normalize(word)] = ("big", float(value))
-    for word, value in FRACTION_MODIFIERS.items():
-        table[normalize(word)] = ("frac_mod", value)
-    for word, value in FRACTION_UNITS.items():
-        table[normalize(word)] = ("unit", value)
+        table[key(word)] = ("big", float(value))
+    for word, fraction in FRACTION_MODIFIERS.items():
+        table[key(word)] = ("frac_mod", fraction)
+    for word, fraction in FRACTION_UNITS.items():
+        table[key(word)] = ("unit", fraction)
     for word in RANGE_WORDS:
-        table[normalize(word)] = ("range", 0.0)
+        table[key(word)] = ("range", 0.0)
     for word in CURRENCY_WORDS:
-        table[normalize(word)] = ("currency", 0.0)
+        table[key(word)] = ("currency", 0.0)
     return table
 
 
 WORDS: dict[str, tuple[str, float]] = _table()
-MEASURES: frozenset[str] = frozenset(normalize(w) for w in MEASURE_WORDS)
+MEASURES: frozenset[str] = frozenset(key(w) for w in MEASURE_WORDS)
 
 
 @dataclass(frozen=True)
 class Token:
     """One token of normalised text: `kind` is num, unit, en_unit, en_tens, hundred, big, frac_mod, range,
-    dash, currency, question, or word (anything else)."""
+    dash, currency, question, or word (anything else); `text` is the word's spelling key (digits as written)."""
 
     kind: str
     value: float
@@ -172,7 +195,7 @@ def tokenize(text: str) -> list[Token]:
             value = _num_value(m.group("num"))
             out.append(Token("num" if value is not None else "word", value or 0.0, m.group("num"), s, e))
         elif m.group("word"):
-            word = m.group("word")
+            word = key(m.group("word"))
             kind, value = WORDS.get(word, ("word", 0.0))
             out.append(Token(kind, value, word, s, e))
         elif m.group("dash"):

@@ -2,11 +2,16 @@
 
 Owns exactly the spec's arrows (seed 000, "The phases"): OPENING -> PITCHED on the right person; OPENING ->
 CLOSING on wrong number, voicemail, callback (abuse x2 is handled by the session for every phase); a figure
-goes through the ladder (at/under anchor -> SQUEEZED once; in range or over the ceiling -> PROBING, quote held);
-PROBING -> COUNTERED on a justification (one authorised figure), -> DEFERRED on a held over-ceiling quote, a new
-figure re-evaluates; SQUEEZED -> DEFERRED on anything but a lower figure (his quote); COUNTERED -> DEFERRED on
-yes (the concession) or LAST_ASK on no; LAST_ASK -> DEFERRED settling where he stands; DEFERRED -> CLOSING on an
-acknowledgement. `Ladder` is the state the transitions read and write. Pure: no I/O.
+goes through the ladder (at/under anchor -> SQUEEZED once; above it -> PROBING with the same ask-why line
+whether or not it is over the ceiling, quote held); PROBING -> COUNTERED on a justification (one authorised
+figure), -> DEFERRED on a held over-ceiling quote, a new figure re-evaluates, a question back about our rate
+gets one neutral line and the question again; SQUEEZED -> DEFERRED on anything but a lower figure (his quote);
+COUNTERED -> DEFERRED on yes (the concession) or LAST_ASK on no; LAST_ASK -> DEFERRED settling where he stands;
+DEFERRED -> CLOSING on an acknowledgement. A callback ends the call politely from any negotiating phase where
+the spec leaves room (OPENING, PITCHED, PROBING, COUNTERED). `decide` adds what a quote's reading asks for
+before the arrows: a per-ton/km quote gets the trip rate asked for, a phone number is noted. A quote held over
+the ceiling and a quote we take hear the same wind-down (`DEFER`). `Ladder` is the state the transitions read
+and write. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -16,8 +21,9 @@ from enum import Enum
 
 import policies.freight.lines as L
 from policies.freight.intents import Intent
-from policies.freight.ladder import ZONE_AT_OR_UNDER_ANCHOR, ZONE_OVER_CEILING, quote_zone
+from policies.freight.ladder import ZONE_AT_OR_UNDER_ANCHOR, quote_zone
 from policies.freight.load import Load
+from policies.freight.quotes import Quote
 
 
 class Phase(Enum):
@@ -52,6 +58,7 @@ DISPOSITIONS = (DEAL_AT_QUOTE, DEAL_AT_COUNTER, DEFERRED_OVER_CEILING, WRONG_NUM
 MAX_PROBES = 2  # "why so high?" at most twice per call; a third figure in range goes straight to the counter
 MAX_OPENING_UNCLEAR = 1  # unclear answers to "is this <vendor>?" before she pitches anyway
 MAX_DEFERRED_EXTRA = 2  # non-acknowledgements after the wind-down before the goodbye anyway
+MAX_PROBE_QUESTIONS = 1  # questions back ("आप कितना दोगे?") answered with the neutral line before the counter
 
 
 @dataclass
@@ -77,6 +84,7 @@ class Ladder:
     countered: bool = False
     probes: int = 0
     probe_acks: int = 0
+    probe_questions: int = 0
     opening_unclear: int = 0
     deferred_extra: int = 0
 
@@ -89,10 +97,10 @@ def _settle(lad: Ladder, quote: int) -> Move:
     """DEFERRED where he stands: his quote (or our counter when that is what he stands on)."""
     lad.quote = quote
     if quote > lad.load.ceiling:
-        return Move(L.DEFERRED_OVER, Phase.DEFERRED, disposition=DEFERRED_OVER_CEILING)
+        return Move(L.DEFER, Phase.DEFERRED, disposition=DEFERRED_OVER_CEILING)
     if lad.countered and quote == lad.concession:
         return Move(L.DEAL_COUNTER, Phase.DEFERRED, figure=lad.concession, disposition=DEAL_AT_COUNTER)
-    return Move(L.DEAL_QUOTE, Phase.DEFERRED, disposition=DEAL_AT_QUOTE)
+    return Move(L.DEFER, Phase.DEFERRED, disposition=DEAL_AT_QUOTE)
 
 
 def evaluate_quote(lad: Ladder, quote: int) -> Move:
@@ -107,15 +115,15 @@ def evaluate_quote(lad: Ladder, quote: int) -> Move:
     if lad.probes >= MAX_PROBES:
         return justified(lad)
     lad.probes += 1
-    lad.probe_acks = 0
-    return Move(L.ASK_WHY_OVER if zone == ZONE_OVER_CEILING else L.ASK_WHY, Phase.PROBING)
+    lad.probe_acks = lad.probe_questions = 0
+    return Move(L.ASK_WHY, Phase.PROBING)  # the same words in range and over the ceiling: nothing to binary-search
 
 
 def justified(lad: Ladder) -> Move:
     """PROBING answered: counter once with the concession, or defer a held over-ceiling quote."""
     quote = lad.quote if lad.quote is not None else lad.load.ceiling + 1
     if quote > lad.load.ceiling:
-        return Move(L.DEFERRED_OVER, Phase.DEFERRED, disposition=DEFERRED_OVER_CEILING)
+        return Move(L.DEFER, Phase.DEFERRED, disposition=DEFERRED_OVER_CEILING)
     if quote <= lad.concession:  # our one figure would be more than he asked: take his quote
         return _settle(lad, quote)
     lad.countered = True
@@ -125,12 +133,14 @@ def justified(lad: Ladder) -> Move:
 def opening(lad: Ladder, it: Intent, heard: int | None) -> Move:
     if it.voicemail:
         return _close(L.VOICEMAIL, VOICEMAIL)
-    if it.wrong_number or (it.no and not it.yes and not it.question):
+    if it.wrong_number:
         return _close(L.WRONG_NUMBER, WRONG_NUMBER)
     if it.hearing:
         return Move("", Phase.OPENING, repeat=True)
-    if it.callback and not it.question:
+    if it.callback:  # before "no": "नहीं, अभी बिज़ी हूं" puts the call off, it is no wrong number
         return _close(L.CALLBACK, CALLBACK)
+    if it.no and not it.yes and not it.question:
+        return _close(L.WRONG_NUMBER, WRONG_NUMBER)
     if it.farewell:
         return _close(L.DECLINED, DECLINED)
     if it.question or it.hello_only:
@@ -146,14 +156,14 @@ def opening(lad: Ladder, it: Intent, heard: int | None) -> Move:
 def pitched(lad: Ladder, it: Intent, heard: int | None) -> Move:
     if heard is not None:
         return evaluate_quote(lad, heard)
-    if it.our_rate:
-        return Move(L.OFFER_ANCHOR, Phase.PITCHED, figure=lad.load.anchor)
     if it.hearing:
         return Move("", Phase.PITCHED, repeat=True)
-    if it.question:
-        return Move(L.ANSWER, Phase.PITCHED)
     if it.callback:
         return _close(L.CALLBACK, CALLBACK)
+    if it.our_rate:
+        return Move(L.OFFER_ANCHOR, Phase.PITCHED, figure=lad.load.anchor)
+    if it.question:
+        return Move(L.ANSWER, Phase.PITCHED)
     if it.farewell or (it.no and not it.yes):
         return _close(L.DECLINED, DECLINED)
     return Move(L.ASK_RATE, Phase.PITCHED)
@@ -165,10 +175,15 @@ def probing(lad: Ladder, it: Intent, heard: int | None) -> Move:
         return evaluate_quote(lad, heard)  # PROBING -> PITCHED: the ladder re-evaluates
     if it.hearing:
         return Move("", Phase.PROBING, repeat=True)
-    if it.question and not it.our_rate:
-        return Move(L.ANSWER, Phase.PROBING)
     if it.callback:
         return _close(L.CALLBACK, CALLBACK)
+    if it.our_rate and heard is None:  # a question back is no justification: no counter yet, no figure named
+        lad.probe_questions += 1
+        if lad.probe_questions <= MAX_PROBE_QUESTIONS:
+            return Move(L.PROBE_NEUTRAL, Phase.PROBING)
+        return justified(lad)
+    if it.question:
+        return Move(L.ANSWER, Phase.PROBING)
     if it.farewell:
         return _close(L.FAREWELL, NO_DEAL, "vendor_farewell")
     if it.bare_ack and heard is None:
@@ -194,12 +209,12 @@ def countered(lad: Ladder, it: Intent, heard: int | None) -> Move:
             return _settle(lad, heard)
         lad.quote = heard
         return Move(L.LAST_ASK, Phase.LAST_ASK)
+    if it.callback:  # "हां, सोच कर बताता हूं" is no yes to the counter
+        return _close(L.CALLBACK, CALLBACK)
     if it.hearing or it.question or it.our_rate:
         return Move(L.COUNTER, Phase.COUNTERED, figure=lad.concession)
     if it.yes:
         return _settle(lad, lad.concession)
-    if it.callback:
-        return _close(L.CALLBACK, CALLBACK)
     if it.farewell:
         return _close(L.FAREWELL, NO_DEAL, "vendor_farewell")
     return Move(L.LAST_ASK, Phase.LAST_ASK)
@@ -227,6 +242,22 @@ def deferred(lad: Ladder, it: Intent, heard: int | None, disposition: str | None
     if lad.deferred_extra > MAX_DEFERRED_EXTRA:
         return Move(L.GOODBYE, Phase.CLOSING, hang_up_reason=reason)
     return Move(L.ANSWER if it.question else L.DEFERRED_HOLD, Phase.DEFERRED)
+
+
+TRIP_RATE_PHASES = frozenset({Phase.PITCHED, Phase.PROBING, Phase.SQUEEZED, Phase.COUNTERED, Phase.LAST_ASK})
+
+
+def decide(phase: Phase, lad: Ladder, it: Intent, quote: Quote) -> Move:
+    """The move for one turn in `phase` (not DEFERRED): what the quote's reading asks for, else the arrows."""
+    leaving = it.callback or it.farewell or it.hearing
+    if quote.rate is None and phase in TRIP_RATE_PHASES and not leaving:
+        if quote.per_unit:  # "पंद्रह सौ रुपये टन" is no trip rate: ask for the whole trip
+            return Move(L.ASK_TRIP_RATE, phase)
+        if quote.phone and phase is Phase.PITCHED:
+            return Move(L.NUMBER_NOTED, phase)
+    if phase is Phase.OPENING and quote.per_unit:
+        return Move(L.PITCH, Phase.PITCHED)
+    return HANDLERS[phase](lad, it, quote.rate)
 
 
 HANDLERS = {

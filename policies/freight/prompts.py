@@ -3,7 +3,8 @@
 Owns `build_model_messages` (spec "what the model receives": for a non-money move the load brief in spoken
 forms, then the last three exchanges with figures stripped, what he just said, the brief for the move; for a
 money move no load brief; never a rupee figure, a threshold or the ceiling - the one figure she may voice is the
-literal token {rate}), `strip_figures`, and `check_model_output` (rejects any figure other than {rate}).
+literal token {rate}), `strip_figures`, and `check_model_output` (rejects any figure other than {rate}, and
+any budget/limit/maximum word).
 Pure: no I/O.
 """
 
@@ -36,10 +37,11 @@ MOVE_BRIEFS: dict[str, str] = {
     "and ask what he can do.",
     L.ASK_WHY: "He has just named his rate. Ask him, politely and briefly, why it is that high - what the rate is "
     "made of. Do not name any amount and do not agree yet.",
-    L.ASK_WHY_OVER: "His rate is far above what we can pay. Say it is a lot and ask why it is so high. Do not agree "
-    "and do not name any amount.",
     L.PROBE_AGAIN: "He did not explain his rate. Ask once more, gently, what it is based on (diesel, toll, an empty "
     "return). Do not name any amount.",
+    L.PROBE_NEUTRAL: "He asked what we would pay instead of explaining his rate. Do not answer with any amount and do "
+    "not talk about what we can pay; say politely that we will look at it once we understand his rate, and ask "
+    "again what it is based on (diesel, toll, an empty return).",
     L.SQUEEZE: "His rate is reasonable. Ask him, once, whether he can come down a little more. Do not name any amount.",
     L.COUNTER: "He explained his rate. Offer our figure, written exactly as the token {rate}, and ask him to agree.",
     L.LAST_ASK: "He refused our figure. Ask one last time, warmly, whether he can reduce a little. Name no amount "
@@ -48,9 +50,8 @@ MOVE_BRIEFS: dict[str, str] = {
     "team will confirm. Then return to this question: ",
     L.DEAL_COUNTER: "He accepted our figure. Confirm the deal at {rate} (write the token exactly) and say the team "
     "will confirm and call him about the vehicle details.",
-    L.DEAL_QUOTE: "We accept his rate. Confirm warmly without naming any amount; say the team will confirm and call.",
-    L.DEFERRED_OVER: "His rate is above our budget. Say a senior will decide and call him back. Do not accept and do "
-    "not name any amount.",
+    L.DEFER: "His rate goes to the team. Say warmly that you have noted his rate and the team will confirm and call "
+    "him. Name no amount, do not promise and do not refuse anything.",
     L.GOODBYE: "The call is done. Thank him and say goodbye in one short sentence.",
 }
 
@@ -134,6 +135,8 @@ def check_model_output(text: Any, move: str) -> str | None:
         return "foreign_figure"
     if not _DEVANAGARI_LETTER.search(rest):
         return "not_hindi"
+    if L.limit_words(rest):
+        return "limit_word"
     return None
 
 

@@ -1,5 +1,7 @@
 """`dialogue-self-test` and `doctor` for the freight policy: scripted calls walking every arrow of the phase
-diagram, hear_rate cases, the ceiling guard, and checks of the shipped sample load.
+diagram, hear_rate cases, the ceiling guard, how vendors are understood (selftest_understanding.py: the ceiling
+never in wording, callbacks, figures as said, a question back while probing), and checks of the shipped sample
+load.
 
 Owns `ARROW_SCRIPTS` (also used by the tests), `run_script`, `self_test_cases` and `doctor_checks`. Pure except
 that `doctor_checks` reads etc/loads/sample.json through `load_from_file`.
@@ -13,9 +15,11 @@ from typing import Any
 
 import policies.freight.lines as L
 from ai_operator.dialogue import CheckResult, SelfTestCase, SelfTestResult
-from policies.freight.figures import hear_rate, say_rate
+from policies.freight.figures import say_rate
 from policies.freight.ladder import ceiling_leaks, concession_for
 from policies.freight.load import Load, LoadError, load_from_file
+from policies.freight.quotes import hear_rate
+from policies.freight.selftest_understanding import understanding_cases
 from policies.freight.session import FreightSession
 
 SAMPLE_LOAD_PATH = Path(__file__).resolve().parents[2] / "etc" / "loads" / "sample.json"
@@ -178,7 +182,7 @@ def self_test_cases() -> list[SelfTestCase]:
     cases = [_script_case(name, steps) for name, steps in ARROW_SCRIPTS.items()]
     cases.append(_case("freight:hear_rate", _hear_cases))
     cases.append(_case("freight:ceiling_guard", _ceiling_guard))
-    return cases
+    return cases + understanding_cases()
 
 
 def doctor_checks() -> list[CheckResult]:

@@ -1,37 +1,54 @@
 """`FreightSession`: one call of Ori negotiating one load, as a `PolicySession`.
 
 Owns the event handling around the phase machine (phases.py): abuse strikes, silence and hearing problems,
-DTMF, the model round trip (a `ModelTurn` whose answer must pass `check_model_output`, with `{rate}` spoken
-by `say_rate` afterwards), the ceiling guard on every line that leaves, the exchange history for the model,
+DTMF, reading each turn (quotes.hear_quote with the anchor's scale while a rate is awaited, intents.classify,
+and with a model configured a constrained classification of a turn the rules could not read, constrained.py),
+the model round trip (a `ModelTurn` whose answer must pass `check_model_output`, with `{rate}` spoken
+by `say_rate` afterwards), the ceiling guard on every model line, the exchange history for the model,
 and the disposition kept for the session record. Pure: no I/O.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 import policies.freight.lines as L
 from ai_operator.dialogue import ModelTurn, Reply, ToolCall
-from policies.freight.figures import hear_rate, say_rate
-from policies.freight.intents import classify
+from policies.freight.constrained import LABELS, classification_turn, read_label
+from policies.freight.constrained import PURPOSE as LABEL_PURPOSE
+from policies.freight.constrained import apply as apply_label
+from policies.freight.figures import say_rate
+from policies.freight.intents import Intent, classify
 from policies.freight.intents import utterance_may_continue as _may_continue
 from policies.freight.ladder import ceiling_leaks, concession_for
 from policies.freight.load import Load
+from policies.freight.numerals import tokenize
 from policies.freight.phases import (
     ABUSE,
     CALLER_HUNG_UP,
     ENDED_BY_PREFIX,
-    HANDLERS,
     NO_RESPONSE,
+    TRIP_RATE_PHASES,
     Ladder,
     Move,
     Phase,
+    decide,
     deferred,
 )
 from policies.freight.prompts import build_model_messages, check_model_output
+from policies.freight.quotes import Quote, hear_quote, hear_rate
 
 LANGUAGE = "hi"
+
+
+@lru_cache(maxsize=1024)
+def _voiced_figure(line: str) -> int | None:
+    """The rate her own line voices (read back to check it); her lines repeat, so this is cached."""
+    return hear_rate(line)
+
+
 DEFAULT_HOLD_S = 1.5
 MAX_ABUSE_STRIKES = 2
 MAX_SILENCE_PROMPTS = 1  # re-prompts before the give-up line
@@ -55,6 +72,7 @@ class FreightSession:
         self.offered_rate: int | None = None
         self.offered: list[int] = []  # every figure she voiced, in order (anchor and/or the one concession)
         self.history: list[tuple[str, str]] = []  # (vendor said, Ori said)
+        self.moves: list[str] = []  # every move decided, in order ("" for a repeat), for tests and records
         self.tool_calls: list[ToolCall] = []
         self.guard_hits = 0  # lines the ceiling guard had to replace (0 unless something upstream is wrong)
         self.abuse_strikes = 0
@@ -63,6 +81,7 @@ class FreightSession:
         self._spoken = load.spoken()
         self._last: tuple[str, int | None] | None = None  # last line spoken and the figure in it
         self._pending: tuple[Move, str, str] | None = None  # move, vendor utterance, fallback line
+        self._classifying: tuple[str, Quote, Intent] | None = None  # an unread turn the model is labelling
 
     @property
     def concession(self) -> int:
@@ -83,9 +102,12 @@ class FreightSession:
         if self.phase is Phase.CLOSING:
             return self._silent()
         self.silences = 0
-        heard = hear_rate(text)
+        # A bare "पच्चीस" is shorthand for 25,000 only while a rate is awaited; its scale comes from the anchor.
+        tokens = tokenize(text)  # read once, for the figures and the words
+        quote = hear_quote(text, anchor=self.load.anchor if self.phase in TRIP_RATE_PHASES else None, tokens=tokens)
+        heard = quote.rate
         self._turn(heard)
-        it = classify(text)
+        it = classify(text, tokens)
         if it.abuse:
             self.abuse_strikes += 1
             if self.abuse_strikes >= MAX_ABUSE_STRIKES:  # a disposition already decided (a deal) is kept
@@ -93,8 +115,10 @@ class FreightSession:
             return self._emit(Move(L.ABUSE_WARNING, self.phase), text, allow_model=False)
         if self.phase is Phase.DEFERRED:
             move = deferred(self.ladder, it, heard, self.disposition)
+        elif self._ask_model_to_label(it, quote):
+            return self._classify(text, quote, it)
         else:
-            move = HANDLERS[self.phase](self.ladder, it, heard)
+            move = decide(self.phase, self.ladder, it, quote)
         return self._emit(move, text)
 
     def on_dtmf(self, digit: str) -> Reply:
@@ -132,6 +156,8 @@ class FreightSession:
                      fields=self._fields())
 
     def on_effect_result(self, result: Any) -> Reply:
+        if self._classifying is not None:
+            return self._labelled(result)
         if self._pending is None:
             return self._silent()
         move, utterance, fallback = self._pending
@@ -162,12 +188,38 @@ class FreightSession:
         if self.disposition is None:
             self.disposition = CALLER_HUNG_UP if ended_by == "caller" else f"{ENDED_BY_PREFIX}{ended_by}"
         self.phase = Phase.CLOSING
-        self._pending = None
+        self._pending = self._classifying = None
 
     def snapshot(self) -> dict[str, Any]:
         return self._fields()
 
     # -- internals --------------------------------------------------------------------------------
+    def _ask_model_to_label(self, it: Intent, quote: Quote) -> bool:
+        """An unread turn in a phase that would only ask again: worth a constrained classification."""
+        if not (self.model_available and it.unknown and self.phase.name in LABELS):
+            return False
+        return quote.rate is None and not quote.per_unit and not quote.phone
+
+    def _classify(self, text: str, quote: Quote, it: Intent) -> Reply:
+        self._classifying = (text, quote, it)
+        system, messages = classification_turn(self.phase.name, self._last[0] if self._last else "", text)
+        again = L.REASK_PERSON if self.phase is Phase.OPENING else L.ASK_RATE
+        effect = ModelTurn(system=system, messages=messages, fallback=self._canned(Move(again, self.phase)),
+                           purpose=LABEL_PURPOSE)  # fmt: skip
+        return Reply(text=None, language=LANGUAGE, effect=effect, fields=self._fields())
+
+    def _labelled(self, result: Any) -> Reply:
+        """The model's label checked against the schema's values; no label reads the turn as the rules did."""
+        assert self._classifying is not None
+        text, quote, it = self._classifying
+        self._classifying = None
+        label = read_label(result, self.phase.name)
+        move = decide(self.phase, self.ladder, apply_label(it, label), quote)
+        reply = self._emit(move, text)
+        if result is not None:
+            reply.notes.append(f"model labelled an unread turn: {label or f'rejected {str(result)[:60]!r}'}")
+        return reply
+
     def _turn(self, heard: int | None) -> None:
         self.heard_rate, self.offered_rate = heard, None
 
@@ -193,6 +245,7 @@ class FreightSession:
     def _emit(self, move: Move, utterance: str, *, allow_model: bool = True, record: bool = True) -> Reply:
         if move.repeat and self._last is not None:
             move.figure = self._last[1]
+        self.moves.append("" if move.repeat else move.move)
         self.phase = move.phase
         if move.disposition and self.disposition is None:
             self.disposition = move.disposition
@@ -209,11 +262,14 @@ class FreightSession:
 
     def _finish(self, move: Move, utterance: str, text: str, fallback: str, *, record: bool = True) -> Reply:
         notes: list[str] = []
-        if ceiling_leaks(text, self.load.ceiling):  # last guard: the ceiling never leaves the policy
+        # Last guard on a model's line: the ceiling never leaves the policy. Canned lines are not guarded: their
+        # only figure is the anchor or the concession, and a guard on them would make wording depend on the
+        # ceiling (a greeting changed for one ceiling is a leak of its own).
+        if text != fallback and ceiling_leaks(text, self.load.ceiling):
             notes.append(f"ceiling guard replaced the line of {move.move}")
             self.guard_hits += 1
-            text = fallback if not ceiling_leaks(fallback, self.load.ceiling) else L.CANNED[L.DEFERRED_HOLD]
-        figure = move.figure if move.figure is not None and hear_rate(text) == move.figure else None
+            text = fallback
+        figure = move.figure if move.figure is not None and _voiced_figure(text) == move.figure else None
         self.offered_rate = figure
         if figure is not None:
             self.offered.append(figure)

@@ -1,0 +1,58 @@
+"""Helpers for the freight understanding tests: a load, a started session, playing vendor turns through the real
+`FreightSession`, and running scripts through `ai-operator call --route freight --json --script`."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from ai_operator.dialogue import Reply
+from policies.freight import FreightSession, Load
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLE_ENV = REPO / "etc" / "ai-operator.env.example"
+
+LOAD = Load(
+    vendor_name="महेश", origin="इंदौर", destination="नागपुर", vehicle="बाईस फीट ट्रक", weight="12",
+    material="प्लास्टिक दाना", pickup="परसों सुबह", anchor=20_000, ceiling=26_000,
+)  # fmt: skip
+CONFIRM = "haan ji main mahesh bol raha hoon boliye"
+QUOTE = "pachees hazaar lagega"  # above the anchor, under the ceiling
+
+
+def load_with(**changes: Any) -> Load:
+    return dataclasses.replace(LOAD, **changes)
+
+
+def started(call_id: str = "nlu", load: Load = LOAD, *, model: bool = False) -> FreightSession:
+    session = FreightSession(call_id, load, model_available=model)
+    session.start()
+    return session
+
+
+def play(session: FreightSession, *utterances: str) -> Reply:
+    """Say `utterances` in turn (model turns answered with no model: the canned line); the last reply."""
+    reply = None
+    for u in utterances:
+        reply = session.on_utterance(u)
+        while reply.effect is not None:
+            reply = session.on_effect_result(None)
+    assert reply is not None
+    return reply
+
+
+def cli_call(tmp_path: Path, lines: list[str], *extra: str) -> list[dict[str, Any]]:
+    """Run one scripted freight call through the command line; one dict per turn (the greeting first)."""
+    script = tmp_path / "script.txt"
+    script.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    cmd = [sys.executable, "-m", "ai_operator", "call", "--route", "freight", "--env", str(EXAMPLE_ENV),
+           "--script", str(script), "--json", "--no-knowledge", *extra]  # fmt: skip
+    env = {**os.environ, "LOG_FORMAT": "json"}
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env, cwd=REPO)
+    assert res.returncode == 0, res.stderr
+    return [json.loads(line) for line in res.stdout.splitlines()]
