@@ -42,6 +42,7 @@ class ChatModelLike(Protocol):
         *,
         tools: Sequence[ToolSpec] = (),
         run_tool: Callable[[str, dict[str, Any]], Awaitable[str]] | None = None,
+        response_schema: Mapping[str, Any] | None = None,
     ) -> str: ...
 
 
@@ -145,7 +146,8 @@ class Conversation:
 
         t0 = time.perf_counter()
         try:
-            return await self.model.complete(effect.system, effect.messages, tools=effect.tools, run_tool=run_tool)
+            return await self.model.complete(effect.system, effect.messages, tools=effect.tools, run_tool=run_tool,
+                                             response_schema=effect.response_schema)
         except Exception as exc:
             self._log.warning("model_failed", purpose=effect.purpose, error=str(exc))
             outcome.errors.append(f"model: {exc}")

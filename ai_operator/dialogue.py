@@ -91,6 +91,9 @@ class ModelTurn:
     fallback: str
     tools: Sequence[ToolSpec] = ()
     purpose: str = ""  # short tag for logs and records, e.g. "answer", "probe", "goodbye"
+    # A constrained answer: the model must reply with one JSON object matching this schema (the policy still
+    # validates it and falls back when it does not).
+    response_schema: Mapping[str, Any] | None = None
 
 
 Effect = KnowledgeSearch | ModelTurn

@@ -171,3 +171,16 @@ async def test_tool_failure_is_told_to_the_model(server: FakeOpenAI) -> None:
     text = await model.complete("sys", USER, tools=specs_for(["search_knowledge_base"]), run_tool=broken)
     assert text == "Извините, база знаний недоступна."
     assert "failed (ConnectionError)" in chat_bodies(server)[1]["messages"][-1]["content"]
+
+
+async def test_a_response_schema_is_asked_for_as_structured_output(server: FakeOpenAI) -> None:
+    schema = {"type": "object", "properties": {"label": {"type": "string", "enum": ["yes", "no"]}},
+              "required": ["label"], "additionalProperties": False}
+    server.chat_script = [{"content": '{"label": "yes"}'}]
+    model = ChatModel(api_key=KEY, base_url=server.base_url, model="gpt-4o-mini", timeout_s=6)
+    assert await model.complete("label it", USER, response_schema=schema) == '{"label": "yes"}'
+    sent = chat_bodies(server)[0]["response_format"]
+    assert sent == {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema, "strict": True}}
+    server.chat_script = [{"content": "plain"}]
+    await model.complete("sys", USER)
+    assert "response_format" not in chat_bodies(server)[1]

@@ -70,14 +70,16 @@ class ChatModel:
         *,
         tools: Sequence[ToolSpec] = (),
         run_tool: RunTool | None = None,
+        response_schema: Mapping[str, Any] | None = None,
     ) -> str:
-        """The model's final text after at most `max_tool_rounds` rounds of tool calls."""
+        """The model's final text after at most `max_tool_rounds` rounds of tool calls; with `response_schema`
+        the answer is asked for as one JSON object of that schema (structured output)."""
         schemas = [spec.as_openai() for spec in {t.name: t for t in tools}.values()]
         convo: list[dict[str, Any]] = [{"role": "system", "content": system}, *(dict(m) for m in messages)]
         deadline = time.monotonic() + self.total_timeout_s
         for round_no in range(self.max_tool_rounds + 1):
             last_round = round_no == self.max_tool_rounds
-            message = await self._ask(convo, schemas, deadline, force_text=last_round)
+            message = await self._ask(convo, schemas, deadline, force_text=last_round, response_schema=response_schema)
             calls = message.tool_calls or []
             if not calls:
                 text = (message.content or "").strip()
@@ -106,12 +108,23 @@ class ChatModel:
         raise self._fail(f"still calling tools after {self.max_tool_rounds} tool rounds")
 
     async def _ask(
-        self, convo: list[dict[str, Any]], schemas: list[dict[str, Any]], deadline: float, *, force_text: bool
+        self,
+        convo: list[dict[str, Any]],
+        schemas: list[dict[str, Any]],
+        deadline: float,
+        *,
+        force_text: bool,
+        response_schema: Mapping[str, Any] | None = None,
     ) -> Any:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             raise self._fail("timeout (total time for this turn used up)")
         kwargs: dict[str, Any] = {"model": self.model, "messages": convo}
+        if response_schema is not None:
+            kwargs["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "answer", "schema": dict(response_schema), "strict": True},
+            }
         if schemas:
             kwargs["tools"] = schemas
             if force_text:

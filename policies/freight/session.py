@@ -19,6 +19,7 @@ from ai_operator.dialogue import ModelTurn, Reply, ToolCall
 from policies.freight.constrained import LABELS, classification_turn, read_label
 from policies.freight.constrained import PURPOSE as LABEL_PURPOSE
 from policies.freight.constrained import apply as apply_label
+from policies.freight.constrained import schema as label_schema
 from policies.freight.figures import say_rate
 from policies.freight.intents import Intent, classify
 from policies.freight.intents import utterance_may_continue as _may_continue
@@ -205,7 +206,7 @@ class FreightSession:
         system, messages = classification_turn(self.phase.name, self._last[0] if self._last else "", text)
         again = L.REASK_PERSON if self.phase is Phase.OPENING else L.ASK_RATE
         effect = ModelTurn(system=system, messages=messages, fallback=self._canned(Move(again, self.phase)),
-                           purpose=LABEL_PURPOSE)  # fmt: skip
+                           purpose=LABEL_PURPOSE, response_schema=label_schema(self.phase.name))  # fmt: skip
         return Reply(text=None, language=LANGUAGE, effect=effect, fields=self._fields())
 
     def _labelled(self, result: Any) -> Reply:
