@@ -79,8 +79,10 @@ class EchoReference:
         self._bot = _PowerRing(max(1, ECHO_WINDOW_MS // frame_ms))
         self._bot_size = max(1, ECHO_WINDOW_MS // frame_ms)
         self._caller = _PowerRing(max(1, CALLER_WINDOW_MS // frame_ms))
+        self._caller_size = max(1, CALLER_WINDOW_MS // frame_ms)
         self._margin = 10 ** (-margin_db / 10)
         self._last_slot: int | None = None
+        self._caller_slot: int | None = None
         self.margin_db = margin_db
 
     def _fill_to(self, slot: int) -> None:
@@ -102,7 +104,13 @@ class EchoReference:
     def note_caller_power(self, power: float, at: float) -> None:
         """A caller frame received at `at`; the bot reference decays to this time first (a bot frame due in the
         same slot may still come, so the last slot is left alone)."""
-        self._fill_to(int(at / self._frame_s) - 1)
+        slot = int(at / self._frame_s)
+        self._fill_to(slot - 1)
+        last = self._caller_slot
+        if last is not None and slot > last + 1:  # caller frames not measured meanwhile (the bot was quiet):
+            for _ in range(min(slot - last - 1, self._caller_size)):  # they are not in the smoothed level
+                self._caller.push(0.0)
+        self._caller_slot = slot if last is None else max(slot, last)
         self._caller.push(power)
 
     def bot_active(self, at: float) -> bool:

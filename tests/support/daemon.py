@@ -83,6 +83,8 @@ async def stage_for(base: DaemonBase, *, overrides: dict[str, Any] | None = None
 class Caller:
     """Wraps a SimCall: timestamps of the caller's speech frames and of the call's end, as the PBX saw them."""
 
+    last_voiced_index = 0  # set by tests that time the caller against a bot line
+
     def __init__(self, stage: Stage, sim: SimCall) -> None:
         self.stage = stage
         self.sim = sim
@@ -150,19 +152,24 @@ def trim_leading_silence(pcm: np.ndarray) -> np.ndarray:
     return pcm[loud[0] :] if loud.size else pcm
 
 
-async def synthesized_frames(tts: CachedTTS, text: str, language: str, policy: str = "operator") -> int:
-    """How many 20 ms frames `text` makes with the bot's TTS (the same cached audio the bot played, with the
-    silence around the line trimmed as the speaker does)."""
+async def bot_line_audio(tts: CachedTTS, text: str, language: str, policy: str = "operator") -> np.ndarray:
+    """The audio of a bot line as the bot plays it: the same cached TTS, voiced as the policy says, with the
+    silence around the line trimmed as the speaker does."""
     from ai_operator.media.trim import SilenceTrimmer
     from policies import load_policy
 
     trimmer = SilenceTrimmer()
-    total = 0
+    parts: list[np.ndarray] = []
     for part, voice in load_policy(policy).voice_segments(text, language):
         async for chunk in tts.stream(part, voice, cache=True):
-            total += len(trimmer.push(chunk))
-    total += len(trimmer.end())
-    return -(-total // FRAME_SAMPLES)
+            parts.append(trimmer.push(chunk))
+    parts.append(trimmer.end())
+    return np.concatenate(parts)
+
+
+async def synthesized_frames(tts: CachedTTS, text: str, language: str, policy: str = "operator") -> int:
+    """How many 20 ms frames the bot plays for `text`."""
+    return -(-len(await bot_line_audio(tts, text, language, policy)) // FRAME_SAMPLES)
 
 
 def runs(times: list[float], gap_s: float = 0.1) -> list[list[float]]:

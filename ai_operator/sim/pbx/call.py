@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ai_operator.media.codecs import FRAME_SAMPLES, get_codec
+from ai_operator.media.codecs import get_codec
+from ai_operator.media.frames import FRAME_S, FRAME_SAMPLES
 from ai_operator.media.rtp import RtpPacket
 
 if TYPE_CHECKING:
@@ -37,9 +38,9 @@ class SimCall:
         self.received: list[tuple[float, RtpPacket]] = []
         self.media_format: str | None = None  # the externalMedia format of the bridged channel
         self._speech: deque[np.ndarray] = deque()
-        self._echo: deque[np.ndarray] = deque()
+        self._echo: deque[tuple[float, np.ndarray]] = deque()
         self.echo_gain: float | None = None  # set (e.g. 0.1 for -20 dB) to feed the bot's audio back as line echo
-        self.echo_delay_frames = 3
+        self.echo_delay_s = 0.06
         self.speech_ended_at: float | None = None  # monotonic time the last queued speech frame was sent
         self._answered = asyncio.Event()
         self._media = asyncio.Event()
@@ -70,7 +71,7 @@ class SimCall:
 
     def next_frame(self) -> np.ndarray | None:
         """The next 20 ms of queued speech (with the line echo mixed in, when set), or None (silence)."""
-        echo = self._echo.popleft() if len(self._echo) > self.echo_delay_frames else None
+        echo = self._echo_due(time.monotonic())
         if not self._speech:
             return echo
         frame = self._speech.popleft()
@@ -81,6 +82,15 @@ class SimCall:
             frame = np.clip(frame.astype(np.int32) + echo, -32768, 32767).astype(np.int16)
         return frame
 
+    def _echo_due(self, now: float) -> np.ndarray | None:
+        """The echo frame due now: what the bot sent `echo_delay_s` ago (a line echo has a fixed delay)."""
+        echo = self._echo
+        while echo and echo[0][0] < now - self.echo_delay_s - FRAME_S:
+            echo.popleft()  # too old: the caller's side fell behind, the line did not
+        if echo and echo[0][0] <= now - self.echo_delay_s:
+            return echo.popleft()[1]
+        return None
+
     def heard(self, packet: RtpPacket) -> None:
         """A packet the daemon sent reached the caller (and, with `echo_gain`, comes back as line echo)."""
         self.received.append((time.monotonic(), packet))
@@ -88,7 +98,7 @@ class SimCall:
             codec = get_codec(self.media_format or "ulaw")
             if codec.accepts(packet.payload_type):
                 pcm = codec.decode(packet.payload).astype(np.float64) * self.echo_gain
-                self._echo.append(pcm.astype(np.int16))
+                self._echo.append((time.monotonic(), pcm.astype(np.int16)))
 
     @property
     def ended(self) -> bool:
