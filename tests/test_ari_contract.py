@@ -13,6 +13,7 @@ from ai_operator.ari import AriRestClient
 from ai_operator.sim.pbx import SimulatedPbx
 from tests.support.ari_contract import AriSpec
 from tests.support.events import EventCollector
+from tests.support.wait import eventually
 
 APP = "ai-operator"
 
@@ -36,7 +37,7 @@ async def _exercise_every_client_call(pbx: SimulatedPbx) -> tuple[list[dict], di
                 raw_events.append(json.loads(msg))
 
         task = asyncio.create_task(reader())
-        await asyncio.sleep(0.05)
+        await eventually(lambda: APP in pbx._clients, what="the events websocket subscribed")
         responses: dict[str, object] = {}
         call = await pbx.place_call("test")
         await client.answer(call.channel_id)
@@ -45,7 +46,8 @@ async def _exercise_every_client_call(pbx: SimulatedPbx) -> tuple[list[dict], di
             APP, "127.0.0.1:40002", "alaw", channel_id="em-2", encapsulation="rtp", transport="udp",
             connection_type="client", direction="both",
         )  # fmt: skip
-        await asyncio.sleep(0.1)
+        await eventually(lambda: sum(e["type"] == "StasisStart" for e in raw_events) >= 3,
+                         what="StasisStart of the call and both externalMedia channels")
         responses["externalMedia"] = ext
         responses["var"] = await client.get_channel_var(ext.id, "UNICASTRTP_LOCAL_PORT")
         bridge = await client.create_bridge(bridge_type="mixing", bridge_id="br-1", name="call-1")
@@ -75,7 +77,8 @@ async def _exercise_every_client_call(pbx: SimulatedPbx) -> tuple[list[dict], di
         responses["info"] = await client.asterisk_info()
         responses["application"] = await client.get_application(APP)
         responses["resources"] = await client.api_docs_resources()
-        await asyncio.sleep(0.1)
+        await eventually(lambda: any(e["type"] == "ChannelDestroyed" and e["channel"]["id"] == orig.channel_id
+                                     for e in raw_events), what="the originated channel's ChannelDestroyed")
         task.cancel()
     return raw_events, responses
 

@@ -4,7 +4,6 @@ our one concession, never the ceiling, and the call ends through CallEnd after t
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 
@@ -12,6 +11,7 @@ import pytest
 
 from policies.freight import ceiling_leaks
 from tests.support.daemon import Caller, stage_for
+from tests.support.wait import eventually
 
 LOAD = json.loads((Path(__file__).resolve().parents[1] / "etc/loads/sample.json").read_text())
 
@@ -28,7 +28,8 @@ async def test_freight_call_with_turn_boundary_hold_and_deal(daemon_base) -> Non
         # "तो मेरा rate लगभग" ... pause ... "छब्बीस हज़ार के आस पास": one turn, decided after the merge
         turns = caller.turns()
         await caller.say("तो मेरा rate लगभग", "hi")
-        await asyncio.sleep(0.6)  # his pause: the fragment is transcribed and held, nothing is said
+        call = stage.call_of(caller.sim)  # his pause: the fragment is transcribed and held, nothing is said
+        await eventually(lambda: call.driver.pending == "तो मेरा rate लगभग", what="the fragment held")
         assert caller.turns() == turns
         await caller.say("छब्बीस हज़ार के आस पास", "hi")
         await caller.quiet(min_turns=turns + 1)

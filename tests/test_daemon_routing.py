@@ -8,6 +8,7 @@ import asyncio
 
 from policies.operator.catalog import say
 from tests.support.daemon import Caller, metric, stage_for
+from tests.support.wait import eventually
 
 REJECTED = "ai_operator_calls_rejected_total"
 
@@ -87,11 +88,7 @@ async def test_no_leaks_after_50_calls(daemon_base) -> None:
 
         async def one_call() -> str:
             caller = await Caller.place(stage)
-            for _ in range(100):  # until the greeting has started playing
-                if caller.sim.received:
-                    break
-                await asyncio.sleep(0.01)
-            assert caller.sim.received, "no greeting audio"
+            await eventually(lambda: caller.sim.received, what="the greeting's first frame")
             await caller.sim.hangup()
             record = await caller.record()
             return record["ended_by"]
@@ -100,10 +97,9 @@ async def test_no_leaks_after_50_calls(daemon_base) -> None:
         for _ in range(5):
             ended += await asyncio.gather(*(one_call() for _ in range(10)))
         assert ended == ["caller"] * 50
-        await asyncio.sleep(0.1)  # sockets close on the next loop pass
+        await eventually(lambda: svc.ports.in_use == 0, what="every RTP port back in the allocator")
         assert stage.pbx.counts() == {"channels": 0, "bridges": 0, "external_media": 0, "rtp_sockets": 0,
                                       "active_media": 0}
-        assert svc.ports.in_use == 0
         assert stage.daemon.manager.calls == {} and stage.daemon.manager.tasks == {}
         assert stage.daemon.manager.media_owner == {}
         assert svc.pacer.streams == 0

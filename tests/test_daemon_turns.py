@@ -4,26 +4,20 @@ STT timeout (the hearing-problem line, the call goes on).
 
 from __future__ import annotations
 
-import asyncio
-import time
-
 import pytest
 
 from policies.operator.catalog import say
 from tests.support.daemon import Caller, caller_pcm, runs, stage_for
 from tests.support.daemon import trim_leading_silence as trim
+from tests.support.wait import eventually
 
 BARGE_IN_MS = 200
 FLUSH_BUDGET_MS = 100
 COUGH_FRAMES = 5  # 100 ms of voice: under the barge-in threshold
 
 
-async def _wait_frames(caller: Caller, since: float, n: int, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while len(caller.frames_between(since)) < n:
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"the bot did not start speaking ({len(caller.frames_between(since))} frames)")
-        await asyncio.sleep(0.02)
+async def _wait_frames(caller: Caller, since: float, n: int) -> None:
+    await eventually(lambda: len(caller.frames_between(since)) >= n, what=f"{n} frames of the bot's answer")
 
 
 async def _ready_to_help(caller: Caller) -> None:
@@ -46,7 +40,7 @@ async def test_barge_in_flushes_within_budget_and_a_cough_does_not(daemon_base) 
         caller.sim.say(cough)
         await caller.sim.wait_said(timeout=5)
         cough_at = caller.speech_frames[n]
-        await asyncio.sleep(0.6)
+        await eventually(lambda: caller.frames_between(cough_at + 0.5), what="the answer still playing 0.5 s later")
         answer = caller.frames_between(asked)
         assert len(runs(answer)) == 1 and answer[-1] > cough_at + 0.5, "a 100 ms cough cut the bot"
 
@@ -105,7 +99,7 @@ async def test_stt_failure_and_timeout_say_the_hearing_problem_line_and_the_call
         await caller.say("Я живу в Караганде.")
         await caller.quiet(min_turns=4)
         fake.delay_s = 0.0
-        await asyncio.sleep(1.2)  # the timed-out requests have been answered (and ignored)
+        await eventually(lambda: fake.in_flight == 0, what="the timed-out requests answered (and ignored)")
         await caller.say("Я живу в Караганде.")
         await caller.quiet(min_turns=5)
         await caller.sim.hangup()

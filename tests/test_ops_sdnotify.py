@@ -11,6 +11,7 @@ import uuid
 import pytest
 
 from ai_operator.ops.sdnotify import Notifier, watchdog_loop
+from tests.support.wait import eventually
 
 
 def _receiver(address: str | bytes) -> socket.socket:
@@ -97,11 +98,12 @@ async def test_watchdog_loop_pings_only_while_healthy(path_socket):
     address, sock = path_socket
     sock.setblocking(False)
     n = Notifier.from_env({"NOTIFY_SOCKET": address, "WATCHDOG_USEC": "40000"})  # ping every 20 ms
-    healthy = True
-    task = asyncio.create_task(watchdog_loop(n, lambda: healthy))
-    await asyncio.sleep(0.1)
-    healthy = False
-    await asyncio.sleep(0.03)  # let a ping already in flight land
+    state = {"healthy": True, "checks_unhealthy": 0}
+
+    def healthy() -> bool:
+        if not state["healthy"]:
+            state["checks_unhealthy"] += 1
+        return bool(state["healthy"])
 
     def drain() -> int:
         count = 0
@@ -112,8 +114,13 @@ async def test_watchdog_loop_pings_only_while_healthy(path_socket):
             except BlockingIOError:
                 return count
 
-    assert drain() >= 3
-    await asyncio.sleep(0.1)
+    task = asyncio.create_task(watchdog_loop(n, healthy))
+    pings = [0]
+    await eventually(lambda: (pings.__setitem__(0, pings[0] + drain()) or pings[0] >= 3), what="three pings")
+    state["healthy"] = False
+    await eventually(lambda: state["checks_unhealthy"] >= 1, what="a check while unhealthy")
+    drain()  # pings sent before that check
+    await eventually(lambda: state["checks_unhealthy"] >= 4, what="three more checks while unhealthy")
     assert drain() == 0
     task.cancel()
     n.close()

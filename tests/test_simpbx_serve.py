@@ -10,6 +10,7 @@ import pytest
 
 from ai_operator.ari import AriAuthError, AriRestClient, AriUnavailable
 from ai_operator.sim.pbx import serve_forever
+from tests.support.wait import eventually
 
 
 async def test_serve_forever_serves_until_cancelled():
@@ -20,14 +21,14 @@ async def test_serve_forever_serves_until_cancelled():
     url = f"http://127.0.0.1:{port}/ari"
     try:
         async with AriRestClient(url, "demo", "demo-pass") as client:
-            info: dict = {}
-            for _ in range(100):
+            async def info() -> dict:
                 try:
-                    info = await client.asterisk_info()
-                    break
+                    return await client.asterisk_info()
                 except AriUnavailable:  # not listening yet
-                    await asyncio.sleep(0.02)
-            assert info.get("system", {}).get("version") == "22.10.1"
+                    return {}
+
+            answer = await eventually(info, what="ARI answering")
+            assert answer.get("system", {}).get("version") == "22.10.1"
         async with AriRestClient(url, "demo", "other") as client:
             with pytest.raises(AriAuthError):
                 await client.list_channels()

@@ -109,6 +109,17 @@ class FakeOpenAI:
         }
         self.requests.append(record)
         request[RECORD] = record
+        try:
+            return await self._answer(request, handler)
+        finally:
+            record["answered"] = time.monotonic()
+
+    @property
+    def in_flight(self) -> int:
+        """Requests received and not answered yet (e.g. still inside `delay_s`)."""
+        return sum(1 for r in self.requests if "answered" not in r)
+
+    async def _answer(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         if request.headers.get("Authorization", "") != f"Bearer {self.api_key}":
             return web.json_response(
                 error_body("Incorrect API key provided.", "invalid_request_error", "invalid_api_key"),
