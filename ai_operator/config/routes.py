@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ai_operator.config import values as v
+import ai_operator.config.values as v
 from ai_operator.config.schema import LLM_CHOICES, STT_CHOICES, TTS_CHOICES
 
 ROUTE_KEY_RE = re.compile(r"^ROUTE_([A-Z0-9]+)_([A-Z][A-Z0-9_]*)$")

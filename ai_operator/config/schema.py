@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ai_operator.config import values as v
+import ai_operator.config.values as v
 
 CODECS = ("ulaw", "alaw", "slin")
 STT_CHOICES = ("auto", "openai", "none")  # auto = openai when OPENAI_API_KEY is set

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ai_operator.media import g711
+import ai_operator.media.g711 as g711
 from ai_operator.media.frames import FRAME_SAMPLES
 
 PT_ULAW = 0

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 from aiohttp import BodyPartReader, web
 
-from ai_operator.sim import fake_content
+import ai_operator.sim.fake_content as fake_content
 from ai_operator.sim.fake_content import SPEECH_RATE, error_body
 from ai_operator.speech.wav import encode_wav
 

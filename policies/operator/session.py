@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import policies.operator.permissions as P
 from ai_operator.dialogue import KnowledgeSearch, Reply, ToolCall
-from policies.operator import permissions as P
 from policies.operator.catalog import bilingual, say
 from policies.operator.language import LANGUAGES, strict_language
 from policies.operator.machine import StateMachine
