@@ -15,7 +15,7 @@ EXACT_MAX_CHARS = 3  # shorter words are matched whole
 PREFIX_MIN_CHARS = 5
 SUFFIX_CUT = 4
 MAX_TERMS = 24
-MAX_SYNONYM_TERMS = 40
+MAX_SYNONYM_TERMS = 8
 
 _STOPWORDS_TEXT = """
     и в во на с со по к ко у о об от до за из для не ни а но или ли же бы то что как где когда какой какая какие

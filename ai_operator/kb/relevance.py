@@ -37,13 +37,15 @@ MIN_STEM = 4
 MIN_SHARED = 5  # plain words shorter than this match only whole
 STEM_TAIL = 2  # letters a plain word may have beyond a shared stem
 TITLE_BONUS = 0.25  # ordering only: the share of the question found in the title breaks near ties
+SYNONYMS_PER_SET = 2  # stems of a synonym set added to the full-text query (the first listed: the commonest)
 BROKEN = "broken"
 DROP = "_"
 
 _FOLD = str.maketrans({"ё": "е", "қ": "к", "ғ": "г", "ұ": "у", "ү": "у", "ө": "о", "ә": "а", "і": "и", "ң": "н",
                        "һ": "х", "ъ": "", "ь": ""})
 _NON_WORD = re.compile(r"[^\w]+|_", re.UNICODE)
-_ENDINGS = sorted(set(lexicon.ENDINGS.split()), key=len, reverse=True)
+_ENDINGS = frozenset(lexicon.ENDINGS.split())
+_LONGEST_ENDING = max(map(len, _ENDINGS))
 
 
 def fold(text: str) -> str:
@@ -54,9 +56,9 @@ def fold(text: str) -> str:
 def stem(word: str) -> str:
     """`word` without up to two inflectional endings (Russian or Kazakh), never shorter than `MIN_STEM`."""
     for _ in range(2):
-        for ending in _ENDINGS:
-            if word.endswith(ending) and len(word) - len(ending) >= MIN_STEM:
-                word = word[: -len(ending)]
+        for n in range(min(_LONGEST_ENDING, len(word) - MIN_STEM), 0, -1):
+            if word[-n:] in _ENDINGS:
+                word = word[:-n]
                 break
         else:
             break
@@ -95,6 +97,9 @@ def _build() -> tuple[frozenset[str], dict[str, tuple[tuple[str, ...], bool]], d
 
 
 _FILLERS, _INDEX, _WEIGHTS, _SURFACE, _PHRASES, _NEGATORS, _NEG_VERBS, _NEG_NOUNS = _build()
+_PHRASES_BY_FIRST: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+for _seq, _name in _PHRASES:
+    _PHRASES_BY_FIRST.setdefault(_seq[0], []).append((_seq, _name))
 
 
 def concepts_of(word: str) -> tuple[str, ...]:
@@ -136,16 +141,17 @@ def terms(text: str) -> list[Term]:
     words = _fold_words(text)
     out: dict[str, Term] = {}
     used = [False] * len(words)
-    for i in range(len(words)):  # phrases first
-        for seq, name in _PHRASES:
-            n = len(seq)
-            if i + n <= len(words) and not any(used[i : i + n]) and all(
-                    words[i + j].startswith(seq[j]) for j in range(n)):
-                for j in range(n):
-                    used[i + j] = True
-                for part in name.split("+"):
-                    if part != DROP:
-                        out.setdefault(part, _concept((part,)))
+    for i, first in enumerate(words):  # phrases first
+        for k in range(len(first), 1, -1):
+            for seq, name in _PHRASES_BY_FIRST.get(first[:k], ()):
+                n = len(seq)
+                if i + n <= len(words) and not any(used[i : i + n]) and all(
+                        words[i + j].startswith(seq[j]) for j in range(1, n)):
+                    for j in range(n):
+                        used[i + j] = True
+                    for part in name.split("+"):
+                        if part != DROP:
+                            out.setdefault(part, _concept((part,)))
     for i, word in enumerate(words):  # "не работает", "интернет жоқ", "нет сигнала": does not work
         if word not in _NEGATORS:
             continue
@@ -255,5 +261,5 @@ def synonym_stems(question: str) -> list[tuple[str, bool]]:
     for t in terms(question):
         for name in sorted(t.names):
             if _WEIGHTS[name] >= TOPIC_WEIGHT:
-                out.update(_SURFACE.get(name, {}))
+                out.update(list(_SURFACE.get(name, {}).items())[:SYNONYMS_PER_SET])
     return list(out.items())

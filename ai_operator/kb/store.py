@@ -36,7 +36,7 @@ KB_LOCK_KEY = 0x41494B42  # "AIKB": one ingestion at a time
 EMBED_BATCH = 128
 FALLBACK_LANGUAGES = {"kk": "ru"}  # asked language -> language searched when it has nothing good
 FALLBACK_MIN_SIMILARITY = 0.30  # below this (and no full-text match) the asked language's best is "not found"
-RERANK_POOL = 8  # entries per language fetched and re-ordered by relevance before the best `limit` are kept
+RERANK_POOL = 5  # entries per language fetched and re-ordered by relevance before the best `limit` are kept
 FALLBACK_MARGIN = 0.2  # a fallback entry this much more relevant wins over a passing entry in the asked language
 STRONG_SIMILARITY = 0.45  # a hit this close is kept even when the question has a word its language lacks
 TITLE_WEIGHT = 0.5
@@ -83,7 +83,7 @@ class KnowledgeBase:
         """(embedder name, dim) recorded with the data, or None before the first ingestion."""
         async with self.db.pool.connection() as conn:
             cur = await conn.execute("SELECT key, value FROM kb_meta WHERE key IN ('embedder', 'dim')")
-            rows = dict(await cur.fetchall())
+            rows: dict[str, str] = dict(await cur.fetchall())
         if "embedder" not in rows or "dim" not in rows:
             return None
         return rows["embedder"], int(rows["dim"])
@@ -208,7 +208,8 @@ class KnowledgeBase:
         """Give kb_chunks.embedding the embedder's dimension and an HNSW (cosine) index."""
         cur = await conn.execute(
             "SELECT atttypmod FROM pg_attribute WHERE attrelid = 'kb_chunks'::regclass AND attname = 'embedding'")
-        typmod = (await cur.fetchone())[0]
+        row = await cur.fetchone()
+        typmod = row[0] if row else None
         if typmod == dim:
             return
         await conn.execute("DELETE FROM kb_chunks")
@@ -259,9 +260,9 @@ class KnowledgeBase:
         """Entries and chunks per language and per region, plus the embedder and dimension in use."""
         async with self.db.pool.connection() as conn:
             cur = await conn.execute("SELECT language, count(*) FROM kb_entries GROUP BY language")
-            entries = dict(await cur.fetchall())
+            entries: dict[str, int] = dict(await cur.fetchall())
             cur = await conn.execute("SELECT language, count(*) FROM kb_chunks GROUP BY language")
-            chunks = dict(await cur.fetchall())
+            chunks: dict[str, int] = dict(await cur.fetchall())
             cur = await conn.execute(
                 "SELECT language, r, count(*) FROM kb_entries, unnest(regions) r GROUP BY 1, 2 ORDER BY 1, 2")
             regions: dict[str, dict[str, int]] = {}
