@@ -13,9 +13,9 @@ from ai_operator.dialogue import KnowledgeHit, KnowledgeSearch
 from ai_operator.kb.embeddings import HashEmbedder
 from ai_operator.kb.ingest import parse_kb_lines
 from ai_operator.kb.store import KnowledgeBase
-from policies import load_policy
 from policies.operator.selftest_support import session_in
 from policies.operator.states import State
+from tests.support.policies import operator_route, session
 
 SAMPLE = Path(__file__).resolve().parent.parent / "etc" / "kb" / "sample.jsonl"
 GATE = 0.6
@@ -156,8 +156,7 @@ async def kb(db) -> KnowledgeBase:
 
 
 async def conversation(kb: KnowledgeBase, language: str, region: str = "Астана") -> Conversation:
-    session = load_policy("operator").new_session("kb-gate", None, options={"handoff_available": True})
-    conv = Conversation(session, knowledge=kb)
+    conv = Conversation(session(operator_route(), "kb-gate"), knowledge=kb)
     await conv.start()
     await conv.utterance(language)
     out = await conv.utterance(region)
