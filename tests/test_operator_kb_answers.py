@@ -13,6 +13,7 @@ from ai_operator.dialogue import KnowledgeHit, KnowledgeSearch
 from ai_operator.kb.embeddings import HashEmbedder
 from ai_operator.kb.ingest import parse_kb_lines
 from ai_operator.kb.store import KnowledgeBase
+from policies import load_policy
 from policies.operator.selftest_support import session_in
 from policies.operator.states import State
 from tests.support.policies import operator_route, session
@@ -67,6 +68,8 @@ def test_kazakh_caller_hears_first_that_the_entry_is_only_in_russian() -> None:
     r = s.on_effect_result([hit("roaming", 0.9, fallback=True)])
     assert r.text.index("орыс тілінде ғана бар") < r.text.index("«Статья roaming» анықтамасы бойынша")
     assert r.fields["answer"] == "kb_fallback" and r.language == "kk"
+    voiced = load_policy("operator").voice_segments(r.text, r.language)
+    assert [v for _, v in voiced] == ["kk", "ru", "kk"] and voiced[1][0] == "Текст roaming. Ещё."
     own = asked("қазақша").on_effect_result([hit("kk-tariffs", 0.9, language="kk")])
     assert "орыс тілінде" not in own.text and own.fields["answer"] == "kb"
 

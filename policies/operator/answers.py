@@ -4,7 +4,8 @@ The knowledge base ranks its hits and gives each an absolute `relevance` with th
 (see ai_operator/kb/relevance.py). `knowledge_reply` applies the gate: the most relevant hit is read out only when
 it passes; otherwise the caller hears that there is no information on that and is offered a specialist, and the
 turn fields say `no_answer` with the best relevance found. A Kazakh caller answered from a Russian entry (the
-kk -> ru fallback) first hears, in Kazakh, that this information exists only in Russian.
+kk -> ru fallback) first hears, in Kazakh, that this information exists only in Russian; the entry follows on a
+line of its own, which `voicing.py` gives the Russian voice.
 
 `shorten` keeps at most `MAX_SENTENCES` whole sentences within `MAX_CHARS`; a first sentence that alone is too
 long is cut on a word boundary with an ellipsis.
@@ -75,9 +76,11 @@ def answer_from_hits(hits: Sequence[KnowledgeHit], language: str) -> str:
     """The spoken answer from the best of non-empty `hits` (gate not applied: see `knowledge_reply`):
     source-prefixed and shortened; a fallback entry is announced first, in the caller's language."""
     hit = best_hit(hits)
+    if hit.fallback:  # note and frame in the caller's language, the entry on its own line (voiced in its own)
+        frame = say("answer", language, source=spoken_source(hit), text="").rstrip()
+        note = say("fallback_note", language)
+        return f"{note} {frame}\n{shorten(hit.text)}\n{say('anything_else', language)}"
     text = say("answer", language, source=spoken_source(hit), text=shorten(hit.text))
-    if hit.fallback:
-        text = f"{say('fallback_note', language)} {text}"
     return f"{text} {say('anything_else', language)}"
 
 
