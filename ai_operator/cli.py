@@ -174,7 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
     ki.add_argument("file")
     ki.add_argument("--prune", action="store_true", help="remove entries whose id is not in the file")
     ki.add_argument("--reembed", action="store_true", help="re-embed every chunk (after changing the embedder)")
-    ks = kb.add_parser("search", help="hybrid search")
+    ks = kb.add_parser("search", help="hybrid search: hits with their relevance and whether it passes the gate")
     ks.add_argument("query")
     ks.add_argument("--language", required=True, choices=["ru", "kk"])
     ks.add_argument("--region", required=True, help="ISO 3166-2:KZ code, e.g. KZ-35")

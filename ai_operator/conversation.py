@@ -2,8 +2,10 @@
 
 Every event goes to the policy first. Only when the policy's reply carries an effect does anything else run:
 a knowledge-base search, or a model turn. A model's tool calls go back through `PolicySession.call_tool` before
-they run, so the gate stays in code whatever the model says. The outcome of one event is a `TurnOutcome`: the
-final reply, every tool decision made on the way, and the time spent in the policy, the KB and the model.
+they run, so the gate stays in code whatever the model says; a model is shown only the hits that pass the
+knowledge base's relevance gate (none at all: "[]"), so it cannot read out an article that does not answer.
+The outcome of one event is a `TurnOutcome`: the final reply, every tool decision made on the way, and the time
+spent in the policy, the KB and the model.
 """
 
 from __future__ import annotations
@@ -167,7 +169,7 @@ class Conversation:
             hits = await self._search(call.effect, outcome)
             if hits is None:
                 return json.dumps({"error": "no knowledge base configured"})
-            return json.dumps([_hit_for_model(h) for h in hits], ensure_ascii=False)
+            return json.dumps([_hit_for_model(h) for h in hits if h.relevant], ensure_ascii=False)
         return json.dumps({"ok": True, "result": call.result}, ensure_ascii=False, default=str)
 
 
@@ -179,4 +181,5 @@ def _hit_for_model(hit: KnowledgeHit) -> dict[str, Any]:
         "text": hit.text,
         "language": hit.language,
         "fallback": hit.fallback,
+        "relevance": hit.relevance,
     }

@@ -54,7 +54,12 @@ class ToolCall:
 
 @dataclass(frozen=True)
 class KnowledgeHit:
-    """One knowledge-base result with its citation."""
+    """One knowledge-base result with its citation.
+
+    `score` ranks hits within one search (rank fusion: it says which entry is nearest, not whether it answers).
+    `relevance` is absolute: the share of the question this entry covers, in [0, 1], and `gate` the threshold
+    below which the knowledge base does not know the answer (both set by the knowledge base; None from a source
+    that does not score, whose hits are taken as they are)."""
 
     entry_id: str
     title: str
@@ -63,6 +68,13 @@ class KnowledgeHit:
     score: float
     language: str
     fallback: bool = False  # found in another language than asked (kk -> ru)
+    relevance: float | None = None
+    gate: float | None = None
+
+    @property
+    def relevant(self) -> bool:
+        """Above the gate (or not scored at all)."""
+        return self.relevance is None or self.relevance >= (self.gate or 0.0)
 
 
 @dataclass(frozen=True)

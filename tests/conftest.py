@@ -35,3 +35,14 @@ def daemon_base() -> Iterator[DaemonBase]:
     finally:
         server.release()
         shutil.rmtree(base.state_dir, ignore_errors=True)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Figures a test measured (`record_property("report", line)`, e.g. the knowledge-base relevance gate's
+    precision and recall) are printed at the end of every run, whatever the verbosity."""
+    lines = [value for outcome in ("passed", "failed") for rep in terminalreporter.stats.get(outcome, [])
+             for name, value in getattr(rep, "user_properties", ()) if name == "report"]
+    if lines:
+        terminalreporter.write_sep("-", "measured")
+        for line in lines:
+            terminalreporter.write_line(str(line))

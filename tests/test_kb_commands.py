@@ -44,12 +44,18 @@ async def test_ingest_search_stats_commands(tmp_path: Path) -> None:
 
     out = io.StringIO()
     assert await kb_search(settings, "Роуминг за границей", "ru", "KZ-71", False, out) == 0
-    assert out.getvalue().startswith("1. Роуминг за границей (ru-mobile-roaming")
+    assert out.getvalue().startswith("1. Роуминг за границей (ru-mobile-roaming, ru, relevance 1.00 passes gate 0.60")
     assert "source: https://qazaqtelecom.example/ru/mobile/roaming" in out.getvalue()
     out = io.StringIO()
     assert await kb_search(settings, "Шетелде роуминг қанша тұрады?", "kk", "KZ-71", True, out) == 0
     hits = json.loads(out.getvalue())
     assert hits[0]["entry_id"] == "ru-mobile-roaming" and hits[0]["fallback"] is True
+    assert hits[0]["relevance"] >= hits[0]["gate"] == 0.6
+    out = io.StringIO()
+    assert await kb_search(settings, "ну какая погода завтра будет", "ru", "KZ-71", False, out) == 0
+    first, second = out.getvalue().splitlines()[:2]
+    assert first.startswith("no answer: the best hit's relevance 0.") and "below the gate 0.60" in first
+    assert "below gate 0.60" in second
     out = io.StringIO()
     assert await kb_search(settings, "x", "ru", "KZ-00", False, out) == 2 and "KZ-00" in out.getvalue()
 

@@ -89,7 +89,8 @@ async def test_search_russian_and_kazakh_in_region_with_citations(kb: KnowledgeB
     assert hits[0].title == "Сервисный центр в Павлодаре" and "Торайгырова" in hits[0].text
     assert hits[0].language == "ru" and not hits[0].fallback and hits[0].score > 0
     assert len(hits) == 3 and len({h.entry_id for h in hits}) == 3
-    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    assert hits[0].relevance == max(h.relevance for h in hits) and hits[0].relevant  # most relevant first
+    assert all(h.gate == hits[0].gate for h in hits)
     kk = await kb.search("Астанадағы сервистік орталық қайда орналасқан?", "kk", "KZ-71")
     assert kk[0].entry_id == "kk-centre-astana" and kk[0].language == "kk" and not kk[0].fallback
     assert kk[0].source.endswith("/kk/centres/astana")
@@ -134,6 +135,17 @@ async def test_bad_search_arguments_are_refused(kb: KnowledgeBase) -> None:
         await kb.search("x", "ru", "KZ-00")
     # no content words (a zero query vector, no text terms): nothing found, not an arbitrary entry
     assert await kb.search("и в на", "ru", "KZ-71") == []
+    # a question the knowledge base has no answer to still gets its nearest entries, none of them relevant
+    weather = await kb.search("какая погода завтра в астане", "ru", "KZ-71")
+    assert weather and not any(h.relevant for h in weather)
+
+
+async def test_an_entry_only_the_text_match_finds_reaches_the_reranking(kb: KnowledgeBase) -> None:
+    # "вернёте деньги" names the refund synonyms (перерасчёт); the compensation entry is found by them
+    hits = await kb.search("интернета не было двое суток вернёте деньги", "ru", "KZ-71")
+    assert hits[0].entry_id == "ru-outage-compensation" and hits[0].relevant
+    kk = await kb.search("шартты ұлыма қайта рәсімдегім келеді", "kk", "KZ-71")
+    assert kk[0].entry_id == "ru-contract-reissue" and kk[0].fallback and kk[0].relevant
 
 
 async def test_search_is_one_round_trip(tmp_path: Path) -> None:

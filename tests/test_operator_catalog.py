@@ -14,7 +14,7 @@ SEED_GREETING = (
 REQUIRED = [
     "language_prompt", "language_reask", "region_prompt", "region_clarify_almaty", "region_reask", "ready",
     "denial", "handoff", "no_handoff", "closing", "idle", "give_up", "not_heard", "no_knowledge",
-    "nothing_found", "answer", "fallback_note",
+    "no_answer", "no_answer_only", "offer_declined", "answer", "fallback_note",
 ]  # fmt: skip
 
 

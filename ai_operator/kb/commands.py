@@ -89,7 +89,8 @@ async def kb_ingest(settings: Any, path: str | Path, *, prune: bool, reembed: bo
 
 
 async def kb_search(settings: Any, query: str, language: str, region: str, as_json: bool, out: TextIO) -> int:
-    """Search and print the hits with their citations (or JSON)."""
+    """Search and print the hits, most relevant first, with their relevance, whether it passes the gate, and
+    their citations (or JSON with the same fields)."""
     if language not in LANGUAGES:
         print(f"kb search: --language must be one of {', '.join(LANGUAGES)}, got {language!r}", file=out)
         return EXIT_USAGE
@@ -105,9 +106,14 @@ async def kb_search(settings: Any, query: str, language: str, region: str, as_js
         return EXIT_OK
     if not hits:
         print("no results", file=out)
+    elif not hits[0].relevant:
+        print(f"no answer: the best hit's relevance {hits[0].relevance:.2f} is below the gate {hits[0].gate:.2f} "
+              "(the caller is offered a specialist)", file=out)
     for n, h in enumerate(hits, start=1):
         mark = " [fallback: answered in ru]" if h.fallback else ""
-        print(f"{n}. {h.title} ({h.entry_id}, {h.language}, score {h.score:.4f}){mark}", file=out)
+        gate = "passes" if h.relevant else "below"
+        print(f"{n}. {h.title} ({h.entry_id}, {h.language}, relevance {h.relevance:.2f} {gate} gate "
+              f"{h.gate:.2f}, rank score {h.score:.4f}){mark}", file=out)
         print(f"   {h.text}", file=out)
         print(f"   source: {h.source}", file=out)
     return EXIT_OK

@@ -2,7 +2,8 @@
 
 The `simple` configuration does no stemming, so content words become prefix terms cut before a typical
 Russian/Kazakh ending ("тарифы" -> 'тариф':*, "төлемді" -> 'төлем':*) and are OR-ed; question words and
-particles are dropped so that a match means a shared *topic* word.
+particles are dropped so that a match means a shared *topic* word. `synonym_patterns` adds the stems of the
+lexicon synonym sets the question names (relevance.py), so the text match also finds paraphrases.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ EXACT_MAX_CHARS = 3  # shorter words are matched whole
 PREFIX_MIN_CHARS = 5
 SUFFIX_CUT = 4
 MAX_TERMS = 24
+MAX_SYNONYM_TERMS = 8
 
 _STOPWORDS_TEXT = """
     и в во на с со по к ко у о об от до за из для не ни а но или ли же бы то что как где когда какой какая какие
@@ -55,3 +57,21 @@ def term_patterns(text: str) -> list[str]:
         if p not in patterns:
             patterns.append(p)
     return patterns
+
+
+def synonym_patterns(text: str, already: list[str] | None = None) -> list[str]:
+    """tsquery operands for the lexicon synonyms of the question's topics (relevance.synonym_stems), not in
+    `already`: a prefix for a stem, the whole word for a whole-word entry."""
+    from ai_operator.kb.relevance import synonym_stems
+
+    seen = set(already or ())
+    out: list[str] = []
+    for word, exact in synonym_stems(text):
+        clean = word.replace("'", "").replace("\\", "")
+        if not clean:
+            continue
+        p = f"'{clean}'" if exact or len(clean) <= EXACT_MAX_CHARS else f"'{clean}':*"
+        if p not in seen:
+            seen.add(p)
+            out.append(p)
+    return out[:MAX_SYNONYM_TERMS]

@@ -4,8 +4,9 @@ For the languages asked: the `VECTOR_CANDIDATES` nearest chunks by cosine distan
 full-text matches (GIN index, `simple` tsvector; at most `TEXT_MATCH_CAP` of them are ranked, so a very common
 word cannot make the query slow - the vector side still finds the close chunks) - both restricted to the
 region's entries plus national (`*`) ones - are fused by reciprocal rank fusion (score = sum of 1/(k + rank)),
-reduced to the best chunk of each entry, and the top `limit` entries of each language come back with their
-citation fields, the best cosine similarity and whether the full-text part matched, which query terms the chunk
+reduced to the best chunk of each entry, and the top `limit` entries of each language (plus those whose chunk is
+among the `limit` best full-text matches: an entry the vector side missed still reaches the relevance re-ranking)
+come back with their citation fields, the best cosine similarity and whether the full-text part matched, which query terms the chunk
 contains, and which query terms occur in any candidate chunk of each language (these three feed the kk -> ru
 fallback decision; the last only when a fallback language is asked, `df_terms` is empty otherwise).
 """
@@ -43,7 +44,8 @@ fts AS (
     WHERE f.rnk <= %(tk)s
 ),
 fused AS (
-    SELECT id, entry_id, language, sum(1.0 / (%(rrf_k)s + rnk)) AS score, max(sim) AS sim, bool_or(is_fts) AS fts
+    SELECT id, entry_id, language, sum(1.0 / (%(rrf_k)s + rnk)) AS score, max(sim) AS sim, bool_or(is_fts) AS fts,
+           min(rnk) FILTER (WHERE is_fts) AS fts_rnk
     FROM (
         SELECT id, entry_id, language, rnk, sim, false AS is_fts FROM vec
         UNION ALL
@@ -52,7 +54,7 @@ fused AS (
     GROUP BY id, entry_id, language
 ),
 best AS (
-    SELECT DISTINCT ON (entry_id) entry_id, id, language, score, sim, fts
+    SELECT DISTINCT ON (entry_id) entry_id, id, language, score, sim, fts, fts_rnk
     FROM fused ORDER BY entry_id, score DESC, id
 ),
 present AS (
@@ -69,14 +71,16 @@ SELECT r.entry_id, e.title, e.source, c.text, r.score::float8, r.language, r.sim
 FROM ranked r
 JOIN kb_chunks c ON c.id = r.id
 JOIN kb_entries e ON e.id = r.entry_id
-WHERE r.pos <= %(limit)s
+WHERE r.pos <= %(limit)s OR r.fts_rnk <= %(limit)s
 ORDER BY r.language, r.score DESC, r.entry_id
 """
 
 
 def search_params(embedding: object, terms: list[str], languages: list[str], regions: list[str],
-                  limit: int, *, presence: bool = False) -> dict[str, object]:
-    """`terms`: the tsquery operands of the query's content words (see query.py); OR-ed for the text match."""
-    return {"emb": embedding, "tsq": " | ".join(terms), "terms": terms, "df_terms": terms if presence else [],
+                  limit: int, *, presence: bool = False, synonyms: list[str] | None = None) -> dict[str, object]:
+    """`terms`: the tsquery operands of the query's content words (see query.py); OR-ed with `synonyms` (the
+    operands of their lexicon synonyms) for the text match. `matched`/`present` report `terms` only."""
+    return {"emb": embedding, "tsq": " | ".join([*terms, *(synonyms or [])]), "terms": terms,
+            "df_terms": terms if presence else [],
             "langs": languages, "regions": regions, "limit": limit,
             "vk": VECTOR_CANDIDATES, "cap": TEXT_MATCH_CAP, "tk": TEXT_CANDIDATES, "rrf_k": RRF_K}

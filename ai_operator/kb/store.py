@@ -24,7 +24,8 @@ from ai_operator.kb.ingest import (
     KBEntry,
     chunk_text,
 )
-from ai_operator.kb.query import term_patterns
+from ai_operator.kb.query import synonym_patterns, term_patterns
+from ai_operator.kb.relevance import RELEVANCE_GATE, relevance, unseen_words
 from ai_operator.kb.search_sql import SEARCH_SQL, search_params
 from ai_operator.logs import get_logger
 from ai_operator.storage.database import Database
@@ -35,6 +36,8 @@ KB_LOCK_KEY = 0x41494B42  # "AIKB": one ingestion at a time
 EMBED_BATCH = 128
 FALLBACK_LANGUAGES = {"kk": "ru"}  # asked language -> language searched when it has nothing good
 FALLBACK_MIN_SIMILARITY = 0.30  # below this (and no full-text match) the asked language's best is "not found"
+RERANK_POOL = 5  # entries per language fetched and re-ordered by relevance before the best `limit` are kept
+FALLBACK_MARGIN = 0.2  # a fallback entry this much more relevant wins over a passing entry in the asked language
 STRONG_SIMILARITY = 0.45  # a hit this close is kept even when the question has a word its language lacks
 TITLE_WEIGHT = 0.5
 HNSW_REBUILD_ROWS = 5000  # an ingestion writing this many chunks rebuilds the HNSW index instead
@@ -80,7 +83,7 @@ class KnowledgeBase:
         """(embedder name, dim) recorded with the data, or None before the first ingestion."""
         async with self.db.pool.connection() as conn:
             cur = await conn.execute("SELECT key, value FROM kb_meta WHERE key IN ('embedder', 'dim')")
-            rows = dict(await cur.fetchall())
+            rows: dict[str, str] = dict(await cur.fetchall())
         if "embedder" not in rows or "dim" not in rows:
             return None
         return rows["embedder"], int(rows["dim"])
@@ -205,7 +208,8 @@ class KnowledgeBase:
         """Give kb_chunks.embedding the embedder's dimension and an HNSW (cosine) index."""
         cur = await conn.execute(
             "SELECT atttypmod FROM pg_attribute WHERE attrelid = 'kb_chunks'::regclass AND attname = 'embedding'")
-        typmod = (await cur.fetchone())[0]
+        row = await cur.fetchone()
+        typmod = row[0] if row else None
         if typmod == dim:
             return
         await conn.execute("DELETE FROM kb_chunks")
@@ -217,8 +221,9 @@ class KnowledgeBase:
 
     async def search(self, query: str, language: str, region_code: str, limit: int = 3) -> list[KnowledgeHit]:
         """Best `limit` entries for `query` in `language` for a region (its entries plus national ones), each
-        with its citation. A Kazakh question with no good Kazakh answer is answered from Russian entries
-        (hits marked `fallback=True`). Exactly one SQL statement."""
+        with its citation and absolute relevance (relevance.py), most relevant first. A Kazakh question with no
+        relevant Kazakh answer is answered from Russian entries (hits marked `fallback=True`). Exactly one SQL
+        statement."""
         if language not in LANGUAGES:
             raise ValueError(f"language: expected ru or kk, got {language!r}")
         if region_code and region_code not in REGION_CODES:
@@ -232,27 +237,32 @@ class KnowledgeBase:
         terms = term_patterns(query)
         if not terms and not np.any(vec):
             return []  # nothing to search with (only stop words): a zero vector has no cosine distance
-        params = search_params(Vector(vec), terms, langs, regions, limit, presence=bool(fallback))
+        params = search_params(Vector(vec), terms, langs, regions, max(limit, RERANK_POOL), presence=bool(fallback),
+                               synonyms=synonym_patterns(query, terms))
         async with self.db.pool.connection() as conn:
             cur = await conn.execute(SEARCH_SQL, params)
             rows = await cur.fetchall()
+        unseen = unseen_words(query, [(r[1], r[3]) for r in rows])
+        scored = {r[0]: relevance(query, r[1], r[3], unseen) for r in rows}
+        rel = {k: v.score for k, v in scored.items()}
         primary = [r for r in rows if r[5] == language]
         hits_rows, is_fallback = primary, False
         if fallback:
             other = [r for r in rows if r[5] == fallback]
-            if other and (_weak(primary) or _foreign_topic(primary, other, language, fallback)):
+            if other and _falls_back(primary, other, rel, language):
                 hits_rows, is_fallback = other, True
-        hits_rows = sorted(hits_rows, key=lambda r: -r[4])
+        hits_rows = sorted(hits_rows, key=lambda r: (-scored[r[0]].rank, -r[4], r[0]))
         return [KnowledgeHit(entry_id=r[0], title=r[1], source=r[2], text=r[3], score=round(float(r[4]), 6),
-                             language=r[5], fallback=is_fallback) for r in hits_rows[:limit]]
+                             language=r[5], fallback=is_fallback, relevance=rel[r[0]], gate=RELEVANCE_GATE)
+                for r in hits_rows[:limit]]
 
     async def stats(self) -> dict:
         """Entries and chunks per language and per region, plus the embedder and dimension in use."""
         async with self.db.pool.connection() as conn:
             cur = await conn.execute("SELECT language, count(*) FROM kb_entries GROUP BY language")
-            entries = dict(await cur.fetchall())
+            entries: dict[str, int] = dict(await cur.fetchall())
             cur = await conn.execute("SELECT language, count(*) FROM kb_chunks GROUP BY language")
-            chunks = dict(await cur.fetchall())
+            chunks: dict[str, int] = dict(await cur.fetchall())
             cur = await conn.execute(
                 "SELECT language, r, count(*) FROM kb_entries, unnest(regions) r GROUP BY 1, 2 ORDER BY 1, 2")
             regions: dict[str, dict[str, int]] = {}
@@ -264,6 +274,18 @@ class KnowledgeBase:
         return {"entries": entries, "chunks": chunks, "regions": regions,
                 "embedder": meta[0] if meta else None, "dim": meta[1] if meta else None, "chunk_dims": dims,
                 "configured_embedder": self.embedder.name, "configured_dim": self.embedder.dim}
+
+
+def _falls_back(primary: list, other: list, rel: dict[str, float], language: str) -> bool:
+    """Answer from the fallback language: its best entry passes the relevance gate and the asked language's
+    best does not (or is clearly worse); when neither passes, by the ranking signals (`_weak`, `_foreign_topic`)."""
+    best = max((rel[r[0]] for r in primary), default=0.0)
+    best_other = max(rel[r[0]] for r in other)
+    if best_other >= RELEVANCE_GATE:
+        return best < RELEVANCE_GATE or best_other - best >= FALLBACK_MARGIN
+    if best >= RELEVANCE_GATE:
+        return False
+    return _weak(primary) or _foreign_topic(primary, other, language, FALLBACK_LANGUAGES[language])
 
 
 def _foreign_topic(primary: list, other: list, language: str, fallback: str) -> bool:

@@ -1,20 +1,30 @@
-"""Spoken answers from knowledge-base hits: shorten to telephone length and name the source. Pure.
+"""Spoken answers from knowledge-base hits: the relevance gate, telephone length, the source named. Pure.
+
+The knowledge base ranks its hits and gives each an absolute `relevance` with the `gate` it was calibrated for
+(see ai_operator/kb/relevance.py). `knowledge_reply` applies the gate: the most relevant hit is read out only when
+it passes; otherwise the caller hears that there is no information on that and is offered a specialist, and the
+turn fields say `no_answer` with the best relevance found. A Kazakh caller answered from a Russian entry (the
+kk -> ru fallback) first hears, in Kazakh, that this information exists only in Russian; the entry follows on a
+line of its own, which `voicing.py` gives the Russian voice.
 
 `shorten` keeps at most `MAX_SENTENCES` whole sentences within `MAX_CHARS`; a first sentence that alone is too
-long is cut on a word boundary with an ellipsis. `answer_from_hits` formats the best hit as "По данным
-<source>: ..." in the caller's language, adding the cross-language note when the hit is a fallback entry.
+long is cut on a word boundary with an ellipsis.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
 from ai_operator.dialogue import KnowledgeHit
 from policies.operator.catalog import say
 
 MAX_SENTENCES = 2
 MAX_CHARS = 300
+ANSWER = "kb"
+ANSWER_FALLBACK = "kb_fallback"  # answered from another language's entry
+NO_ANSWER = "no_answer"
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 
 
@@ -34,8 +44,12 @@ def shorten(text: str, max_sentences: int = MAX_SENTENCES, max_chars: int = MAX_
 
 
 def best_hit(hits: Sequence[KnowledgeHit]) -> KnowledgeHit:
-    """The highest-scoring hit (the first one on a tie)."""
-    return max(hits, key=lambda h: h.score)
+    """The hit to answer from: the first one that passes the gate (a scoring knowledge base lists its hits most
+    relevant first), else the first one; among hits that are not scored, the best ranked."""
+    passing = [h for h in hits if h.relevant] or list(hits)
+    if all(h.relevance is None for h in passing):
+        return max(passing, key=lambda h: h.score)
+    return passing[0]
 
 
 def spoken_source(hit: KnowledgeHit) -> str:
@@ -48,19 +62,45 @@ def spoken_source(hit: KnowledgeHit) -> str:
 
 
 def citations(hits: Sequence[KnowledgeHit]) -> list[dict[str, object]]:
-    """The citations of an answer, best first: entry id, title, source, score and whether it is a fallback."""
-    ordered = sorted(hits, key=lambda h: h.score, reverse=True)
+    """The citations of an answer, best first: entry id, title, source, score, relevance, whether a fallback."""
+    best = best_hit(hits)
+    ordered = [best, *(h for h in hits if h is not best)]
     return [
-        {"id": h.entry_id, "title": h.title, "source": h.source, "score": round(h.score, 4), "fallback": h.fallback}
+        {"id": h.entry_id, "title": h.title, "source": h.source, "score": round(h.score, 4),
+         "relevance": h.relevance, "fallback": h.fallback}
         for h in ordered
     ]
 
 
 def answer_from_hits(hits: Sequence[KnowledgeHit], language: str) -> str:
-    """The spoken answer for non-empty `hits`: source-prefixed, shortened, with the fallback note if needed."""
+    """The spoken answer from the best of non-empty `hits` (gate not applied: see `knowledge_reply`):
+    source-prefixed and shortened; a fallback entry is announced first, in the caller's language."""
     hit = best_hit(hits)
-    source = spoken_source(hit)
-    text = say("answer", language, source=source, text=shorten(hit.text))
-    if hit.fallback:
-        text = f"{text} {say('fallback_note', language)}"
+    if hit.fallback:  # note and frame in the caller's language, the entry on its own line (voiced in its own)
+        frame = say("answer", language, source=spoken_source(hit), text="").rstrip()
+        note = say("fallback_note", language)
+        return f"{note} {frame}\n{shorten(hit.text)}\n{say('anything_else', language)}"
+    text = say("answer", language, source=spoken_source(hit), text=shorten(hit.text))
     return f"{text} {say('anything_else', language)}"
+
+
+def knowledge_reply(hits: Sequence[KnowledgeHit], language: str, *, offer_handoff: bool = True
+                    ) -> tuple[str, dict[str, Any]]:
+    """The spoken reply and the turn fields for a search's `hits` (possibly empty), with the gate applied; below
+    it the caller is offered a specialist when `offer_handoff`.
+
+    Fields: `answer` (`kb`, `kb_fallback` or `no_answer`), `relevance` (of the best hit; 0.0 when nothing was
+    found, None from a source that does not score), `best` (its entry id), `gate`, and for an answer its
+    `citations` (the hits that pass the gate, best first)."""
+    best = best_hit(hits) if hits else None
+    fields: dict[str, Any] = {
+        "relevance": best.relevance if best else 0.0,
+        "best": best.entry_id if best else None,
+        "gate": best.gate if best else None,
+    }
+    if best is None or not best.relevant:
+        return say("no_answer" if offer_handoff else "no_answer_only", language), {"answer": NO_ANSWER, **fields}
+    passing = [h for h in hits if h.relevant]
+    fields["answer"] = ANSWER_FALLBACK if best.fallback else ANSWER
+    fields["citations"] = citations(passing)
+    return answer_from_hits(passing, language), fields

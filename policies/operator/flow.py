@@ -1,10 +1,12 @@
 """`OperatorSession`: the event handlers of the operator policy (greeting, language, region, questions). Pure.
 
-Caller intents are checked in a fixed order on every utterance: handoff, goodbye, then what the state expects
-(language in LANGUAGE_SELECTION, region in REGION_SELECTION, and in READY_TO_HELP an explicit language change,
-an explicit region change, or else a question). A question mentioning a city never changes the region. A
-language answer that also names a place ("по-русски, я из Павлодара") sets both. What the caller means is
-decided by the detectors (`language`, `intents`, `regions`, built on `grammar` and `nlu_*`).
+Caller intents are checked in a fixed order on every utterance: handoff, goodbye, "say that again" (the last line
+verbatim, no new search), then what the state expects (language in LANGUAGE_SELECTION, region in
+REGION_SELECTION, and in READY_TO_HELP a yes/no to a specialist just offered, an explicit language change, an
+explicit region change, or else a question). A question mentioning a city never changes the region. A language
+answer that also names a place ("по-русски, я из Павлодара") sets both. What the caller means is decided by the
+detectors (`language`, `intents`, `regions`, built on `grammar` and `nlu_*`). Search results go through the
+relevance gate (answers.py): below it the caller is offered a specialist.
 """
 
 from __future__ import annotations
@@ -12,8 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 from ai_operator.dialogue import KnowledgeSearch, ModelTurn, Reply
-from policies.operator.answers import answer_from_hits, citations
+from policies.operator.answers import NO_ANSWER, knowledge_reply
 from policies.operator.catalog import GREETING, bilingual
+from policies.operator.followups import is_no, is_repeat_request, is_yes
 from policies.operator.intents import is_closing, is_handoff_request
 from policies.operator.language import DTMF_LANGUAGE, detect_language, language_change
 from policies.operator.regions import (
@@ -85,6 +88,8 @@ class OperatorSession(SessionCore):
             return self.reply(
                 self.say("closing"), hang_up=True, hang_up_reason="caller_goodbye", disposition="completed"
             )
+        if self.last_said and is_repeat_request(text):
+            return self._repeat()
         if self.state == State.LANGUAGE_SELECTION:
             lang = detect_language(text)
             if lang:
@@ -157,10 +162,10 @@ class OperatorSession(SessionCore):
             return self._search_effect(self._last_question)
         if result is None:
             return self._answered(self.say("no_knowledge"))
-        if not result:
-            return self._answered(self.say("nothing_found"))
-        reply = self._answered(answer_from_hits(result, self.lang))
-        reply.fields["citations"] = citations(result)
+        text, fields = knowledge_reply(result, self.lang, offer_handoff=self.handoff_available)
+        self.handoff_offered = fields["answer"] == NO_ANSWER and self.handoff_available
+        reply = self._answered(text)
+        reply.fields.update(fields)
         return reply
 
     def utterance_may_continue(self, text: str) -> bool:
@@ -234,6 +239,11 @@ class OperatorSession(SessionCore):
         return self.reply(self.say(key))
 
     def _ready(self, text: str) -> Reply:
+        offered, self.handoff_offered = self.handoff_offered, False
+        if offered and is_yes(text):
+            return self._handoff_reply()
+        if offered and is_no(text):
+            return self.reply(self.say("offer_declined"))
         if self.awaiting:
             return self._region_answer(text)
         change = language_change(text)
@@ -276,6 +286,14 @@ class OperatorSession(SessionCore):
             return self._answered(self.say("denial"))
         self._pending = "search"
         return self.reply(None, effect=call.effect)
+
+    def _repeat(self) -> Reply:
+        """The last line again, word for word (no new search); the offer it made, if any, still stands."""
+        assert self.last_said is not None
+        text, voice = self.last_said
+        reply = self.reply(text, language=voice)
+        reply.fields["answer"] = "repeat"
+        return reply
 
     def _answered(self, text: str) -> Reply:
         if self.state == State.QUESTION_ANSWERING:

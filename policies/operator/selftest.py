@@ -83,6 +83,26 @@ def _no_kb() -> None:
     check("не подключена" in (r.text or "") and "оператор" in (r.text or ""), f"no-KB line: {r.text}")
 
 
+def _knowledge_gate() -> None:
+    for lang, question, yes, repeat in (("русский", "какая погода завтра?", "да, давайте", "ещё раз, пожалуйста"),
+                                        ("қазақша", "ертең ауа райы қандай?", "иә", "қайталаңызшы")):
+        s = session_in("READY_TO_HELP", language=lang)
+        s.on_utterance(question)
+        weak = KnowledgeHit("kb-9", "Тарифы", "Тарифы 2024", "Тариф стоит 5990 тенге.", 0.9, "ru",
+                            relevance=0.2, gate=0.6)
+        r = s.on_effect_result([weak])
+        check(r.fields.get("answer") == "no_answer" and "5990" not in (r.text or ""), f"{lang}: below the gate "
+              f"answered: {r.text}")
+        again = s.on_utterance(repeat)
+        check(again.text == r.text and again.effect is None, f"{lang}: {repeat!r} did not repeat the last line")
+        check(s.on_utterance(yes).transfer, f"{lang}: {yes!r} to the offered specialist did not transfer")
+    k = session_in("READY_TO_HELP", language="қазақша")
+    k.on_utterance("роуминг қанша?")
+    ru = KnowledgeHit("kb-2", "Роуминг", "Роуминг", "Роуминг включён.", 0.9, "ru", True, relevance=0.9, gate=0.6)
+    text = k.on_effect_result([ru]).text or ""
+    check(text.startswith("Бұл ақпарат орыс тілінде") and "Роуминг включён" in text, f"kk -> ru note missing or late: {text}")
+
+
 def _model_path() -> None:
     s = session_in("REGION_SELECTION", model_available=True)
     c = s.call_tool("search_knowledge_base", {"query": "тариф"})
@@ -137,6 +157,7 @@ def cases() -> list[SelfTestCase]:
         case("handoff is idempotent", _handoff_idempotent),
         case("ENDED ignores further events", _ended_immutable),
         case("no knowledge base: says so and offers a human", _no_kb),
+        case("knowledge gate: no answer below it, a specialist offered; repeat; kk -> ru note", _knowledge_gate),
         case("model path: guardrail before region, args overridden, fallback", _model_path),
         case("silence: two re-prompts then give up", _silence),
         case("closing in Kazakh hangs up", _closing),

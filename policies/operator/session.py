@@ -53,6 +53,8 @@ class SessionCore:
         self._calls: list[ToolCall] = []
         self._pending = ""  # "search" | "model": the effect whose result is awaited
         self._last_question = ""
+        self.last_said: tuple[str, str] | None = None  # (text, voice) of the last line spoken, for "repeat"
+        self.handoff_offered = False  # the last answer offered a specialist: a bare "yes" takes it
         self._transfer = False
         self._hangup: tuple[str, str] | None = None
 
@@ -130,7 +132,10 @@ class SessionCore:
             kw.update(hang_up=True, hang_up_reason=reason, disposition=disposition)
         self._hangup = None
         calls, self._calls = self._calls, []
-        return Reply(text=text, language=language or self.lang, tool_calls=calls, fields=self.fields(), **kw)
+        voice = language or self.lang
+        if text:
+            self.last_said = (text, voice)
+        return Reply(text=text, language=voice, tool_calls=calls, fields=self.fields(), **kw)
 
     # --- policy-owned tools (checked, then applied) ----------------------------------------------------------
     def set_language(self, value: str, arguments: Mapping[str, Any] | None = None) -> ToolCall:

@@ -1,10 +1,12 @@
 """How an operator reply is voiced: a Kazakh line inside a Russian reply (the bilingual greeting and
-re-prompts) gets the kk voice, so each half is read by a voice that knows its letters. Pure."""
+re-prompts) gets the kk voice, and a Russian entry quoted in a Kazakh reply (the kk -> ru fallback) the ru voice,
+so each part is read by a voice that knows its letters. Pure."""
 
 from __future__ import annotations
 
 KAZAKH_LETTERS = frozenset("әғқңөұүһіӘҒҚҢӨҰҮҺІ")
 KAZAKH_LINE_SHARE = 0.3  # a line where this share of the words has Kazakh-only letters is Kazakh
+RUSSIAN_LINE_WORDS = 3
 
 
 def _is_kazakh(line: str) -> bool:
@@ -13,8 +15,16 @@ def _is_kazakh(line: str) -> bool:
     return bool(words) and kazakh / len(words) >= KAZAKH_LINE_SHARE
 
 
+def _is_russian(line: str) -> bool:
+    """A line of a Kazakh reply with no Kazakh-only letter and a few words: a quoted Russian entry."""
+    return not KAZAKH_LETTERS.intersection(line) and len(line.split()) >= RUSSIAN_LINE_WORDS
+
+
 def voice_segments(text: str, language: str) -> list[tuple[str, str]]:
-    """(text, voice) lines of a reply. A Russian line that only names "қазақша" stays Russian."""
+    """(text, voice) lines of a reply. A Russian line that only names "қазақша" stays Russian. In a Kazakh
+    reply of several lines, a Russian line (an entry read out from the Russian knowledge base) gets the ru voice."""
+    if language == "kk" and "\n" in text:
+        return [(ln, "ru" if _is_russian(ln) else "kk") for ln in (x.strip() for x in text.splitlines()) if ln]
     if language != "ru" or not KAZAKH_LETTERS.intersection(text):
         return [(text, language)]
     out: list[tuple[str, str]] = []

@@ -1,0 +1,265 @@
+"""Absolute relevance of a knowledge-base hit to a question (pure, no I/O): does this article answer it at all?
+
+The hybrid search ranks (reciprocal rank fusion): its score says which entry is *nearest*, never whether the
+nearest is any good, so a weather question still gets a "best" tariff article. `relevance(question, title,
+text)` answers that separately, from the words: the share of the question's content that the article covers.
+
+1. Both texts are folded (lower case, `ё`->`е`, Kazakh letters onto Russian ones, punctuation -> spaces) and cut
+   into words; digits are dropped.
+2. Word sequences of `lexicon.PHRASES` become one concept; a negator next to a "works"/"internet" word makes
+   "does not work" (`broken`); every other word is a concept of `lexicon.CONCEPTS` (Russian and Kazakh
+   synonyms in one set, by stem), a filler (dropped), or else a plain word compared by its stem (Russian and
+   Kazakh endings stripped, two letters of tail tolerated).
+3. Each question term weighs what its concept says (topic 1.0; facets such as price, time, place and words all
+   articles share less; products and companies that are not ours a lot more), a plain word 1.0. The relevance
+   is the weight of the question terms the article has over the weight of all of them, halved when what matched
+   weighs less than one topic word: an article that only shares "price" or a city does not answer.
+
+`RELEVANCE_GATE` is the threshold calibrated on the labelled questions in tests/data/kb_relevance.jsonl (in-scope
+and out-of-scope, Russian and Kazakh, ASR-style; see tests/test_kb_relevance.py, which prints the figures).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ai_operator.kb import lexicon
+
+RELEVANCE_GATE = 0.6
+TOPIC_WEIGHT = 1.0
+TOPICLESS_FACTOR = 0.5
+PLAIN_WEIGHT = 1.0
+UNSEEN_WEIGHT = 1.5  # a plain word no candidate article has: most likely what the question is really about
+MIN_STEM = 4
+MIN_SHARED = 5  # plain words shorter than this match only whole
+STEM_TAIL = 2  # letters a plain word may have beyond a shared stem
+TITLE_BONUS = 0.25  # ordering only: the share of the question found in the title breaks near ties
+SYNONYMS_PER_SET = 2  # stems of a synonym set added to the full-text query (the first listed: the commonest)
+BROKEN = "broken"
+DROP = "_"
+
+_FOLD = str.maketrans({"ё": "е", "қ": "к", "ғ": "г", "ұ": "у", "ү": "у", "ө": "о", "ә": "а", "і": "и", "ң": "н",
+                       "һ": "х", "ъ": "", "ь": ""})
+_NON_WORD = re.compile(r"[^\w]+|_", re.UNICODE)
+_ENDINGS = frozenset(lexicon.ENDINGS.split())
+_LONGEST_ENDING = max(map(len, _ENDINGS))
+
+
+def fold(text: str) -> str:
+    """Lower-case, fold Kazakh letters and `ё`, drop soft/hard signs, punctuation and hyphens -> single spaces."""
+    return " ".join(_NON_WORD.sub(" ", (text or "").lower().translate(_FOLD)).split())
+
+
+def stem(word: str) -> str:
+    """`word` without up to two inflectional endings (Russian or Kazakh), never shorter than `MIN_STEM`."""
+    for _ in range(2):
+        for n in range(min(_LONGEST_ENDING, len(word) - MIN_STEM), 0, -1):
+            if word[-n:] in _ENDINGS:
+                word = word[:-n]
+                break
+        else:
+            break
+    return word
+
+
+def _fold_words(text: str) -> list[str]:
+    return fold(text).split()
+
+
+def _build() -> tuple[frozenset[str], dict[str, tuple[tuple[str, ...], bool]], dict[str, float],
+                      dict[str, dict[str, bool]], list[tuple[tuple[str, ...], str]], frozenset[str],
+                      tuple[str, ...], tuple[str, ...]]:
+    fillers = frozenset(_fold_words(lexicon.FILLER_WORDS))
+    index: dict[str, tuple[tuple[str, ...], bool]] = {}
+    weights: dict[str, float] = {}
+    surface: dict[str, dict[str, bool]] = {}
+    for block in re.split(r"\n(?=\S)", lexicon.CONCEPTS.strip()):
+        head, _, stems = block.partition(":")
+        name, weight = head.split()
+        weights[name] = float(weight)
+        for raw in stems.split():
+            exact = raw.endswith("=")
+            surface.setdefault(name, {})[raw.rstrip("=").lower()] = exact
+            for key in _fold_words(raw.rstrip("=")):
+                names = index.get(key, ((), exact))[0]
+                index[key] = ((*names, name) if name not in names else names, exact)
+    phrases = []
+    for line in lexicon.PHRASES.strip().splitlines():
+        name, _, words = line.partition(":")
+        phrases.append((tuple(_fold_words(words)), name.strip()))
+    negators = frozenset(_fold_words(lexicon.NEGATORS))
+    verbs = tuple(_fold_words(lexicon.NEGATED_VERBS))
+    nouns = tuple(_fold_words(lexicon.NEGATED_NOUNS))
+    return fillers, index, weights, surface, phrases, negators, verbs, nouns
+
+
+_FILLERS, _INDEX, _WEIGHTS, _SURFACE, _PHRASES, _NEGATORS, _NEG_VERBS, _NEG_NOUNS = _build()
+_PHRASES_BY_FIRST: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+for _seq, _name in _PHRASES:
+    _PHRASES_BY_FIRST.setdefault(_seq[0], []).append((_seq, _name))
+
+
+def concepts_of(word: str) -> tuple[str, ...]:
+    """The concepts whose longest stem starts `word` (a folded word); () when none. A stem matches a word whose
+    ending is at most `lexicon.MAX_CONCEPT_TAIL` letters (and at most two more than the stem is long)."""
+    for k in range(len(word), 1, -1):
+        tail = len(word) - k
+        if tail > min(lexicon.MAX_CONCEPT_TAIL, k + 2):
+            if tail > lexicon.MAX_CONCEPT_TAIL:
+                return ()
+            continue
+        entry = _INDEX.get(word[:k])
+        if entry is None or (entry[1] and tail):
+            continue
+        return entry[0]
+    return ()
+
+
+@dataclass(frozen=True)
+class Term:
+    """One content term of a text: a set of concept names (synonym sets that share the word), or a plain
+    word's stem (`names` empty)."""
+
+    key: str
+    names: frozenset[str]
+    weight: float
+
+
+def _concept(names: tuple[str, ...]) -> Term:
+    return Term("|".join(names), frozenset(names), max(_WEIGHTS[n] for n in names))
+
+
+def _starts(word: str, stems: tuple[str, ...]) -> bool:
+    return any(word.startswith(s) for s in stems)
+
+
+def terms(text: str) -> list[Term]:
+    """The content terms of `text` in order, deduplicated (see the module docstring)."""
+    words = _fold_words(text)
+    out: dict[str, Term] = {}
+    used = [False] * len(words)
+    for i, first in enumerate(words):  # phrases first
+        for k in range(len(first), 1, -1):
+            for seq, name in _PHRASES_BY_FIRST.get(first[:k], ()):
+                n = len(seq)
+                if i + n <= len(words) and not any(used[i : i + n]) and all(
+                        words[i + j].startswith(seq[j]) for j in range(1, n)):
+                    for j in range(n):
+                        used[i + j] = True
+                    for part in name.split("+"):
+                        if part != DROP:
+                            out.setdefault(part, _concept((part,)))
+    for i, word in enumerate(words):  # "не работает", "интернет жоқ", "нет сигнала": does not work
+        if word not in _NEGATORS:
+            continue
+        for j in (i + 1, i + 2, i - 1):
+            if 0 <= j < len(words) and not used[j] and words[j] not in _NEGATORS:
+                if _starts(words[j], _NEG_VERBS):
+                    used[j] = True
+                elif not _starts(words[j], _NEG_NOUNS):
+                    continue
+                out.setdefault(BROKEN, _concept((BROKEN,)))
+                break
+    for i, word in enumerate(words):
+        if used[i] or word.isdigit() or word in _FILLERS:
+            continue
+        names = concepts_of(word)
+        if names:
+            term = _concept(names)
+            out.setdefault(term.key, term)
+        elif len(word) > 1 and not any(c.isdigit() for c in word):
+            key = stem(word)
+            out.setdefault("w:" + key, Term(key, frozenset(), PLAIN_WEIGHT))
+    return list(out.values())
+
+
+def _prefixes(word: str) -> set[str]:
+    """`word` and its prefixes at most `STEM_TAIL` letters shorter (none shorter than `MIN_SHARED`)."""
+    low = max(min(len(word), MIN_SHARED), len(word) - STEM_TAIL)
+    return {word[:k] for k in range(low, len(word) + 1)}
+
+
+@dataclass(frozen=True)
+class DocTerms:
+    """What an article offers for matching: its concepts and the prefixes of its plain words' stems."""
+
+    concepts: frozenset[str]
+    prefixes: frozenset[str]
+
+
+@lru_cache(maxsize=4096)
+def doc_terms(text: str) -> DocTerms:
+    """The terms of an article (title and text joined); cached, articles come back search after search."""
+    concepts: set[str] = set()
+    prefixes: set[str] = set()
+    for t in terms(text):
+        if t.names:
+            concepts |= t.names
+        else:
+            prefixes |= _prefixes(t.key)
+    return DocTerms(frozenset(concepts), frozenset(prefixes))
+
+
+@dataclass(frozen=True)
+class Relevance:
+    """How much of a question an article covers: `score` in [0, 1] (what the gate compares), `title` the share
+    of the question its title alone covers, and the terms found and missing."""
+
+    score: float
+    title: float = 0.0
+    matched: tuple[str, ...] = ()
+    missing: tuple[str, ...] = ()
+
+    @property
+    def rank(self) -> float:
+        """Ordering key among hits: the score, near ties broken by the title."""
+        return self.score + TITLE_BONUS * self.title
+
+
+def _has(doc: DocTerms, term: Term) -> bool:
+    if term.names:
+        return not term.names.isdisjoint(doc.concepts)
+    return not _prefixes(term.key).isdisjoint(doc.prefixes)
+
+
+def relevance(question: str, title: str, text: str, unseen: frozenset[str] = frozenset()) -> Relevance:
+    """The relevance of the article (`title`, `text`) to `question` (see the module docstring). `unseen`: the
+    question's plain words that none of the search's candidate articles has (`unseen_words`); they weigh
+    `UNSEEN_WEIGHT`: "брачный договор" is not the contract the knowledge base knows."""
+    wanted = [Term(t.key, t.names, UNSEEN_WEIGHT) if not t.names and t.key in unseen else t
+              for t in terms(question)]
+    total = sum(t.weight for t in wanted)
+    if total <= 0:
+        return Relevance(0.0)
+    doc = doc_terms(f"{title}. {text}")
+    matched = [t for t in wanted if _has(doc, t)]
+    got = sum(t.weight for t in matched)
+    score = got / total if got >= TOPIC_WEIGHT else TOPICLESS_FACTOR * got / total
+    in_title = doc_terms(title)
+    title_share = sum(t.weight for t in matched if _has(in_title, t)) / total
+    return Relevance(round(score, 4), round(title_share, 4), tuple(t.key for t in matched),
+                     tuple(t.key for t in wanted if t not in matched))
+
+
+def unseen_words(question: str, articles: Iterable[tuple[str, str]]) -> frozenset[str]:
+    """The question's plain words (stems) that none of `articles` (title, text) has. The articles are the
+    search's candidates, found *by* the question's words, so a word none of them has is one the knowledge
+    base does not use."""
+    plain = [t for t in terms(question) if not t.names]
+    docs = [doc_terms(f"{title}. {text}") for title, text in articles]
+    return frozenset(t.key for t in plain if not any(_has(d, t) for d in docs))
+
+
+def synonym_stems(question: str) -> list[tuple[str, bool]]:
+    """The lexicon stems (as written, unfolded; with whether each matches only a whole word) of the synonym sets
+    the question names: the knowledge base adds them to its full-text query, so an article that says
+    "перерасчёт" is found for "вернёте деньги", and a Russian one for a Kazakh question."""
+    out: dict[str, bool] = {}
+    for t in terms(question):
+        for name in sorted(t.names):
+            if _WEIGHTS[name] >= TOPIC_WEIGHT:
+                out.update(list(_SURFACE.get(name, {}).items())[:SYNONYMS_PER_SET])
+    return list(out.items())

@@ -1,0 +1,112 @@
+"""The labelled questions of the knowledge-base relevance gate (tests/data/kb_relevance.jsonl) and its figures.
+
+Each line: `q` (an ASR-style question), `lang` (the caller's language), `region`, `expect` (the topics that answer
+it: an entry id without its language prefix, e.g. "internet-tariffs"; empty = out of scope), `kind` and `split`.
+The lexicon and the threshold were tuned on the "calibration" lines only; the "held-out" lines were written after
+that, in other words, and were never tuned on: their figures are what to expect from new questions.
+
+A question counts as answered when the best hit's relevance reaches the threshold; an answer is correct when that
+hit's topic is expected. Precision = correct answers / answers; recall = correct answers / in-scope questions.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+LABELLED = Path(__file__).resolve().parent.parent / "data" / "kb_relevance.jsonl"
+SPLITS = ("calibration", "held-out")
+
+
+@dataclass(frozen=True)
+class Labelled:
+    q: str
+    lang: str
+    region: str
+    expect: tuple[str, ...]
+    kind: str
+    split: str
+
+    @property
+    def in_scope(self) -> bool:
+        return bool(self.expect)
+
+
+def load() -> list[Labelled]:
+    rows = [json.loads(line) for line in LABELLED.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [Labelled(r["q"], r["lang"], r["region"], tuple(r["expect"]), r["kind"], r["split"]) for r in rows]
+
+
+def topic(entry_id: str) -> str:
+    return entry_id.split("-", 1)[1]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A labelled question and the knowledge base's best hit for it (topic and relevance; "" / 0.0 if none)."""
+
+    item: Labelled
+    best_topic: str
+    best_relevance: float
+    fallback: bool
+
+
+@dataclass(frozen=True)
+class Figures:
+    threshold: float
+    in_scope: int
+    out_of_scope: int
+    answered: int
+    correct: int
+    false_answers: int  # out-of-scope questions answered
+    wrong_topic: int  # in-scope questions answered with another topic
+
+    @property
+    def precision(self) -> float:
+        return self.correct / self.answered if self.answered else 1.0
+
+    @property
+    def recall(self) -> float:
+        return self.correct / self.in_scope if self.in_scope else 1.0
+
+    @property
+    def rejection(self) -> float:
+        """Share of out-of-scope questions that got no answer."""
+        return 1 - self.false_answers / self.out_of_scope if self.out_of_scope else 1.0
+
+    def f(self, beta: float = 0.5) -> float:
+        p, r = self.precision, self.recall
+        return (1 + beta**2) * p * r / (beta**2 * p + r) if p + r else 0.0
+
+    def line(self, name: str) -> str:
+        return (f"{name}: threshold {self.threshold:.2f}  precision {self.precision:.3f}  recall {self.recall:.3f}  "
+                f"out-of-scope rejected {self.rejection:.3f}  (in-scope {self.in_scope}, out-of-scope "
+                f"{self.out_of_scope}, answered {self.answered}, correct {self.correct}, wrong topic "
+                f"{self.wrong_topic}, out-of-scope answered {self.false_answers})")
+
+
+def figures(outcomes: Sequence[Outcome], threshold: float) -> Figures:
+    answered = [o for o in outcomes if o.best_topic and o.best_relevance >= threshold]
+    correct = [o for o in answered if o.best_topic in o.item.expect]
+    return Figures(
+        threshold=threshold,
+        in_scope=sum(o.item.in_scope for o in outcomes),
+        out_of_scope=sum(not o.item.in_scope for o in outcomes),
+        answered=len(answered),
+        correct=len(correct),
+        false_answers=sum(not o.item.in_scope for o in answered),
+        wrong_topic=sum(o.item.in_scope and o.best_topic not in o.item.expect for o in answered),
+    )
+
+
+def calibrate(outcomes: Sequence[Outcome], beta: float = 0.5) -> tuple[float, list[float]]:
+    """The threshold (on a 0.05 grid) with the best F-beta (precision weighs more: a wrong answer costs more
+    than an offered specialist), and every threshold within 0.01 of that best score (the plateau)."""
+    grid = [round(0.05 * k, 2) for k in range(1, 20)]
+    scores = {t: figures(outcomes, t).f(beta) for t in grid}
+    top = max(scores.values())
+    plateau = [t for t in grid if scores[t] >= top - 0.01]
+    best = max(grid, key=lambda t: (scores[t], -abs(t - sum(plateau) / len(plateau))))
+    return best, plateau

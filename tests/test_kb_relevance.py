@@ -1,0 +1,130 @@
+"""The knowledge base's absolute relevance: the pure scoring function alone, then the gate on the labelled set
+(tests/data/kb_relevance.jsonl) through the real hybrid search on real PostgreSQL. The gate's precision and
+recall are printed at the end of the run (conftest.py, "measured") and held to minimum figures."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ai_operator.kb.embeddings import HashEmbedder
+from ai_operator.kb.ingest import parse_kb_lines
+from ai_operator.kb.relevance import RELEVANCE_GATE, fold, relevance, stem, terms, unseen_words
+from ai_operator.kb.store import KnowledgeBase
+from tests.support import kb_gate as G
+
+SAMPLE = Path(__file__).resolve().parent.parent / "etc" / "kb" / "sample.jsonl"
+ENTRIES = {e["id"]: e for e in (json.loads(line) for line in SAMPLE.read_text().splitlines() if line.strip())}
+
+
+def rel(question: str, entry_id: str) -> float:
+    e = ENTRIES[entry_id]
+    return relevance(question, e["title"], e["text"]).score
+
+
+def keys(text: str) -> list[str]:
+    return [t.key for t in terms(text)]
+
+
+def test_folding_and_stemming_make_inflected_forms_one_term() -> None:
+    assert fold("Қосылу, «Wi-Fi»  тарифтері!") == "косылу wi fi тарифтери"
+    assert stem("тарифтерин") == stem("тарифтер")[:5] or stem("тарифтерин").startswith("тариф")
+    assert keys("тарифтеріңіз") == keys("тарифы") == keys("ТАРИФ") == ["tariff"]
+    assert keys("инет") == keys("интернетті") == keys("интернета") == ["internet"]
+    assert keys("вай фай") == keys("wi-fi") == keys("вайфаю") == ["wifi"]
+
+
+def test_fillers_and_asr_noise_carry_no_terms() -> None:
+    for noise in ("ну вот короче эээ значит", "алло девушка подскажите пожалуйста", "әлгі енді жаңағы ғой",
+                  "хотел узнать можно ли", "маған айтыңызшы білгім келеді"):
+        assert terms(noise) == [], noise
+    assert relevance("ну вот короче", "Тарифы", "Тарифы домашнего интернета").score == 0.0
+
+
+def test_negation_makes_does_not_work() -> None:
+    for broken in ("интернет не работает", "нет интернета", "интернет жоқ", "ничего не грузит",
+                   "интернет істемейді", "сигнал жоқ"):
+        assert "broken" in keys(broken), broken
+    assert "broken" not in keys("интернет работает отлично")
+
+
+def test_synonyms_cross_languages() -> None:
+    # a Kazakh question matches a Russian article through shared synonym sets
+    assert rel("шетелге барсам роуминг қанша тұрады", "ru-mobile-roaming") >= RELEVANCE_GATE
+    assert rel("статикалық ip мекенжай керек бейнебақылау үшін", "ru-static-ip") >= RELEVANCE_GATE
+    assert rel("вернёте деньги за сутки без связи", "ru-outage-compensation") >= RELEVANCE_GATE
+    assert rel("ақшаны қайта есептейсіздер ме апат болды", "kk-outage-compensation") >= RELEVANCE_GATE
+
+
+def test_out_of_scope_questions_score_low_against_their_nearest_article() -> None:
+    assert rel("какая погода завтра в астане", "ru-centre-astana") < RELEVANCE_GATE
+    assert rel("сколько стоит айфон", "ru-static-ip") < RELEVANCE_GATE
+    assert rel("какие тарифы у билайна на мобильный интернет", "ru-mobile-tariffs") < RELEVANCE_GATE
+    assert rel("ертең ауа райы қандай", "kk-internet-tariffs") < RELEVANCE_GATE
+    # a question that shares only a facet (price) with an article is not answered by it
+    assert rel("сколько стоит", "ru-internet-tariffs") < RELEVANCE_GATE
+
+
+def test_unseen_words_weigh_more() -> None:
+    q = "как заключить брачный договор"
+    e = ENTRIES["ru-contract"]
+    unseen = unseen_words(q, [(e["title"], e["text"])])
+    assert unseen == {stem("брачный")}
+    assert relevance(q, e["title"], e["text"], unseen).score < relevance(q, e["title"], e["text"]).score
+    assert unseen_words("как расторгнуть договор", [(e["title"], e["text"])]) == frozenset()
+
+
+def test_relevance_is_deterministic_bounded_and_reports_terms() -> None:
+    r = relevance("у меня роутер красным мигает интернета нет", ENTRIES["ru-no-internet"]["title"],
+                  ENTRIES["ru-no-internet"]["text"])
+    assert 0.0 <= r.score <= 1.0 and r.score >= RELEVANCE_GATE
+    assert {"router", "red", "indicator", "broken"} <= set(r.matched) and r.title > 0
+    assert r == relevance("у меня роутер красным мигает интернета нет", ENTRIES["ru-no-internet"]["title"],
+                          ENTRIES["ru-no-internet"]["text"])
+    assert relevance("", "x", "y").score == 0.0
+
+
+@pytest.fixture
+async def kb(db) -> KnowledgeBase:
+    entries, rejects = parse_kb_lines(SAMPLE.read_bytes().split(b"\n"))
+    assert not rejects
+    base = KnowledgeBase(db, HashEmbedder(256))
+    await base.ingest(entries)
+    return base
+
+
+# Minimum figures. Calibration: the lines the lexicon and threshold were tuned on. Held-out: written after that
+# and never tuned on (first measured: precision 0.884, recall 0.704, out-of-scope rejected 0.953).
+CALIBRATION_MIN = {"precision": 0.95, "recall": 0.95, "rejection": 0.95}
+HELD_OUT_MIN = {"precision": 0.85, "recall": 0.65, "rejection": 0.90}
+
+
+async def test_gate_precision_and_recall_on_the_labelled_questions(kb: KnowledgeBase, record_property) -> None:
+    items = G.load()
+    assert sum(i.in_scope for i in items) >= 60 and sum(not i.in_scope for i in items) >= 60
+    assert {i.lang for i in items if i.in_scope} == {i.lang for i in items if not i.in_scope} == {"ru", "kk"}
+    outcomes = []
+    for item in items:
+        hits = await kb.search(item.q, item.lang, item.region)
+        best = hits[0] if hits else None
+        if best is not None:
+            assert best.relevance is not None and best.gate == RELEVANCE_GATE
+        outcomes.append(G.Outcome(item, G.topic(best.entry_id) if best else "", best.relevance if best else 0.0,
+                                  best.fallback if best else False))
+    by_split = {s: [o for o in outcomes if o.item.split == s] for s in G.SPLITS}
+    threshold, plateau = G.calibrate(by_split["calibration"])
+    lines = [f"kb relevance gate ({len(items)} labelled questions, ru+kk): calibrated threshold {threshold:.2f} "
+             f"(plateau {plateau[0]:.2f}-{plateau[-1]:.2f}), shipped RELEVANCE_GATE {RELEVANCE_GATE:.2f}"]
+    shipped = {s: G.figures(o, RELEVANCE_GATE) for s, o in by_split.items()}
+    lines += [shipped[s].line(f"  {s:<11}") for s in G.SPLITS]
+    lines.append(G.figures(by_split["held-out"], threshold).line(f"  {'held-out':<11}@calibrated"))
+    for line in lines:
+        record_property("report", line)
+    report = "\n".join(lines)
+    assert RELEVANCE_GATE in plateau, report  # the shipped threshold is one the calibration split supports
+    for split, minimum in (("calibration", CALIBRATION_MIN), ("held-out", HELD_OUT_MIN)):
+        f = shipped[split]
+        got = {"precision": f.precision, "recall": f.recall, "rejection": f.rejection}
+        assert all(got[k] >= v for k, v in minimum.items()), f"{split}: {got} below {minimum}\n{report}"
