@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ai_operator.dialogue import SelfTestCase
 from policies.operator.language import detect_language
 from policies.operator.machine import StateMachine
@@ -106,7 +108,7 @@ def _transition_cases() -> list[SelfTestCase]:
                 if m.can(ev):
                     continue
                 r = m.fire(ev)
-                check(not r.ok and r.error and m.state == State(src), f"{src} {ev.value} should be refused")
+                check(not r.ok and bool(r.error) and m.state == State(src), f"{src} {ev.value} should be refused")
                 check(m.history[-1]["allowed"] is False, f"{src} {ev.value}: denial not in history")
 
     def ended() -> None:
@@ -165,12 +167,11 @@ def _guardrail_cases() -> list[SelfTestCase]:
         )
     ]
     for name, args in broken.items():
-        out.append(
-            case(
-                f"guardrail denies: {name}",
-                lambda args=args: check(not guardrail(*args).allowed, f"allowed {args}"),
-            )
-        )
+
+        def denied(args: tuple[Any, ...] = args) -> None:
+            check(not guardrail(*args).allowed, f"allowed {args}")
+
+        out.append(case(f"guardrail denies: {name}", denied))
     return out
 
 
