@@ -5,7 +5,7 @@ base, with a hard code gate: no knowledge-base search before language and region
 model asks. Modules: states/machine (transition table, history), permissions (the one tool matrix, guardrail),
 tools (the model's tool schemas), catalog (messages), voicing (which voice reads which line),
 language/regions/region_data/intents (detectors), prompt (model prompt fragments), answers (spoken answers),
-session/flow (`OperatorSession`), selftest/checks (self-test and doctor).
+state, actions, selection, answering, session (`OperatorSession`, one concept a module), selftest/checks (self-test and doctor).
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from ai_operator.dialogue import (
     ToolSpec,
 )
 from policies.operator.catalog import GREETING, say
-from policies.operator.flow import OperatorSession
 from policies.operator.language import LANGUAGES
+from policies.operator.session import OperatorSession
 from policies.operator.tools import TOOL_SPECS
 from policies.operator.voicing import voice_segments
 

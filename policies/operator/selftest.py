@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from ai_operator.dialogue import KnowledgeHit, KnowledgeSearch, ModelTurn, SelfTestCase
-from policies.operator.flow import OperatorSession
 from policies.operator.selftest_rules import rule_cases
 from policies.operator.selftest_support import case, check, session_in
 from policies.operator.selftest_understanding import understanding_cases
+from policies.operator.session import OperatorSession
 
 HIT = KnowledgeHit(
     "kb-1",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ai_operator.dialogue import SelfTestCase, SelfTestResult
-from policies.operator.flow import OperatorSession
+from policies.operator.session import OperatorSession
 from policies.operator.states import Event, State
 
 TOOL_ARGS: dict[str, dict[str, str]] = {
