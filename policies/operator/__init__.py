@@ -3,9 +3,11 @@
 Greeting -> language (ru/kk) -> region (20 regions, ISO 3166-2:KZ) -> questions answered from the knowledge
 base, with a hard code gate: no knowledge-base search before language and region are selected, whatever a
 model asks. Modules: states/machine (transition table, history), permissions (the one tool matrix, guardrail),
-tools (the model's tool schemas), catalog (messages), voicing (which voice reads which line),
-language/regions/region_data/intents (detectors), prompt (model prompt fragments), answers (spoken answers),
-state, actions, selection, answering, session (`OperatorSession`, one concept a module), selftest/checks (self-test and doctor).
+tools (the model's tool schemas), catalog (messages), voicing (which voice reads which line), grammar and the
+nlu_* detectors behind language/regions/region_data/intents, followups (repeat, yes/no), prompt (model prompt
+fragments), answers (the relevance gate and spoken answers); `OperatorSession` one concept a module: state
+(what the call knows, replies), actions (the policy's own tools through the gate), selection (language and
+region), answering (questions and their effects), session (the contract's events); selftest/checks.
 """
 
 from __future__ import annotations
