@@ -108,7 +108,8 @@ def cmd_kb(args: argparse.Namespace) -> int:
         return asyncio.run(commands.kb_ingest(settings, args.file, prune=args.prune, reembed=args.reembed, out=sys.stdout))
     if args.kb_command == "search":
         return asyncio.run(
-            commands.kb_search(settings, args.query, args.language, args.region, as_json=args.json, out=sys.stdout)
+            commands.kb_search(settings, args.query, args.language, args.region, as_json=args.json, out=sys.stdout,
+                               fallback=args.fallback)
         )
     return asyncio.run(commands.kb_stats(settings, out=sys.stdout))
 
@@ -176,8 +177,9 @@ def build_parser() -> argparse.ArgumentParser:
     ki.add_argument("--reembed", action="store_true", help="re-embed every chunk (after changing the embedder)")
     ks = kb.add_parser("search", help="hybrid search: hits with their relevance and whether it passes the gate")
     ks.add_argument("query")
-    ks.add_argument("--language", required=True, choices=["ru", "kk"])
-    ks.add_argument("--region", required=True, help="ISO 3166-2:KZ code, e.g. KZ-35")
+    ks.add_argument("--language", required=True, help="ISO 639 code of the entries to search, e.g. ru or kk")
+    ks.add_argument("--region", required=True, help="ISO 3166-2 code, e.g. KZ-35")
+    ks.add_argument("--fallback", help="a second language searched when nothing relevant is found (e.g. ru)")
     ks.add_argument("--json", action="store_true")
     kb.add_parser("stats", help="entries and chunks per language and region")
     for sub_parser in kb.choices.values():  # `kb search --env F ...` works as well as `kb --env F search ...`

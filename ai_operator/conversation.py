@@ -33,7 +33,9 @@ MAX_EFFECT_STEPS = 6  # a policy that keeps asking for effects is cut off here
 
 
 class KnowledgeSource(Protocol):
-    async def search(self, query: str, language: str, region_code: str, limit: int = 3) -> list[KnowledgeHit]: ...
+    async def search(
+        self, query: str, language: str, region_code: str, limit: int = 3, fallback_languages: Sequence[str] = ()
+    ) -> list[KnowledgeHit]: ...
 
 
 class ChatModelLike(Protocol):
@@ -131,7 +133,8 @@ class Conversation:
             return None
         t0 = time.perf_counter()
         try:
-            hits = await source.search(effect.query, effect.language, effect.region_code, effect.limit)
+            hits = await source.search(effect.query, effect.language, effect.region_code, effect.limit,
+                                       effect.fallback_languages)
         except Exception as exc:
             self._log.error("kb_search_failed", error=str(exc))
             outcome.errors.append(f"kb: {exc}")

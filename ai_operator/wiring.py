@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import uuid
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -76,9 +76,11 @@ class LazyKnowledge:
             self._kb = KnowledgeBase(self._db, build_embedder(self.settings))
         return self._kb
 
-    async def search(self, query: str, language: str, region_code: str, limit: int = 3) -> list[KnowledgeHit]:
+    async def search(
+        self, query: str, language: str, region_code: str, limit: int = 3, fallback_languages: Sequence[str] = ()
+    ) -> list[KnowledgeHit]:
         kb = await self._open()
-        hits: list[KnowledgeHit] = await kb.search(query, language, region_code, limit)
+        hits: list[KnowledgeHit] = await kb.search(query, language, region_code, limit, fallback_languages)
         return hits
 
     async def close(self) -> None:

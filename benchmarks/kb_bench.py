@@ -14,10 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from ai_operator.kb.embeddings import HashEmbedder
-from ai_operator.kb.ingest import REGION_CODES, KBEntry, parse_kb_lines
+from ai_operator.kb.ingest import KBEntry, parse_kb_lines
 from ai_operator.kb.store import KnowledgeBase
 from ai_operator.storage.database import Database
+from policies.operator.region_data import REGIONS_BY_CODE
 
+REGION_CODES = sorted(REGIONS_BY_CODE)  # the operator's regions: the sample KB is the operator's
 SAMPLE = Path(__file__).resolve().parent.parent / "etc" / "kb" / "sample.jsonl"
 TARGET_CHUNKS = 20_000
 SEARCHES = 300
@@ -86,7 +88,7 @@ async def run_async(chunks: int = TARGET_CHUNKS, searches: int = SEARCHES) -> di
         lat: list[float] = []
         for n, (q, lang, region) in enumerate(plan):
             t = time.perf_counter()
-            await kb.search(q, lang, region)
+            await kb.search(q, lang, region, fallback_languages=("ru",) if lang == "kk" else ())
             if n >= WARMUP_SEARCHES:
                 lat.append((time.perf_counter() - t) * 1000)
     finally:

@@ -47,7 +47,7 @@ async def test_ingest_search_stats_commands(tmp_path: Path) -> None:
     assert out.getvalue().startswith("1. Роуминг за границей (ru-mobile-roaming, ru, relevance 1.00 passes gate 0.60")
     assert "source: https://qazaqtelecom.example/ru/mobile/roaming" in out.getvalue()
     out = io.StringIO()
-    assert await kb_search(settings, "Шетелде роуминг қанша тұрады?", "kk", "KZ-71", True, out) == 0
+    assert await kb_search(settings, "Шетелде роуминг қанша тұрады?", "kk", "KZ-71", True, out, fallback="ru") == 0
     hits = json.loads(out.getvalue())
     assert hits[0]["entry_id"] == "ru-mobile-roaming" and hits[0]["fallback"] is True
     assert hits[0]["relevance"] >= hits[0]["gate"] == 0.6
@@ -57,7 +57,9 @@ async def test_ingest_search_stats_commands(tmp_path: Path) -> None:
     assert first.startswith("no answer: the best hit's relevance 0.") and "below the gate 0.60" in first
     assert "below gate 0.60" in second
     out = io.StringIO()
-    assert await kb_search(settings, "x", "ru", "KZ-00", False, out) == 2 and "KZ-00" in out.getvalue()
+    assert await kb_search(settings, "x", "ru", "Almaty", False, out) == 2 and "'Almaty'" in out.getvalue()
+    out = io.StringIO()
+    assert await kb_search(settings, "x", "russian", "KZ-71", False, out) == 2 and "--language" in out.getvalue()
 
     out = io.StringIO()
     assert await kb_stats(settings, out) == 0

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from ai_operator.kb.embeddings import HashEmbedder
-from ai_operator.kb.ingest import REGION_CODES, chunk_text, parse_kb_lines
+from ai_operator.kb.ingest import chunk_text, parse_kb_lines
+from policies.operator.region_data import REGIONS_BY_CODE
 
 SAMPLE = Path(__file__).resolve().parent.parent / "etc" / "kb" / "sample.jsonl"
 
@@ -25,8 +26,8 @@ def test_each_bad_line_is_reported_with_its_number_and_good_lines_land() -> None
         entry(id="ok-1"),
         "{not json",
         entry(id="no-title", title=None),
-        entry(id="bad-lang", language="en"),
-        entry(id="bad-region", regions=["KZ-71", "KZ-99"]),
+        entry(id="bad-lang", language="Russian"),
+        entry(id="bad-region", regions=["KZ-71", "Almaty"]),
         "",
         entry(id="ok-1", text="again"),
         entry(id="ok-2", language="kk", regions=["KZ-75", "KZ-71"], tags=["x"], updated_at="2026-01-01"),
@@ -40,8 +41,8 @@ def test_each_bad_line_is_reported_with_its_number_and_good_lines_land() -> None
     assert set(got) == {2, 3, 4, 5, 7, 9, 10}
     assert got[2].startswith("invalid JSON")
     assert got[3] == "missing field title"
-    assert "unknown language 'en'" in got[4]
-    assert got[5] == "unknown region code KZ-99"
+    assert got[4] == "field language: expected an ISO 639 code such as ru or kk, got 'Russian'"
+    assert got[5].startswith("unknown region code Almaty (expected an ISO 3166-2 code")
     assert "duplicate id ok-1" in got[7] and "line 1" in got[7]
     assert "UTF-8" in got[9]
     assert '"*"' in got[10]
@@ -56,7 +57,7 @@ def test_sample_kb_is_valid_and_covers_both_languages_and_regions() -> None:
     assert langs == {"ru", "kk"}
     assert sum(e.language == "kk" for e in entries) >= 20
     regional = {r for e in entries for r in e.regions if r != "*"}
-    assert {"KZ-35", "KZ-75", "KZ-55", "KZ-71"} <= regional <= set(REGION_CODES)
+    assert {"KZ-35", "KZ-75", "KZ-55", "KZ-71"} <= regional <= set(REGIONS_BY_CODE)
     assert all(e.source.startswith("https://") for e in entries)
 
 

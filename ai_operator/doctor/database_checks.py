@@ -8,7 +8,6 @@ from typing import Any
 
 from ai_operator.dialogue import CheckResult
 from ai_operator.kb.embeddings import build_embedder
-from ai_operator.kb.ingest import LANGUAGES
 from ai_operator.storage.database import Database, mask_dsn
 from ai_operator.storage.migrate import load_migrations
 
@@ -60,11 +59,10 @@ async def _checks(db: Database, settings: Any) -> list[CheckResult]:
         chunk_dims = [r[0] for r in await cur.fetchall()]
         cur = await conn.execute("SELECT key, value FROM kb_meta")
         meta: dict[str, str] = dict(await cur.fetchall())
-    counts = ", ".join(f"{lang}={per_lang.get(lang, 0)}" for lang in LANGUAGES)
-    empty = [lang for lang in LANGUAGES if not per_lang.get(lang)]
-    if empty:
-        out.append(CheckResult("kb entries", "WARN", f"{counts}; no {'/'.join(empty)} entries: run "
-                               "`ai-operator kb ingest etc/kb/sample.jsonl` (or your own file)"))
+    counts = ", ".join(f"{lang}={n}" for lang, n in sorted(per_lang.items()))
+    if not per_lang:
+        out.append(CheckResult("kb entries", "WARN", "no entries: run `ai-operator kb ingest etc/kb/sample.jsonl` "
+                               "(or your own file); until then every question is answered with 'no information'"))
     else:
         out.append(CheckResult("kb entries", "OK", f"{counts}; regions: {', '.join(regions)}"))
     out.append(_dimension_check(meta, chunk_dims, settings))

@@ -16,7 +16,7 @@ import psycopg
 
 from ai_operator.config.settings import ConfigError
 from ai_operator.kb.embeddings import build_embedder
-from ai_operator.kb.ingest import LANGUAGES, REGION_CODES, parse_kb_lines
+from ai_operator.kb.ingest import parse_kb_lines, valid_language, valid_region
 from ai_operator.kb.store import EmbedderMismatch, KnowledgeBase
 from ai_operator.storage.database import Database, mask_dsn
 from ai_operator.storage.embedded import EmbeddedServerError
@@ -88,17 +88,22 @@ async def kb_ingest(settings: Any, path: str | Path, *, prune: bool, reembed: bo
     return EXIT_REJECTED if rejects else EXIT_OK
 
 
-async def kb_search(settings: Any, query: str, language: str, region: str, as_json: bool, out: TextIO) -> int:
+async def kb_search(
+    settings: Any, query: str, language: str, region: str, as_json: bool, out: TextIO, fallback: str | None = None
+) -> int:
     """Search and print the hits, most relevant first, with their relevance, whether it passes the gate, and
     their citations (or JSON with the same fields)."""
-    if language not in LANGUAGES:
-        print(f"kb search: --language must be one of {', '.join(LANGUAGES)}, got {language!r}", file=out)
+    for what, value in (("--language", language), ("--fallback", fallback or "ru")):
+        if not valid_language(value):
+            print(f"kb search: {what} must be an ISO 639 code such as ru or kk, got {value!r}", file=out)
+            return EXIT_USAGE
+    if region and not valid_region(region):
+        print(f"kb search: unknown region code {region!r} (an ISO 3166-2 code, e.g. KZ-71, KZ-75)", file=out)
         return EXIT_USAGE
-    if region and region not in REGION_CODES:
-        print(f"kb search: unknown region code {region!r} (e.g. KZ-71 Astana, KZ-75 Almaty)", file=out)
-        return EXIT_USAGE
+    fallbacks = (fallback,) if fallback else ()
     try:
-        hits = await _with_kb(settings, "kb search", out, lambda kb: kb.search(query, language, region))
+        hits = await _with_kb(settings, "kb search", out,
+                              lambda kb: kb.search(query, language, region, fallback_languages=fallbacks))
     except _Failed:
         return EXIT_USAGE
     if as_json:
@@ -110,7 +115,7 @@ async def kb_search(settings: Any, query: str, language: str, region: str, as_js
         print(f"no answer: the best hit's relevance {hits[0].relevance:.2f} is below the gate {hits[0].gate:.2f} "
               "(the caller is offered a specialist)", file=out)
     for n, h in enumerate(hits, start=1):
-        mark = " [fallback: answered in ru]" if h.fallback else ""
+        mark = f" [fallback: answered in {h.language}]" if h.fallback else ""
         gate = "passes" if h.relevant else "below"
         print(f"{n}. {h.title} ({h.entry_id}, {h.language}, relevance {h.relevance:.2f} {gate} gate "
               f"{h.gate:.2f}, rank score {h.score:.4f}){mark}", file=out)
@@ -127,7 +132,7 @@ async def kb_stats(settings: Any, out: TextIO) -> int:
         return EXIT_USAGE
     print(f"embedder: {st['embedder'] or '(none yet)'} dim {st['dim']} "
           f"(configured {st['configured_embedder']} dim {st['configured_dim']})", file=out)
-    for lang in sorted(set(st["entries"]) | set(LANGUAGES)):
+    for lang in sorted(st["entries"]):
         regions = ", ".join(f"{r}={n}" for r, n in sorted(st["regions"].get(lang, {}).items()))
         print(f"{lang}: entries={st['entries'].get(lang, 0)} chunks={st['chunks'].get(lang, 0)} "
               f"regions: {regions or '-'}", file=out)

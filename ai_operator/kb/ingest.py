@@ -9,12 +9,17 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-LANGUAGES = ("ru", "kk")
 ALL_REGIONS = "*"
-REGION_CODES = (
-    "KZ-10", "KZ-11", "KZ-15", "KZ-19", "KZ-23", "KZ-27", "KZ-31", "KZ-33", "KZ-35", "KZ-39",
-    "KZ-43", "KZ-47", "KZ-55", "KZ-59", "KZ-61", "KZ-62", "KZ-63", "KZ-71", "KZ-75", "KZ-79",
-)
+LANGUAGE_RE = re.compile(r"^[a-z]{2,3}$")  # ISO 639 code: the KB serves whatever languages its entries are in
+REGION_RE = re.compile(r"^[A-Z]{2}-[A-Z0-9]{1,3}$")  # ISO 3166-2 subdivision code, e.g. KZ-71
+
+
+def valid_language(code: str) -> bool:
+    return bool(LANGUAGE_RE.match(code or ""))
+
+
+def valid_region(code: str) -> bool:
+    return bool(REGION_RE.match(code or ""))
 REQUIRED_FIELDS = ("id", "language", "regions", "title", "text", "source")
 DEFAULT_CHUNK_CHARS = 500
 MAX_ID_CHARS = 200
@@ -71,14 +76,14 @@ def parse_entry(obj: object) -> KBEntry:
     if len(entry_id) > MAX_ID_CHARS:
         raise ValueError(f"field id: longer than {MAX_ID_CHARS} characters")
     language = obj["language"]
-    if language not in LANGUAGES:
-        raise ValueError(f"unknown language {language!r} (expected ru or kk)")
+    if not isinstance(language, str) or not valid_language(language):
+        raise ValueError(f"field language: expected an ISO 639 code such as ru or kk, got {language!r}")
     regions = obj["regions"]
     if not isinstance(regions, list) or not regions or not all(isinstance(r, str) for r in regions):
         raise ValueError('field regions: expected a non-empty list of region codes or ["*"]')
     for code in regions:
-        if code != ALL_REGIONS and code not in REGION_CODES:
-            raise ValueError(f"unknown region code {code}")
+        if code != ALL_REGIONS and not valid_region(code):
+            raise ValueError(f"unknown region code {code} (expected an ISO 3166-2 code such as KZ-71, or \"*\")")
     if ALL_REGIONS in regions and len(regions) > 1:
         raise ValueError('field regions: "*" (all regions) cannot be combined with region codes')
     tags = obj.get("tags") or []

@@ -19,10 +19,10 @@ from ai_operator.kb.embeddings import Embedder
 from ai_operator.kb.ingest import (
     ALL_REGIONS,
     DEFAULT_CHUNK_CHARS,
-    LANGUAGES,
-    REGION_CODES,
     KBEntry,
     chunk_text,
+    valid_language,
+    valid_region,
 )
 from ai_operator.kb.query import synonym_patterns, term_patterns
 from ai_operator.kb.relevance import RELEVANCE_GATE, relevance, unseen_words
@@ -34,7 +34,6 @@ log = get_logger("kb")
 
 KB_LOCK_KEY = 0x41494B42  # "AIKB": one ingestion at a time
 EMBED_BATCH = 128
-FALLBACK_LANGUAGES = {"kk": "ru"}  # asked language -> language searched when it has nothing good
 FALLBACK_MIN_SIMILARITY = 0.30  # below this (and no full-text match) the asked language's best is "not found"
 RERANK_POOL = 5  # entries per language fetched and re-ordered by relevance before the best `limit` are kept
 FALLBACK_MARGIN = 0.2  # a fallback entry this much more relevant wins over a passing entry in the asked language
@@ -219,19 +218,21 @@ class KnowledgeBase:
             f"CREATE INDEX {HNSW_INDEX} ON kb_chunks USING hnsw (embedding vector_cosine_ops)")
         log.info("kb_vector_column_set", dim=dim)
 
-    async def search(self, query: str, language: str, region_code: str, limit: int = 3) -> list[KnowledgeHit]:
+    async def search(
+        self, query: str, language: str, region_code: str, limit: int = 3, fallback_languages: Sequence[str] = ()
+    ) -> list[KnowledgeHit]:
         """Best `limit` entries for `query` in `language` for a region (its entries plus national ones), each
-        with its citation and absolute relevance (relevance.py), most relevant first. A Kazakh question with no
-        relevant Kazakh answer is answered from Russian entries (hits marked `fallback=True`). Exactly one SQL
-        statement."""
-        if language not in LANGUAGES:
-            raise ValueError(f"language: expected ru or kk, got {language!r}")
-        if region_code and region_code not in REGION_CODES:
+        with its citation and absolute relevance (relevance.py), most relevant first. A question with no
+        relevant answer in `language` is answered from the first of `fallback_languages` (the caller's policy
+        says which: the operator asks kk -> ru), hits marked `fallback=True`. Exactly one SQL statement."""
+        if not valid_language(language):
+            raise ValueError(f"language: expected an ISO 639 code such as ru or kk, got {language!r}")
+        if region_code and not valid_region(region_code):
             raise ValueError(f"region_code: unknown region code {region_code!r}")
         if not self._checked:
             await self.check_embedder()
         regions = [ALL_REGIONS] + ([region_code] if region_code else [])
-        fallback = FALLBACK_LANGUAGES.get(language)
+        fallback = next((f for f in fallback_languages if f != language), None)
         langs = [language] + ([fallback] if fallback else [])
         vec = (await self.embedder.embed([query]))[0]
         terms = term_patterns(query)
@@ -249,7 +250,7 @@ class KnowledgeBase:
         hits_rows, is_fallback = primary, False
         if fallback:
             other = [r for r in rows if r[5] == fallback]
-            if other and _falls_back(primary, other, rel, language):
+            if other and _falls_back(primary, other, rel, language, fallback):
                 hits_rows, is_fallback = other, True
         hits_rows = sorted(hits_rows, key=lambda r: (-scored[r[0]].rank, -r[4], r[0]))
         return [KnowledgeHit(entry_id=r[0], title=r[1], source=r[2], text=r[3], score=round(float(r[4]), 6),
@@ -276,7 +277,7 @@ class KnowledgeBase:
                 "configured_embedder": self.embedder.name, "configured_dim": self.embedder.dim}
 
 
-def _falls_back(primary: list, other: list, rel: dict[str, float], language: str) -> bool:
+def _falls_back(primary: list, other: list, rel: dict[str, float], language: str, fallback: str) -> bool:
     """Answer from the fallback language: its best entry passes the relevance gate and the asked language's
     best does not (or is clearly worse); when neither passes, by the ranking signals (`_weak`, `_foreign_topic`)."""
     best = max((rel[r[0]] for r in primary), default=0.0)
@@ -285,7 +286,7 @@ def _falls_back(primary: list, other: list, rel: dict[str, float], language: str
         return best < RELEVANCE_GATE or best_other - best >= FALLBACK_MARGIN
     if best >= RELEVANCE_GATE:
         return False
-    return _weak(primary) or _foreign_topic(primary, other, language, FALLBACK_LANGUAGES[language])
+    return _weak(primary) or _foreign_topic(primary, other, language, fallback)
 
 
 def _foreign_topic(primary: list, other: list, language: str, fallback: str) -> bool:

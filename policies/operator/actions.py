@@ -61,7 +61,9 @@ class ToolActions(SessionState):
             return self.log_call(P.SEARCH_KB, False, decision.reason, args)
         if not query.strip():
             return self.log_call(P.SEARCH_KB, False, "query: missing or empty", args)
-        effect = KnowledgeSearch(query.strip(), self.language, self.region_code)
+        # a Kazakh question with nothing relevant in Kazakh is answered from the Russian entries, said so first
+        fallback = ("ru",) if self.language == "kk" else ()
+        effect = KnowledgeSearch(query.strip(), self.language, self.region_code, fallback_languages=fallback)
         return self.log_call(P.SEARCH_KB, True, decision.reason, args, effect=effect)
 
     def handoff(self) -> ToolCall:
