@@ -128,6 +128,8 @@ class StorageSettings:
 class OpsSettings:
     metrics_host: str = setting("METRICS_HOST", "127.0.0.1", "Prometheus /metrics and /healthz bind address")
     metrics_port: int = setting("METRICS_PORT", 9464, "metrics port; 0 disables", lo=0, hi=65535)
+    overload_lag_ms: float = setting("OVERLOAD_LAG_MS", 60.0,
+                                     "event-loop lateness that counts as behind: new calls are refused", lo=10, hi=10000)
     log_level: str = setting("LOG_LEVEL", "info", "debug, info, warning, error", choices=LOG_LEVELS)
     log_format: str = setting("LOG_FORMAT", "auto", "json, console or auto (console on a terminal)", choices=LOG_FORMATS)
     log_transcripts: bool = setting("LOG_TRANSCRIPTS", False,

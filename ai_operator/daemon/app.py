@@ -22,6 +22,7 @@ from ai_operator.logs import get_logger, register_secret
 from ai_operator.media.codecs import get_codec
 from ai_operator.media.playout import Pacer
 from ai_operator.media.transport import TOTALS, PortAllocator
+from ai_operator.ops.overload import LagProbe, LoadState
 
 log = get_logger("daemon")
 DB_RETRY_S = 5.0  # a database that cannot be opened at start is tried again this often
@@ -138,12 +139,17 @@ class Daemon:
             await pacer.start()
             stack.push_async_callback(pacer.stop)
             metrics.set_rtp_source(lambda: rtp_totals(pacer))
+            load = LoadState(behind_lag_ms=s.ops.overload_lag_ms)
+            probe = LagProbe(load, skipped_frames=lambda: pacer.skipped_frames,
+                             on_lag=metrics.loop_lag_seconds.observe)
+            probe.start()
+            stack.push_async_callback(probe.stop)
             ari = AriRestClient(s.ari.url, s.ari.user, s.ari.password)
             stack.push_async_callback(ari.close)
             self.svc = Services(
                 settings=s, ari=ari, records=records, knowledge=knowledge, pacer=pacer,
                 ports=PortAllocator(s.rtp.host, s.rtp.port_min, s.rtp.port_max), codec=get_codec(s.rtp.codec),
-                metrics=metrics,
+                metrics=metrics, load=load,
                 stt_override=self.overrides.get("stt"), tts_override=self.overrides.get("tts"),
                 model_override=self.overrides.get("model"), observer=self.overrides.get("observer"),
             )
@@ -246,6 +252,8 @@ def rtp_totals(pacer: Pacer) -> dict[str, int]:
         "dropped_malformed": t.dropped_malformed + t.dropped_wrong_size,
         "dropped_wrong_pt": t.dropped_wrong_pt,
         "underruns": pacer.underruns,
+        "late_ticks": pacer.late_ticks,
+        "skipped_frames": pacer.skipped_frames,
     }
 
 

@@ -9,6 +9,7 @@ goes back to the dialplan untouched (`continue`) with a log line saying why. Our
 from __future__ import annotations
 
 import asyncio
+import time
 from datetime import UTC, datetime
 from typing import Any
 
@@ -88,6 +89,8 @@ class CallManager:
             reason = "route_disabled"
         elif len(self.calls) >= self.svc.settings.call.max_calls:
             reason = "over_capacity"
+        elif self.svc.load.behind(time.monotonic()):
+            reason = "overloaded"
         if reason is not None:
             await self._reject(channel, route_name, reason)
             return
@@ -107,7 +110,8 @@ class CallManager:
 
     async def _reject(self, channel: Any, route_name: str, reason: str) -> None:
         self.svc.metrics.reject(reason)
-        log.info("call_rejected", call_id=channel.id, route=route_name or None, reason=reason,
+        detail = self.svc.load.reason if reason == "overloaded" else None
+        log.info("call_rejected", call_id=channel.id, route=route_name or None, reason=reason, detail=detail,
                  action="continue in dialplan")
         await self._continue(channel.id)
 
@@ -181,4 +185,7 @@ class CallManager:
         return not self.tasks
 
     def health(self) -> dict[str, Any]:
-        return {"calls": len(self.calls), "draining": self.draining, "at": datetime.now(UTC).isoformat()}
+        behind = self.svc.load.behind(time.monotonic())
+        self.svc.metrics.overloaded.set(1 if behind else 0)
+        return {"calls": len(self.calls), "draining": self.draining, "overloaded": behind,
+                "loop_lag_ms": round(self.svc.load.last_lag_ms, 1), "at": datetime.now(UTC).isoformat()}

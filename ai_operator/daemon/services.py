@@ -14,6 +14,7 @@ from ai_operator.config import Route, Settings
 from ai_operator.media.codecs import Codec
 from ai_operator.media.playout import Pacer
 from ai_operator.media.transport import PortAllocator
+from ai_operator.ops.overload import LoadState
 
 if TYPE_CHECKING:
     from ai_operator.ari.rest import AriRestClient
@@ -38,6 +39,7 @@ class Services:
     ports: PortAllocator
     codec: Codec
     metrics: Metrics
+    load: LoadState = field(default_factory=LoadState)  # is the daemon keeping up? (ops/overload.py)
     stt_override: SpeechToText | None = None
     tts_override: LineTTS | None = None
     model_override: ChatModelLike | None = None

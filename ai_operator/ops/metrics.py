@@ -23,7 +23,7 @@ CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 ADAPTERS = ("stt", "tts", "model", "kb")
 LATENCY_STAGES = ("vad", "stt", "policy", "model", "tts_first_frame", "first_rtp", "bridge")
-REJECT_REASONS = ("route_disabled", "route_unknown", "over_capacity", "draining")
+REJECT_REASONS = ("route_disabled", "route_unknown", "over_capacity", "overloaded", "draining")
 RTP_DROP_REASONS = ("foreign", "malformed", "wrong_pt")
 
 # Seconds. Turn stages run from ~1 ms (policy) to several seconds (model, STT).
@@ -65,6 +65,13 @@ class RtpCollector(Collector):
         )
         underruns.add_metric([], float(totals.get("underruns", 0)))
         yield underruns
+        late = CounterMetricFamily(f"{NAMESPACE}_pacer_late_ticks", "pacer ticks so late they skipped ahead")
+        late.add_metric([], float(totals.get("late_ticks", 0)))
+        yield late
+        skipped = CounterMetricFamily(f"{NAMESPACE}_pacer_skipped_frames",
+                                      "outgoing frames skipped because the pacer fell behind (audio cut)")
+        skipped.add_metric([], float(totals.get("skipped_frames", 0)))
+        yield skipped
 
 
 class Metrics:
@@ -130,6 +137,15 @@ class Metrics:
             registry=r,
             buckets=STAGE_BUCKETS,
         )
+        self.loop_lag_seconds = Histogram(
+            "loop_lag_seconds",
+            "how late a 50 ms timer of the event loop wakes up (every packet and tick waits behind this)",
+            namespace=ns,
+            registry=r,
+            buckets=(0.001, 0.002, 0.005, 0.01, 0.02, 0.04, 0.06, 0.1, 0.2, 0.5, 1.0),
+        )
+        self.overloaded = Gauge("overloaded", "1 while the daemon is behind and refuses new calls", namespace=ns,
+                                registry=r)
         self._rtp = RtpCollector()
         r.register(self._rtp)
         self._prime()
