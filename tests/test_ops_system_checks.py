@@ -15,6 +15,7 @@ from ai_operator.doctor.system_checks import (
     rtp_port_range_bindable,
     state_dir_writable,
 )
+from tests.support.ports import free_udp_range
 
 
 def _env(tmp_path, text: str, mode: int):
@@ -96,18 +97,8 @@ def test_sample_ports_cover_the_ends():
     assert _sample_ports(5000, 5000) == [5000]
 
 
-def _free_udp_range(n: int) -> int:
-    for _ in range(50):
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-            s.bind(("127.0.0.1", 0))
-            base = s.getsockname()[1]
-        if base + n < 65535:
-            return base
-    raise RuntimeError("no free port")
-
-
 def test_rtp_range_bindable_and_busy_port_is_named():
-    base = _free_udp_range(100)
+    base = free_udp_range(100)
     r = rtp_port_range_bindable("127.0.0.1", base, base + 99)
     assert r.status == "OK", r.detail
     middle = _sample_ports(base, base + 99)[2]
@@ -124,7 +115,7 @@ def test_rtp_range_bindable_and_busy_port_is_named():
 async def test_doctor_system_group_weighs_the_rtp_range_against_max_calls(tmp_path):
     from ai_operator.doctor.runner import collect
 
-    base = _free_udp_range(100)
+    base = free_udp_range(100)
     env = _env(tmp_path, f"STATE_DIR={tmp_path}\nRTP_PORT_MIN={base}\nRTP_PORT_MAX={base + 99}\nMAX_CALLS=500\n", 0o640)
     checks = {c.name: c for c in await collect(str(env), ["system"])}
     rtp = checks["rtp port range"]
