@@ -13,6 +13,7 @@ import sys
 from typing import Any
 
 import structlog
+from structlog.typing import EventDict
 
 _SECRETS: set[str] = set()
 
@@ -31,7 +32,7 @@ def redact(text: str) -> str:
     return text
 
 
-def _redact_processor(_logger: Any, _name: str, event_dict: dict[str, Any]) -> dict[str, Any]:
+def _redact_processor(_logger: Any, _name: str, event_dict: EventDict) -> EventDict:
     if not _SECRETS:
         return event_dict
     for key, value in list(event_dict.items()):
