@@ -95,8 +95,8 @@ async def test_caller_transcripts_stay_out_of_the_info_log_unless_allowed(daemon
     lines = [json.loads(line) for line in text.splitlines() if line.strip()]
     assert any(ln["event"] == "bot_says" for ln in lines)  # bot lines are not personal data
     if log_transcripts:
-        heard = [ln["text"] for ln in lines if ln["event"] == "caller_said"]
-        assert heard == list(CALLER_LINES)
+        heard = [ln["text"] for ln in lines if ln["event"] == "caller_said" and not ln["text"].startswith("[")]
+        assert heard == list(CALLER_LINES)  # (events such as "[dtmf 1]" are logged too)
     else:
         for line in CALLER_LINES:
             assert line not in text and line.rstrip(".?") not in text
