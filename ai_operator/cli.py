@@ -1,21 +1,36 @@
 """The `ai-operator` command: argument parsing and one small function per sub-command.
 
-Every command takes `--env PATH` (default /etc/ai-operator/ai-operator.env). Configuration errors print one
-line naming the file, line and key, and exit with status 2.
+Every command takes `--env PATH` (default /etc/ai-operator/ai-operator.env) and `--debug`. Configuration errors
+print one line naming the file, line and key, and exit with status 2; any other failure prints one line naming
+what failed and exits with status 1. `--debug` prints the traceback before that line.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
+import os
 import sys
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
 from ai_operator.config import DEFAULT_ENV_PATH, ConfigError, EnvFileError, Settings, load_settings
-from ai_operator.logs import configure_logging, get_logger, register_secret
+from ai_operator.logs import configure_logging, get_logger, redact, register_secret
 
+EXIT_FAILURE = 1
 EXIT_CONFIG = 2
+SCRIPT_HELP = """\
+script format (--script FILE, or lines typed at the prompt; UTF-8 text, blank lines skipped):
+  TEXT           one caller utterance, arriving 3 s after the previous line (virtual clock, no real wait)
+  +SECONDS TEXT  the utterance arrives SECONDS after the previous one, e.g. `+0.8 тысяч`; a fragment
+                 followed within the route's HOLD_S by its continuation is merged into one turn
+  [dtmf N]       the caller presses key N (0-9, * or #), e.g. `[dtmf 1]`
+  [silence]      the caller says nothing until the idle timeout (the policy re-prompts)
+  [not-heard]    the caller spoke but speech-to-text failed
+  An event may be timed too: `+10 [silence]`.
+"""
 
 
 def _settings(args: argparse.Namespace, *, quiet: bool = False) -> Settings:
@@ -54,6 +69,11 @@ def cmd_call(args: argparse.Namespace) -> int:
     if args.script:
         try:
             script = Path(args.script).read_text(encoding="utf-8").splitlines()
+        except UnicodeDecodeError as exc:
+            raise ConfigError(
+                f"--script {args.script}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); "
+                "expected one caller line per line"
+            ) from None
         except OSError as exc:
             raise ConfigError(f"--script {args.script}: {exc.strerror}") from None
     return asyncio.run(
@@ -105,7 +125,8 @@ def cmd_kb(args: argparse.Namespace) -> int:
 
     settings = _settings(args, quiet=True)
     if args.kb_command == "ingest":
-        return asyncio.run(commands.kb_ingest(settings, args.file, prune=args.prune, reembed=args.reembed, out=sys.stdout))
+        return asyncio.run(commands.kb_ingest(settings, args.file, prune=args.prune, force=args.force, reembed=args.reembed,
+                                                  out=sys.stdout))
     if args.kb_command == "search":
         return asyncio.run(
             commands.kb_search(settings, args.query, args.language, args.region, as_json=args.json, out=sys.stdout,
@@ -118,37 +139,73 @@ def cmd_simpbx(args: argparse.Namespace) -> int:
     from ai_operator.sim.pbx import serve_forever
 
     configure_logging("info", "auto")
-    asyncio.run(serve_forever(args.host, args.port, args.user, args.password))
+    try:
+        asyncio.run(serve_forever(args.host, args.port, args.user, args.password))
+    except OSError as exc:
+        why = os.strerror(exc.errno) if exc.errno else str(exc)
+        if exc.errno == errno.EADDRINUSE:
+            why += " (another process listens there: choose another --port)"
+        raise OSError(exc.errno, f"cannot listen on {args.host}:{args.port}: {why}") from exc
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="ai-operator", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True)
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """A real default (not None, not a flag's False) shown after each option's help; epilogs kept as written."""
 
-    def add(name: str, help_text: str) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, help=help_text, description=help_text)
-        p.add_argument("--env", default=DEFAULT_ENV_PATH, help=f"env file (default {DEFAULT_ENV_PATH})")
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        help_text = action.help or ""
+        if action.default in (None, False, argparse.SUPPRESS) or "%(default)" in help_text or not action.option_strings:
+            return help_text
+        return help_text + " (default: %(default)s)"
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("ai-operator")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        from ai_operator import __version__
+
+        return __version__
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="ai-operator", description=__doc__.splitlines()[0], formatter_class=_HelpFormatter)
+    parser.add_argument("--version", action="version", version=f"ai-operator {_version()}")
+    parser.add_argument("--debug", action="store_true", help="on failure, print the traceback too")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def common(p: argparse.ArgumentParser, *, env: bool = True) -> argparse.ArgumentParser:
+        # SUPPRESS: given after the command it sets the value; not given, it leaves the top-level one alone.
+        if env:
+            p.add_argument("--env", default=DEFAULT_ENV_PATH, help="env file with the settings")
+        p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="on failure, print the traceback too")
         return p
 
-    p = add("call", "talk to a route's policy in the terminal (text in place of speech)")
-    p.add_argument("--route", required=True)
-    p.add_argument("--script", help="file with one caller utterance per line (+SECONDS prefix = arrival delay)")
-    p.add_argument("--json", action="store_true", help="one JSON object per turn")
-    p.add_argument("--load", help="a load JSON file (the same as --option LOAD=FILE, for policies with a LOAD option)")
+    def add(name: str, help_text: str, epilog: str | None = None) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_text, description=help_text, epilog=epilog, formatter_class=_HelpFormatter)
+        return common(p)
+
+    p = add("call", "talk to a route's policy in the terminal (text in place of speech)", SCRIPT_HELP)
+    p.add_argument("--route", required=True, help="route name, as in ROUTE_<NAME>_* of the env file")
+    p.add_argument("--script", metavar="FILE", help="play the caller's lines from FILE (format below) instead of the prompt")
+    p.add_argument("--json", action="store_true", help="one JSON object per turn on stdout")
+    p.add_argument("--load", metavar="FILE",
+                   help="a load JSON file (the same as --option LOAD=FILE, for policies with a LOAD option)")
     p.add_argument("--option", action="append", metavar="KEY=VALUE",
                    help="set one of the policy's own route options for this conversation (repeatable)")
     p.add_argument("--no-knowledge", action="store_true", help="do not open the knowledge base")
     p.set_defaults(func=cmd_call)
 
     p = add("dialogue-self-test", "run the policies' built-in scripted conversations (no network)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="a JSON report on stdout")
     p.set_defaults(func=cmd_self_test)
 
     p = add("doctor", "check the installation; one line per check (all groups unless --check-* chosen)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="a JSON report on stdout")
     p.add_argument("--check-dialogue", action="store_true", help="routes, policies, catalogs, regions, self-test")
-    p.add_argument("--check-system", action="store_true", help="env file permissions, state dir, RTP ports")
+    p.add_argument("--check-system", action="store_true", help="env file permissions and ARI password, state dir, RTP ports")
     p.add_argument("--check-speech", action="store_true", help="espeak voices, STT/TTS/model endpoints")
     p.add_argument("--check-ari", action="store_true", help="ARI reachable, credentials, app, externalMedia")
     p.add_argument("--check-database", action="store_true", help="database, pgvector, knowledge base")
@@ -158,49 +215,81 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_run)
 
     p = add("demo", "start the daemon and the simulated PBX and place one call with espeak caller audio")
-    p.add_argument("--route", default="test")
-    p.add_argument("--state-dir", help="where the demo keeps its database, records and WAVs (default ./state)")
+    p.add_argument("--route", default="test", help="route the demo call takes")
+    p.add_argument("--state-dir", help="where the demo keeps its database, records and WAVs (default: ./state)")
     p.set_defaults(func=cmd_demo)
 
     p = add("dial", "originate an outbound call into our app on a route (freight calls are outbound)")
-    p.add_argument("--route", required=True)
-    p.add_argument("--endpoint", required=True, help="e.g. PJSIP/vendor@trunk")
-    p.add_argument("--load", help="freight load JSON file")
-    p.add_argument("--caller-id")
+    p.add_argument("--route", required=True, help="route name, as in ROUTE_<NAME>_* of the env file")
+    p.add_argument("--endpoint", required=True, help="who to call, e.g. PJSIP/vendor@trunk")
+    p.add_argument("--load", metavar="FILE", help="freight load JSON file")
+    p.add_argument("--caller-id", help="caller ID shown to the called party")
     p.set_defaults(func=cmd_dial)
 
     p = add("kb", "knowledge base: ingest, search, stats")
-    kb = p.add_subparsers(dest="kb_command", required=True)
-    ki = kb.add_parser("ingest", help="ingest a JSONL file (idempotent upsert by id)")
-    ki.add_argument("file")
+    kb = p.add_subparsers(dest="kb_command", required=True, metavar="KB_COMMAND")
+    ki = kb.add_parser("ingest", help="ingest a JSONL file (idempotent upsert by id)", formatter_class=_HelpFormatter)
+    ki.add_argument("file", help="JSONL file, one entry per line")
     ki.add_argument("--prune", action="store_true", help="remove entries whose id is not in the file")
+    ki.add_argument("--force", action="store_true",
+                    help=f"let --prune remove more than {commands_prune_share()} of the entries")
     ki.add_argument("--reembed", action="store_true", help="re-embed every chunk (after changing the embedder)")
-    ks = kb.add_parser("search", help="hybrid search: hits with their relevance and whether it passes the gate")
-    ks.add_argument("query")
+    ks = kb.add_parser("search", help="hybrid search: hits with their relevance and whether it passes the gate",
+                       formatter_class=_HelpFormatter)
+    ks.add_argument("query", help="the question, as a caller would ask it")
     ks.add_argument("--language", required=True, help="ISO 639 code of the entries to search, e.g. ru or kk")
     ks.add_argument("--region", required=True, help="ISO 3166-2 code, e.g. KZ-35")
     ks.add_argument("--fallback", help="a second language searched when nothing relevant is found (e.g. ru)")
-    ks.add_argument("--json", action="store_true")
-    kb.add_parser("stats", help="entries and chunks per language and region")
+    ks.add_argument("--json", action="store_true", help="the hits as JSON")
+    kb.add_parser("stats", help="entries and chunks per language and region", formatter_class=_HelpFormatter)
     for sub_parser in kb.choices.values():  # `kb search --env F ...` works as well as `kb --env F search ...`
-        sub_parser.add_argument("--env", default=argparse.SUPPRESS, help="env file")
+        sub_parser.add_argument("--env", default=argparse.SUPPRESS, help="env file with the settings")
+        common(sub_parser, env=False)
     p.set_defaults(func=cmd_kb)
 
-    p = sub.add_parser("simpbx", help="run the simulated PBX (an Asterisk ARI double) on its own")
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=8088)
-    p.add_argument("--user", default="asterisk")
-    p.add_argument("--password", default="asterisk")
+    p = sub.add_parser("simpbx", help="run the simulated PBX (an Asterisk ARI double) on its own",
+                       description="run the simulated PBX (an Asterisk ARI double) on its own, until Ctrl-C",
+                       formatter_class=_HelpFormatter)
+    p.add_argument("--host", default="127.0.0.1", help="address the ARI HTTP/websocket server listens on")
+    p.add_argument("--port", type=int, default=8088, help="its TCP port (Asterisk's http.conf default)")
+    p.add_argument("--user", default="asterisk", help="ARI user the clients must present")
+    p.add_argument("--password", default="asterisk", help="ARI password the clients must present")
+    common(p, env=False)
     p.set_defaults(func=cmd_simpbx)
     return parser
 
 
+def commands_prune_share() -> str:
+    from ai_operator.kb.commands import PRUNE_MAX_SHARE
+
+    return f"{PRUNE_MAX_SHARE * 100:.0f} %%"  # %% : argparse expands help strings with %
+
+
+def describe_failure(exc: BaseException) -> str:
+    """One line for an error nobody caught: what failed (file, address) and why, secrets masked."""
+    if isinstance(exc, OSError):
+        where = f"{exc.filename}: " if exc.filename else ""
+        text = f"{where}{exc.strerror or exc}"
+    else:
+        text = f"{type(exc).__name__}: {exc}"
+    return redact(" ".join(text.split()))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    debug = bool(getattr(args, "debug", False))
     try:
         return int(args.func(args) or 0)
     except (EnvFileError, ConfigError) as exc:
+        if debug:
+            print(redact(traceback.format_exc()), file=sys.stderr, end="")
         print(f"ai-operator: configuration error: {exc}", file=sys.stderr)
         return EXIT_CONFIG
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # the last resort: one line, the traceback only when asked for
+        if debug:
+            print(redact(traceback.format_exc()), file=sys.stderr, end="")
+        hint = "" if debug else " (--debug shows the traceback)"
+        print(f"ai-operator: {args.command}: {describe_failure(exc)}{hint}", file=sys.stderr)
+        return EXIT_FAILURE

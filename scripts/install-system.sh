@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install ai-operator as a system service:
 #   /opt/ai-operator/src   a copy of this source tree (README, etc/asterisk samples)
-#   /opt/ai-operator/venv  its own virtualenv with ai-operator installed (pip install <src>)
+#   /opt/ai-operator/venv  its own virtualenv with ai-operator installed (pip install <src>, pinned by constraints.txt)
 #   /etc/ai-operator/ai-operator.env   from etc/ai-operator.env.example, never overwritten, 0640 root:ai-operator
 #   /etc/ai-operator/loads/            the sample freight loads (LOADS_DIR), existing files never overwritten
 #   /etc/systemd/system/ai-operator.service
@@ -44,6 +44,7 @@ ENV_EXAMPLE="$SRC_DIR/etc/ai-operator.env.example"
 UNIT_SRC="$SRC_DIR/systemd/ai-operator.service"
 [ -r "$ENV_EXAMPLE" ] || die "missing $ENV_EXAMPLE"
 [ -r "$UNIT_SRC" ] || die "missing $UNIT_SRC"
+[ -r "$SRC_DIR/constraints.txt" ] || die "missing $SRC_DIR/constraints.txt"
 
 if [ -z "$DESTDIR" ]; then
     [ "$(id -u)" = 0 ] || die "run as root (sudo), or set DESTDIR to stage into a directory"
@@ -80,7 +81,9 @@ tar -C "$SRC_DIR" --exclude=./.venv --exclude=./.git --exclude=./state --exclude
 if [ "$WITH_VENV" = 1 ]; then
     "$PYTHON" -m venv "$ROOT_PREFIX/venv"
     # shellcheck disable=SC2086  # PIP_ARGS is a list of words on purpose
-    "$ROOT_PREFIX/venv/bin/pip" install --quiet --disable-pip-version-check $PIP_ARGS "$ROOT_PREFIX/src"
+    # constraints.txt: the versions the tests passed with (see `make lock`)
+    "$ROOT_PREFIX/venv/bin/pip" install --quiet --disable-pip-version-check -c "$ROOT_PREFIX/src/constraints.txt" \
+        $PIP_ARGS "$ROOT_PREFIX/src"
     [ -x "$ROOT_PREFIX/venv/bin/ai-operator" ] || die "pip did not install $ROOT_PREFIX/venv/bin/ai-operator"
     say "installed $("$ROOT_PREFIX/venv/bin/python" -c 'import importlib.metadata as m; print("ai-operator", m.version("ai-operator"))') into $PREFIX/venv"
 else

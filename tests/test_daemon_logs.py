@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 
+import pytest
 import structlog
 
 from ai_operator.logs import configure_logging
@@ -66,3 +67,37 @@ def test_registered_secrets_are_masked_in_values_and_tracebacks() -> None:
     assert lines[0]["error"] == "401 for password ***"
     assert "ValueError: dsn postgresql://u:***@h/db refused" in lines[1]["exception"]
     assert secret not in buf.getvalue()
+
+
+CALLER_LINES = ("Я живу в Караганде.", "Сколько стоит тариф за девять тысяч девятьсот девяносто тенге?")
+
+
+@pytest.mark.parametrize("log_transcripts", [False, True], ids=["default", "LOG_TRANSCRIPTS=true"])
+async def test_caller_transcripts_stay_out_of_the_info_log_unless_allowed(daemon_base, log_transcripts) -> None:
+    saved = structlog.get_config()
+    buf = io.StringIO()
+    configure_logging("info", "json", stream=buf)
+    try:
+        async with stage_for(daemon_base, LOG_TRANSCRIPTS=log_transcripts) as stage:
+            caller = await Caller.place(stage)
+            caller.sim.send_dtmf("1")
+            await caller.quiet(min_turns=2)
+            for n, line in enumerate(CALLER_LINES, start=3):
+                await caller.say(line)
+                await caller.quiet(min_turns=n)
+            await caller.sim.hangup()
+            record = await caller.record()
+    finally:
+        structlog.configure(**saved)
+    said = [t["caller_text"] for t in record["turns"]]
+    assert all(line in said for line in CALLER_LINES), said  # the call record keeps them: that is its job
+    text = buf.getvalue()
+    lines = [json.loads(line) for line in text.splitlines() if line.strip()]
+    assert any(ln["event"] == "bot_says" for ln in lines)  # bot lines are not personal data
+    if log_transcripts:
+        heard = [ln["text"] for ln in lines if ln["event"] == "caller_said" and not ln["text"].startswith("[")]
+        assert heard == list(CALLER_LINES)  # (events such as "[dtmf 1]" are logged too)
+    else:
+        for line in CALLER_LINES:
+            assert line not in text and line.rstrip(".?") not in text
+        assert not [ln for ln in lines if ln["event"] == "caller_said"]

@@ -10,6 +10,7 @@ import pytest
 
 from ai_operator.config import load_settings
 from ai_operator.daemon.app import Daemon
+from tests.support.ports import closed_tcp_port
 
 BACKGROUND_TASKS = {"playout-pacer", "record-spool-retry"}
 
@@ -20,8 +21,8 @@ async def test_failed_start_releases_what_was_opened(tmp_path) -> None:
     taken.listen()
     port = taken.getsockname()[1]
     settings = load_settings(None, environ={
-        "ARI_URL": "http://127.0.0.1:9/ari", "ARI_USER": "u", "ARI_PASSWORD": "startup-pw",
-        "STATE_DIR": str(tmp_path), "DATABASE_URL": "postgresql://u@127.0.0.1:9/none",  # refused: records spool
+        "ARI_URL": f"http://127.0.0.1:{closed_tcp_port()}/ari", "ARI_USER": "u", "ARI_PASSWORD": "startup-pw",
+        "STATE_DIR": str(tmp_path), "DATABASE_URL": f"postgresql://u@127.0.0.1:{closed_tcp_port()}/none",  # refused: spool
         "METRICS_HOST": "127.0.0.1", "METRICS_PORT": str(port),
     })
     daemon = Daemon(settings, env_path=None)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import socket
 import sys
 from pathlib import Path
 
@@ -13,6 +12,7 @@ import pytest
 
 from ai_operator.sim.pbx import SimulatedPbx
 from tests.support.envfiles import example_text
+from tests.support.ports import closed_tcp_port, free_udp_range
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[1]
@@ -31,9 +31,7 @@ async def doctor(env: Path, *flags: str) -> tuple[int, dict]:
 
 
 def write_env(tmp_path: Path, ari_url: str, password: str) -> Path:
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:  # a free range: ask the OS for its start
-        probe.bind(("127.0.0.1", 0))
-        start = min(probe.getsockname()[1], 65000)
+    start = free_udp_range(100)  # a free range: asked of the OS
     text = example_text(ARI_URL=ari_url, ARI_PASSWORD=password, STATE_DIR=str(tmp_path / "state"),
                         RTP_PORT_MIN=str(start), RTP_PORT_MAX=str(start + 99))
     env = tmp_path / "ai-operator.env"
@@ -54,7 +52,7 @@ async def test_doctor_json_reports_every_group(tmp_path):
     assert code == 0, [c for c in doc["checks"] if c["status"] == "FAIL"]
     assert doc["ok"] is True
     for name in ("env file", "routes", "dialogue self-test", "ARI reachable", "ARI credentials", "ARI externalMedia",
-                 "espeak-ng voices"):
+                 "espeak-ng voices", "ARI password", "env file permissions"):
         assert checks[name]["status"] == "OK", checks[name]
     assert checks["ARI application"]["status"] == "WARN"  # no daemon connected: said, not failed
     for name in ("database reachable", "vector extension", "migrations", "tables", "kb embedding dimension",
@@ -78,11 +76,13 @@ async def test_doctor_wrong_ari_password_fails_with_what_to_do(tmp_path):
     assert "wrong-password-9" not in json.dumps(doc)
 
 
-async def test_doctor_unreachable_ari_and_world_readable_env(tmp_path):
-    env = write_env(tmp_path, "http://127.0.0.1:9/ari", PASSWORD)
+async def test_doctor_unreachable_ari_world_readable_env_and_placeholder_password(tmp_path):
+    env = write_env(tmp_path, f"http://127.0.0.1:{closed_tcp_port()}/ari", "change-me")
     env.chmod(0o644)
     code, doc = await doctor(env, "--check-ari", "--check-system")
     assert code == 1
     by_name = {c["name"]: c for c in doc["checks"]}
     assert by_name["ARI reachable"]["status"] == "FAIL"
-    assert by_name["env file permissions"]["status"] == "WARN" and "0640" in by_name["env file permissions"]["detail"]
+    perms = by_name["env file permissions"]
+    assert perms["status"] == "FAIL" and "chmod 0640" in perms["detail"] and "chown root:ai-operator" in perms["detail"]
+    assert by_name["ARI password"]["status"] == "FAIL" and "placeholder" in by_name["ARI password"]["detail"]

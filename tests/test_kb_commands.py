@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import socket
 from pathlib import Path
 
@@ -154,3 +155,62 @@ def test_build_embedder_from_settings(tmp_path: Path) -> None:
         build_embedder(settings_for("", tmp_path, EMBEDDING_PROVIDER="openai", OPENAI_API_KEY=""))
     emb = build_embedder(settings_for("", tmp_path, EMBEDDING_PROVIDER="openai", OPENAI_API_KEY="sk-x"))
     assert emb.name == "openai:text-embedding-3-small" and emb.dim == 256
+
+
+async def _entry_count(settings: Settings, tmp_path: Path) -> int:
+    out = io.StringIO()
+    assert await kb_stats(settings, out) == 0
+    return sum(int(n) for n in re.findall(r"entries=(\d+)", out.getvalue()))
+
+
+async def test_prune_that_would_empty_or_gut_the_base_is_refused_without_force(tmp_path: Path) -> None:
+    settings = settings_for(fresh_dsn(), tmp_path)
+    assert await kb_ingest(settings, SAMPLE, prune=False, reembed=False, out=io.StringIO()) == 0
+    lines = SAMPLE.read_text().splitlines()
+    total = len(lines)
+    assert await _entry_count(settings, tmp_path) == total
+
+    for name, content in (("empty.jsonl", ""), ("blank.jsonl", "\n\n  \n")):
+        empty = tmp_path / name
+        empty.write_text(content)
+        for force in (False, True):  # an empty file never prunes, not even with --force
+            out = io.StringIO()
+            code = await kb_ingest(settings, empty, prune=True, force=force, reembed=False, out=out)
+            assert code == 2, out.getvalue()
+            assert len(out.getvalue().strip().splitlines()) == 1 and "no entries" in out.getvalue()
+            assert await _entry_count(settings, tmp_path) == total
+
+    few = tmp_path / "few.jsonl"  # keeps 10: pruning would remove 80 % of the base
+    changed = [json.loads(line) for line in lines[:10]]
+    changed[0]["title"] += " (new)"
+    few.write_text("\n".join(json.dumps(e, ensure_ascii=False) for e in changed) + "\n")
+    out = io.StringIO()
+    assert await kb_ingest(settings, few, prune=True, reembed=False, out=out) == 2
+    message = out.getvalue().strip()
+    assert len(message.splitlines()) == 1
+    assert f"would delete {total - 10} of {total} entries" in message and "--force" in message
+    assert await _entry_count(settings, tmp_path) == total
+    out = io.StringIO()
+    assert await kb_search(settings, changed[0]["title"], changed[0]["language"], "KZ-71", True, out) == 0
+    assert all(h["title"] != changed[0]["title"] for h in json.loads(out.getvalue()))  # nothing written either
+
+    out = io.StringIO()
+    assert await kb_ingest(settings, few, prune=True, force=True, reembed=False, out=out) == 0
+    assert f"updated=1 unchanged=9 rejected=0 pruned={total - 10}" in out.getvalue()
+    assert await _entry_count(settings, tmp_path) == 10
+    out = io.StringIO()
+    assert await kb_search(settings, changed[0]["title"], changed[0]["language"], "KZ-71", True, out) == 0
+    assert any(h["title"] == changed[0]["title"] for h in json.loads(out.getvalue()))  # the same search finds it now
+
+
+async def test_prune_of_a_minority_needs_no_force(tmp_path: Path) -> None:
+    settings = settings_for(fresh_dsn(), tmp_path)
+    assert await kb_ingest(settings, SAMPLE, prune=False, reembed=False, out=io.StringIO()) == 0
+    lines = SAMPLE.read_text().splitlines()
+    keep = len(lines) - len(lines) // 3
+    most = tmp_path / "most.jsonl"
+    most.write_text("\n".join(lines[:keep]) + "\n")
+    out = io.StringIO()
+    assert await kb_ingest(settings, most, prune=True, reembed=False, out=out) == 0, out.getvalue()
+    assert f"pruned={len(lines) - keep}" in out.getvalue()
+    assert await _entry_count(settings, tmp_path) == keep

@@ -10,19 +10,17 @@ from policies.operator.permissions import MATRIX, expected_allowed, guardrail
 from policies.operator.selftest_support import session_in
 from policies.operator.states import State
 
-SEED = Path(__file__).resolve().parents[2] / "shared" / "seeds" / "003_e53fc076507becd0.txt"
+SPEC = Path(__file__).resolve().parent / "data" / "specs" / "operator-permission-matrix.md"  # from seed 003
 
 
-def test_the_one_permission_table_is_the_seeds() -> None:
-    """MATRIX (used by the policy, its self-test and these tests) against the seed's table, when the seed is
-    beside the repository (CI); a clone on its own has nothing to compare with."""
-    if not SEED.exists():
-        pytest.skip("seed 003 not beside the repository")
-    text = SEED.read_text()
-    table = text[text.index("## Tool Permission Matrix") : text.index("## Hard Guardrail")]
+def test_the_one_permission_table_is_the_specs() -> None:
+    """MATRIX (used by the policy, its self-test and these tests) against the spec's table (a verbatim copy of
+    seed 003's section, kept in the repository so that a clone checks it too)."""
+    table = SPEC.read_text()
     seen = {}
     for state, tools in re.findall(r"^\| ([A-Z_]+) \| (.+?) \|$", table, re.M):
         seen[state] = set() if tools.strip() == "none" else set(re.findall(r"`(\w+)`", tools))
+    assert len(seen) == 9
     assert seen == {st.value: set(tools) for st, tools in MATRIX.items()}
 
 

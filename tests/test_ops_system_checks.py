@@ -9,11 +9,13 @@ import pytest
 
 from ai_operator.doctor.system_checks import (
     _sample_ports,
+    ari_password_set,
     env_file_permissions,
     espeak_voices,
     rtp_port_range_bindable,
     state_dir_writable,
 )
+from tests.support.ports import free_udp_range
 
 
 def _env(tmp_path, text: str, mode: int):
@@ -28,17 +30,41 @@ def test_env_file_missing_fails(tmp_path):
     assert r.status == "FAIL" and "does not exist" in r.detail
 
 
-def test_env_file_world_readable_with_secret_warns(tmp_path):
-    p = _env(tmp_path, "ARI_USER=x\nARI_PASSWORD=s3cret\nOPENAI_API_KEY=\n", 0o644)
+@pytest.mark.parametrize("mode", [0o644, 0o604, 0o664, 0o666, 0o755, 0o4644])
+def test_env_file_readable_by_others_fails_with_the_fix(tmp_path, mode):
+    p = _env(tmp_path, "ARI_USER=x\nARI_PASSWORD=s3cret\nOPENAI_API_KEY=\n", mode)
     r = env_file_permissions(p)
-    assert r.status == "WARN"
-    assert "chmod 0640" in r.detail and "ARI_PASSWORD" in r.detail and "OPENAI_API_KEY" not in r.detail
+    assert r.status == "FAIL", r
+    assert f"chmod 0640 {p}" in r.detail and f"chown root:ai-operator {p}" in r.detail
+    assert "ARI_PASSWORD" in r.detail and "OPENAI_API_KEY" not in r.detail
     assert "s3cret" not in r.detail
 
 
-def test_env_file_world_readable_without_secret_is_ok(tmp_path):
+def test_env_file_readable_by_others_fails_even_before_it_holds_a_secret(tmp_path):
     p = _env(tmp_path, 'ARI_USER=x\nARI_PASSWORD=""\n# OPENAI_API_KEY=sk-old\n', 0o644)
-    assert env_file_permissions(p).status == "OK"
+    r = env_file_permissions(p)
+    assert r.status == "FAIL" and "readable by everyone" in r.detail and "chmod 0640" in r.detail
+
+
+@pytest.mark.parametrize(
+    ("value", "status"),
+    [("change-me", "FAIL"), ("CHANGE-ME", "FAIL"), ("  change-me", "FAIL"), ("", "FAIL"),
+     ("Xq7-long-random", "OK"), ("change-me-2024-secret", "OK")],
+)
+def test_ari_password_placeholder_or_empty_fails(value, status):
+    r = ari_password_set(value)
+    assert r.status == status, r
+    if status == "FAIL":
+        assert "ari.conf" in r.detail and "ARI_PASSWORD" in r.detail
+    assert not value.strip() or value.strip() not in r.detail  # never echoes a password
+
+
+def test_the_example_password_is_a_known_placeholder():
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parents[1] / "etc" / "ai-operator.env.example"
+    (line,) = [ln for ln in example.read_text().splitlines() if ln.startswith("ARI_PASSWORD=")]
+    assert ari_password_set(line.split("=", 1)[1]).status == "FAIL"
 
 
 def test_env_file_0640_is_ok_and_group_writable_warns(tmp_path):
@@ -71,18 +97,8 @@ def test_sample_ports_cover_the_ends():
     assert _sample_ports(5000, 5000) == [5000]
 
 
-def _free_udp_range(n: int) -> int:
-    for _ in range(50):
-        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-            s.bind(("127.0.0.1", 0))
-            base = s.getsockname()[1]
-        if base + n < 65535:
-            return base
-    raise RuntimeError("no free port")
-
-
 def test_rtp_range_bindable_and_busy_port_is_named():
-    base = _free_udp_range(100)
+    base = free_udp_range(100)
     r = rtp_port_range_bindable("127.0.0.1", base, base + 99)
     assert r.status == "OK", r.detail
     middle = _sample_ports(base, base + 99)[2]
@@ -99,7 +115,7 @@ def test_rtp_range_bindable_and_busy_port_is_named():
 async def test_doctor_system_group_weighs_the_rtp_range_against_max_calls(tmp_path):
     from ai_operator.doctor.runner import collect
 
-    base = _free_udp_range(100)
+    base = free_udp_range(100)
     env = _env(tmp_path, f"STATE_DIR={tmp_path}\nRTP_PORT_MIN={base}\nRTP_PORT_MAX={base + 99}\nMAX_CALLS=500\n", 0o640)
     checks = {c.name: c for c in await collect(str(env), ["system"])}
     rtp = checks["rtp port range"]

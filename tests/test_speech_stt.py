@@ -12,6 +12,7 @@ from ai_operator.sim.instant import InstantSTT
 from ai_operator.sim.openai_server import FakeOpenAI
 from ai_operator.speech.stt import OpenAITranscriber, SpeechError, SpeechToText
 from ai_operator.speech.wav import decode_wav
+from tests.support.ports import closed_tcp_port
 
 KEY = "sk-test-0123456789abcdef"
 
@@ -95,7 +96,8 @@ async def test_bad_key_is_not_retried_and_never_shown(server: FakeOpenAI) -> Non
 
 
 async def test_unreachable_server_is_a_speech_error() -> None:
-    stt = OpenAITranscriber(api_key=KEY, base_url="http://127.0.0.1:9/v1", timeout_s=1.0, retries=0, model="whisper-1")
+    stt = OpenAITranscriber(api_key=KEY, base_url=f"http://127.0.0.1:{closed_tcp_port()}/v1", timeout_s=1.0, retries=0,
+                            model="whisper-1")
     with pytest.raises(SpeechError, match="connection failed"):
         await stt.transcribe(speech_like(), "ru")
 

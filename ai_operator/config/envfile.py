@@ -89,4 +89,8 @@ def read_env_file(path: str | Path) -> list[EnvEntry]:
         raise EnvFileError(str(p), 0, "permission denied") from None
     except UnicodeDecodeError as exc:
         raise EnvFileError(str(p), 0, f"not UTF-8 text ({exc.reason})") from None
+    except IsADirectoryError:
+        raise EnvFileError(str(p), 0, "is a directory, not an env file") from None
+    except OSError as exc:
+        raise EnvFileError(str(p), 0, f"cannot read: {exc.strerror or exc}") from None
     return parse_env_text(text, str(p))

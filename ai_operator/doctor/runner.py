@@ -26,6 +26,7 @@ async def _system(settings: Settings, env_path: str) -> list[CheckResult]:
     return [
         stop_timeout(settings),
         sc.env_file_permissions(env_path),
+        sc.ari_password_set(settings.ari.password),
         sc.state_dir_writable(settings.storage.state_dir),
         sc.rtp_port_range_bindable(settings.rtp.host, settings.rtp.port_min, settings.rtp.port_max, settings.call.max_calls),
     ]
@@ -63,7 +64,7 @@ async def collect(env_path: str, groups: list[str]) -> list[CheckResult]:
     results: list[CheckResult] = []
     try:
         settings = load_settings(env_path)
-    except (EnvFileError, ConfigError) as exc:
+    except (EnvFileError, ConfigError, OSError) as exc:
         return [CheckResult("env file", "FAIL", f"{exc}")]
     results.append(CheckResult("env file", "OK", f"{env_path} valid ({len(settings.routes)} routes)"))
     results.extend(CheckResult("env file", "WARN", w) for w in settings.warnings)

@@ -1,4 +1,5 @@
-"""Doctor checks of the host: env-file permissions, espeak-ng voices, RTP port range, state directory.
+"""Doctor checks of the host: env-file permissions, the ARI password not a placeholder, espeak-ng voices, RTP port
+range, state directory.
 
 Each function checks one thing for real (reads the file's mode, runs `espeak-ng --voices`, binds sockets,
 writes a file) and returns one `CheckResult` whose detail says what to do when it is not OK.
@@ -29,6 +30,8 @@ ESPEAK_APT_PACKAGES = "espeak-ng espeak-ng-data"
 RTP_SAMPLE_INNER_PORTS = 3  # ports checked between the first and the last
 MIN_FREE_BYTES = 1 << 30  # 1 GiB: the embedded database, spool and TTS cache live in STATE_DIR
 
+# Passwords shipped in samples (etc/ai-operator.env.example, Asterisk's ari.conf.sample): never the real one.
+PLACEHOLDER_PASSWORDS = frozenset({"change-me", "changeme", "password", "secret", "asterisk"})
 _SECRET_LINE = re.compile(r"^\s*(?:export\s+)?(" + "|".join(SECRET_KEYS) + r")\s*=\s*(.*?)\s*$")
 _EMPTY_VALUES = {"", '""', "''"}
 
@@ -66,19 +69,29 @@ def env_file_permissions(path: str | os.PathLike[str]) -> CheckResult:
     except OSError as exc:
         return CheckResult(name, "FAIL", f"{p}: cannot read: {exc.strerror}")
     hint = ENV_FILE_MODE_HINT.format(path=p)
-    if mode & (stat.S_IWOTH | stat.S_IWGRP):
-        who = "everyone" if mode & stat.S_IWOTH else "its group"
-        return CheckResult(name, "WARN", f"{p} (mode {mode:04o}) is writable by {who}: {hint}")
     secrets = _secrets_in(text)
-    if mode & stat.S_IROTH:
-        if secrets:
-            return CheckResult(
-                name,
-                "WARN",
-                f"{p} (mode {mode:04o}) is world-readable and holds {', '.join(secrets)}: {hint}",
-            )
-        return CheckResult(name, "OK", f"{p} (mode {mode:04o}) is world-readable but holds no secret yet")
+    if mode & (stat.S_IROTH | stat.S_IWOTH):  # it holds (or will hold) the ARI password and API keys
+        how = "readable" if mode & stat.S_IROTH else "writable"
+        holds = f" and holds {', '.join(secrets)}" if secrets else " (and will hold ARI_PASSWORD)"
+        return CheckResult(name, "FAIL", f"{p} (mode {mode:04o}) is {how} by everyone{holds}: {hint}")
+    if mode & stat.S_IWGRP:
+        return CheckResult(name, "WARN", f"{p} (mode {mode:04o}) is writable by its group: {hint}")
     return CheckResult(name, "OK", f"{p} mode {mode:04o}")
+
+
+def ari_password_set(password: str) -> CheckResult:
+    """ARI_PASSWORD is set and is not a sample's placeholder (the value itself is never shown)."""
+    name = "ARI password"
+    value = password.strip()
+    if not value:
+        return CheckResult(name, "FAIL", "ARI_PASSWORD is empty: set it to the password of the user in Asterisk's ari.conf")
+    if value.lower() in PLACEHOLDER_PASSWORDS:
+        return CheckResult(
+            name, "FAIL",
+            "ARI_PASSWORD is still a sample placeholder: choose a strong password (e.g. `openssl rand -hex 16`) and "
+            "set the same one in Asterisk's ari.conf and in the env file",
+        )
+    return CheckResult(name, "OK", f"set ({len(value)} characters, not a placeholder)")
 
 
 def _voice_languages(listing: str) -> set[str]:
@@ -208,4 +221,4 @@ def state_dir_writable(path: str | os.PathLike[str]) -> CheckResult:
     return CheckResult(name, "OK", f"{p} writable{extra}")
 
 
-__all__ = ["env_file_permissions", "espeak_voices", "rtp_port_range_bindable", "state_dir_writable"]
+__all__ = ["ari_password_set", "env_file_permissions", "espeak_voices", "rtp_port_range_bindable", "state_dir_writable"]

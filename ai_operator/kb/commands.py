@@ -17,13 +17,14 @@ import psycopg
 from ai_operator.config.settings import ConfigError
 from ai_operator.kb.embeddings import build_embedder
 from ai_operator.kb.ingest import parse_kb_lines, valid_language, valid_region
-from ai_operator.kb.store import EmbedderMismatch, KnowledgeBase
+from ai_operator.kb.store import EmbedderMismatch, KnowledgeBase, PruneRefused
 from ai_operator.storage.database import Database, mask_dsn
 from ai_operator.storage.embedded import EmbeddedServerError
 
 EXIT_OK = 0
 EXIT_REJECTED = 1
 EXIT_USAGE = 2
+PRUNE_MAX_SHARE = 0.5  # `--prune` removing more than this share of the stored entries needs `--force`
 T = TypeVar("T")
 
 
@@ -63,8 +64,13 @@ async def _close_embedder(embedder: object) -> None:
         await close()
 
 
-async def kb_ingest(settings: Any, path: str | Path, *, prune: bool, reembed: bool, out: TextIO) -> int:
-    """Ingest a JSONL file: summary line, then each rejected line with its number and reason."""
+async def kb_ingest(
+    settings: Any, path: str | Path, *, prune: bool, reembed: bool, out: TextIO, force: bool = False
+) -> int:
+    """Ingest a JSONL file: summary line, then each rejected line with its number and reason.
+
+    `--prune` is refused (exit 2, nothing changed) for a file without entries, and, unless `force`, when it would
+    delete more than PRUNE_MAX_SHARE of the stored entries: an empty or truncated file must not wipe the base."""
     path = Path(path)
     try:
         raw = path.read_bytes()
@@ -72,13 +78,24 @@ async def kb_ingest(settings: Any, path: str | Path, *, prune: bool, reembed: bo
         print(f"kb ingest: cannot read {path}: {exc.strerror or exc}", file=out)
         return EXIT_USAGE
     entries, rejects = parse_kb_lines(raw.split(b"\n"))
+    if prune and not entries:
+        print(f"kb ingest: {path} has no entries: --prune refused (it would delete every entry); nothing changed",
+              file=out)
+        return EXIT_USAGE
     if prune and rejects:
         print(f"kb ingest: --prune skipped because {len(rejects)} line(s) were rejected "
               "(their entries would be deleted); fix them and run again", file=out)
         prune = False
+    share = None if force else PRUNE_MAX_SHARE
     try:
-        summary = await _with_kb(settings, "kb ingest", out, lambda kb: kb.ingest(entries, prune=prune, reembed=reembed))
+        summary = await _with_kb(
+            settings, "kb ingest", out,
+            lambda kb: kb.ingest(entries, prune=prune, reembed=reembed, max_prune_share=share),
+        )
     except _Failed:
+        return EXIT_USAGE
+    except PruneRefused as exc:
+        print(f"kb ingest {path}: {exc}: nothing changed; check the file, or add --force to prune anyway", file=out)
         return EXIT_USAGE
     read = len(entries) + len(rejects)
     print(f"kb ingest {path}: read={read} inserted={summary.inserted} updated={summary.updated} "

@@ -47,6 +47,15 @@ class EmbedderMismatch(RuntimeError):
     """The stored vectors come from another embedder or dimension than the configured one."""
 
 
+class PruneRefused(RuntimeError):
+    """A prune would delete more than the allowed share of the stored entries; nothing was changed."""
+
+    def __init__(self, doomed: int, total: int, max_share: float) -> None:
+        super().__init__(f"--prune would delete {doomed} of {total} entries ({doomed / total:.0%}, more than {max_share:.0%})")
+        self.doomed = doomed
+        self.total = total
+
+
 @dataclass(frozen=True)
 class IngestSummary:
     """What one ingestion did with the entries it was given (rejected lines never reach it)."""
@@ -94,17 +103,23 @@ class KnowledgeBase:
             raise EmbedderMismatch(mismatch_message(meta[0], meta[1], self.embedder.name, self.embedder.dim))
         self._checked = True
 
-    async def ingest(self, entries: Sequence[KBEntry], *, prune: bool = False, reembed: bool = False) -> IngestSummary:
+    async def ingest(
+        self, entries: Sequence[KBEntry], *, prune: bool = False, reembed: bool = False, max_prune_share: float | None = None
+    ) -> IngestSummary:
         """Upsert `entries` by id. Unchanged entries are skipped; changed ones re-chunked and re-embedded.
 
-        `prune` deletes stored entries whose id is not in `entries`; `reembed` re-embeds every stored chunk with
-        the configured embedder (required after changing it)."""
+        `prune` deletes stored entries whose id is not in `entries`; when that would be more than `max_prune_share`
+        of the stored entries, `PruneRefused` is raised and nothing at all is written (one transaction). `reembed`
+        re-embeds every stored chunk with the configured embedder (required after changing it)."""
         if not reembed:
             await self.check_embedder()
         async with self.db.pool.connection() as conn:
             cur = await conn.execute("SELECT id, content_hash FROM kb_entries")
             existing: dict[str, str] = dict(await cur.fetchall())
         file_ids = {e.id for e in entries}
+        doomed = len(set(existing) - file_ids)
+        if prune and max_prune_share is not None and doomed > max_prune_share * len(existing):
+            raise PruneRefused(doomed, len(existing), max_prune_share)  # before any embedding work; re-checked below
         inserted = updated = unchanged = 0
         todo: list[KBEntry] = []
         for e in entries:
@@ -124,6 +139,8 @@ class KnowledgeBase:
         dim = self.embedder.dim
         async with self.db.pool.connection() as conn, conn.transaction():
             await conn.execute("SELECT pg_advisory_xact_lock(%s)", (KB_LOCK_KEY,))
+            if prune and max_prune_share is not None:
+                await self._check_prune(conn, file_ids, max_prune_share)
             await self._ensure_vector_column(conn, dim)
             if reembed:
                 await conn.execute("DELETE FROM kb_chunks")
@@ -165,6 +182,16 @@ class KnowledgeBase:
         summary = IngestSummary(len(entries), inserted, updated, unchanged, pruned)
         log.info("kb_ingested", embedder=self.embedder.name, chunks=len(rows), **summary.__dict__)
         return summary
+
+    @staticmethod
+    async def _check_prune(conn: AsyncConnection, file_ids: set[str], max_share: float) -> None:
+        cur = await conn.execute(
+            "SELECT count(*), count(*) FILTER (WHERE NOT (id = ANY(%s))) FROM kb_entries", (sorted(file_ids),)
+        )
+        row = await cur.fetchone()
+        total, doomed = (int(row[0]), int(row[1])) if row else (0, 0)
+        if doomed and doomed > max_share * total:
+            raise PruneRefused(doomed, total, max_share)
 
     async def _stored_entries(self, ids: list[str]) -> list[KBEntry]:
         if not ids:

@@ -3,8 +3,8 @@
 Canned lines (greetings, the freight pitch, goodbyes) are synthesised once per voice and kept on disk as raw
 int16 8 kHz files named `{provider}-{voice}-{sha256(text)}.pcm`, with an in-memory LRU on top, so they play
 with no synthesis delay. A line is stored only once it was synthesised completely (an interrupted stream
-stores nothing); files are written atomically (temporary file + rename). A damaged file is ignored and
-the line synthesised again.
+stores nothing); files are written atomically (temporary file + rename), 0600 in a 0700 folder whatever the
+umask. A damaged file is ignored and the line synthesised again.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import numpy as np
 from ai_operator.logs import get_logger
 from ai_operator.speech.errors import SpeechError
 from ai_operator.speech.tts import TextToSpeech, synthesize
+from ai_operator.storage.private import open_private, private_dir
 
 log = get_logger("speech")
 
@@ -139,10 +140,11 @@ class CachedTTS:
 
     @staticmethod
     def _write(path: Path, data: bytes) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(path.parent)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
         try:
-            tmp.write_bytes(data)
+            with os.fdopen(open_private(tmp, os.O_WRONLY | os.O_EXCL), "wb") as fh:
+                fh.write(data)
             os.replace(tmp, path)
         finally:
             with contextlib.suppress(FileNotFoundError):

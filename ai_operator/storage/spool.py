@@ -2,7 +2,8 @@
 
 Owns the file format and file I/O only (no database): `append`, `read`, `replace` (atomic rewrite of what is
 left) and `reject` (a bad line is set aside in `<spool>.rejected` with its line number and reason, never
-dropped). Blocking calls: async code runs them through `asyncio.to_thread`.
+dropped). The files hold call data: 0600 in a 0700 folder whatever the umask (see `private`). Blocking calls:
+async code runs them through `asyncio.to_thread`.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import json
 import os
 from pathlib import Path
 from typing import Any
+
+from ai_operator.storage.private import open_private, private_dir
 
 
 class Spool:
@@ -29,9 +32,9 @@ class Spool:
 
     def append(self, record: dict[str, Any]) -> None:
         """Append one record and fsync it before returning."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(self.path.parent)
         data = (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        fd = open_private(self.path, os.O_WRONLY | os.O_APPEND)
         try:
             os.write(fd, data)
             os.fsync(fd)
@@ -50,8 +53,9 @@ class Spool:
         if not lines:
             self.path.unlink(missing_ok=True)
             return
+        private_dir(self.path.parent)
         tmp = self.path.with_name(self.path.name + ".tmp")
-        with tmp.open("wb") as fh:
+        with os.fdopen(open_private(tmp, os.O_WRONLY | os.O_TRUNC), "wb") as fh:
             fh.write(b"".join(line + b"\n" for line in lines))
             fh.flush()
             os.fsync(fh.fileno())
@@ -61,8 +65,8 @@ class Spool:
     def reject(self, line_no: int, raw: bytes, reason: str) -> None:
         """Keep a line that cannot be written, with why, in the `.rejected` file (fsync'd)."""
         entry = {"line": line_no, "reason": reason, "raw": raw.decode("utf-8", errors="replace")}
-        self.rejected_path.parent.mkdir(parents=True, exist_ok=True)
-        with self.rejected_path.open("ab") as fh:
+        private_dir(self.rejected_path.parent)
+        with os.fdopen(open_private(self.rejected_path, os.O_WRONLY | os.O_APPEND), "ab") as fh:
             fh.write((json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8"))
             fh.flush()
             os.fsync(fh.fileno())
