@@ -13,7 +13,7 @@ from tests.support.wait import eventually
 REJECTED = "ai_operator_calls_rejected_total"
 
 
-def test_load_state_lag_and_skipped_frames_with_recovery() -> None:
+def test_load_state_lag_with_recovery() -> None:
     s = LoadState(behind_lag_ms=60, recover_s=5)
     s.note_lag(10, now=100.0)
     assert not s.behind(100.0)
@@ -29,18 +29,12 @@ def test_load_state_lag_and_skipped_frames_with_recovery() -> None:
     s.note_lag(150, now=301.5)
     s.note_lag(150, now=303.0)
     assert not s.behind(303.0)  # late now and then, never 3 times within a second
-    s.note_skipped_frames(0, now=200.0)
-    assert not s.behind(200.0)
-    s.note_skipped_frames(6, now=201.0)
-    assert s.behind(201.0) and "skipped 6 frames" in s.reason
-    s.note_skipped_frames(6, now=207.0)
-    assert not s.behind(207.0)  # no new skips
 
 
 async def test_the_probe_sees_a_blocked_loop() -> None:
     state = LoadState(behind_lag_ms=60, recover_s=60)
     seen: list[float] = []
-    probe = LagProbe(state, skipped_frames=lambda: 0, on_lag=seen.append, probe_s=0.01)
+    probe = LagProbe(state, on_lag=seen.append, probe_s=0.01)
     probe.start()
     await eventually(lambda: len(seen) >= 2, what="the probe running")
     for _ in range(3):  # the event loop blocked for 150 ms, three times in a row

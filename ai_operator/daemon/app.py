@@ -140,8 +140,7 @@ class Daemon:
             stack.push_async_callback(pacer.stop)
             metrics.set_rtp_source(lambda: rtp_totals(pacer))
             load = LoadState(behind_lag_ms=s.ops.overload_lag_ms)
-            probe = LagProbe(load, skipped_frames=lambda: pacer.skipped_frames,
-                             on_lag=metrics.loop_lag_seconds.observe)
+            probe = LagProbe(load, on_lag=metrics.loop_lag_seconds.observe)
             probe.start()
             stack.push_async_callback(probe.stop)
             ari = AriRestClient(s.ari.url, s.ari.user, s.ari.password)

@@ -1,9 +1,9 @@
 """Is the daemon behind? Measured all the time, exported in /metrics, and used to refuse new calls.
 
-Two signals: loop lag (how late a `PROBE_S` timer wakes up: every RTP packet and every pacer tick waits at
-least that long behind whatever is running; `LATE_PROBES` late probes within `LATE_WINDOW_S`, so one garbage
-collection pause is not an overload) and the pacer's skipped frames (it fell so far behind that it
-jumped ahead: audio was cut). While either says the daemon is behind, a new call goes back to the dialplan
+The signal is loop lag: how late a `PROBE_S` timer wakes up (every RTP packet and every pacer tick waits at
+least that long behind whatever is running); `LATE_PROBES` late probes within `LATE_WINDOW_S` make an overload,
+so one garbage-collection pause does not. (The pacer's skipped frames, exported beside it, follow from the
+same lateness: the pacer only skips when the loop is 60 ms behind.) While the daemon is behind, a new call goes back to the dialplan
 (another node, a queue, the fallback) instead of degrading every call in progress; it is taken again once the
 daemon has been on time for `RECOVER_S`. `LoadState` is pure (clock given); `LagProbe` is the task feeding it.
 """
@@ -33,7 +33,6 @@ class LoadState:
     max_lag_ms: float = 0.0
     reason: str = ""
     _bad_until: float = field(default=float("-inf"), repr=False)
-    _skipped_seen: int = field(default=0, repr=False)
     _late_at: list[float] = field(default_factory=list, repr=False)
 
     def note_lag(self, lag_ms: float, now: float) -> None:
@@ -46,12 +45,6 @@ class LoadState:
             self._bad(now, f"event loop late {len(self._late_at)} times in {LATE_WINDOW_S:g} s, last by "
                            f"{lag_ms:.0f} ms (limit {self.behind_lag_ms:g} ms)")
 
-    def note_skipped_frames(self, total: int, now: float) -> None:
-        """The pacer's running count of skipped frames: any increase means outgoing audio was cut."""
-        if total > self._skipped_seen:
-            self._bad(now, f"playout skipped {total - self._skipped_seen} frames")
-        self._skipped_seen = total
-
     def _bad(self, now: float, reason: str) -> None:
         self._bad_until = now + self.recover_s
         self.reason = reason
@@ -61,19 +54,17 @@ class LoadState:
 
 
 class LagProbe:
-    """One task: wake every `PROBE_S`, measure how late, read the pacer's skipped frames, feed `LoadState`."""
+    """One task: wake every `PROBE_S`, measure how late, feed `LoadState`."""
 
     def __init__(
         self,
         state: LoadState,
         *,
-        skipped_frames: Callable[[], int],
         on_lag: Callable[[float], None] | None = None,
         probe_s: float = PROBE_S,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.state = state
-        self._skipped = skipped_frames
         self._on_lag = on_lag
         self._probe_s = probe_s
         self._clock = clock
@@ -86,7 +77,6 @@ class LagProbe:
             now = self._clock()
             lag_ms = max(0.0, (now - start - self._probe_s) * 1000.0)
             self.state.note_lag(lag_ms, now)
-            self.state.note_skipped_frames(self._skipped(), now)
             if self._on_lag is not None:
                 self._on_lag(lag_ms / 1000.0)
 
