@@ -168,11 +168,17 @@ class Daemon:
         """Consume ARI events until SIGTERM (exit 0) or a fatal ARI error (exit 1), then drain the calls."""
         from ai_operator.ari.errors import AriAuthError, AriError
         from ai_operator.ari.events_ws import AriEventStream
+        from ai_operator.ari.known_good import KnownGoodSettings
         from ai_operator.ops.sdnotify import watchdog_loop
 
         s = self.settings
+        # Settings that connected before (an earlier run) wait out Asterisk's own start-up 404/401s.
+        known = await asyncio.to_thread(KnownGoodSettings, s.storage.state_dir, s.ari.url, s.ari.user,
+                                        s.ari.password, s.ari.app)
 
         async def on_connect(reconnected: bool) -> None:
+            if not known.proven:
+                await asyncio.to_thread(known.remember)
             if reconnected:
                 metrics.ari_reconnects_total.inc()
                 await manager.reconcile()
@@ -182,7 +188,8 @@ class Daemon:
                 log.info("ready", app=s.ari.app, ari=s.ari.url, rtp=f"{s.rtp.host}:{s.rtp.port_min}-{s.rtp.port_max}",
                          codec=s.rtp.codec, max_calls=s.call.max_calls)
 
-        self.stream = AriEventStream(s.ari.url, s.ari.user, s.ari.password, s.ari.app, on_connect=on_connect)
+        self.stream = AriEventStream(s.ari.url, s.ari.user, s.ari.password, s.ari.app, on_connect=on_connect,
+                                     proven=known.proven)
         prewarm = asyncio.create_task(self.prewarm())
         consumer = asyncio.create_task(self._consume(manager))
         watchdog = asyncio.create_task(watchdog_loop(notifier, lambda: bool(self.stream and self.stream.connected)))

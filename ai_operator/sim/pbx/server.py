@@ -10,6 +10,7 @@ import base64
 import binascii
 import contextlib
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from aiohttp import web
@@ -34,13 +35,25 @@ class _Client:
         self.ws = ws
         self.request = request
         self.apps = apps
-        self.queue: asyncio.Queue[str] = asyncio.Queue()
+        self.queue: asyncio.Queue[str | asyncio.Future[None]] = asyncio.Queue()
         self.task = asyncio.get_running_loop().create_task(self._write())
 
     async def _write(self) -> None:
         with contextlib.suppress(ConnectionError, RuntimeError, asyncio.CancelledError):
             while True:
-                await self.ws.send_str(await self.queue.get())
+                item = await self.queue.get()
+                if isinstance(item, asyncio.Future):  # flush(): everything queued before it has been sent
+                    if not item.done():
+                        item.set_result(None)
+                    continue
+                await self.ws.send_str(item)
+
+    async def flush(self, timeout: float = SHUTDOWN_TIMEOUT_S) -> None:
+        """Until every event queued so far is written (or the connection is gone)."""
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.queue.put_nowait(done)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(done), timeout)
 
     def abort(self) -> None:
         self.task.cancel()
@@ -72,6 +85,10 @@ class SimulatedPbx(PbxCore):
         self._all_clients: set[_Client] = set()
         self._runner: web.AppRunner | None = None
         self.auth_failures = 0
+        # While Asterisk starts, its HTTP server answers before ARI is ready: every /ari request then gets this
+        # status (404 until res_ari is loaded). None = ready. `starting_answers` counts those answers.
+        self.starting_status: int | None = None
+        self.starting_answers = 0
 
     @property
     def base_url(self) -> str:
@@ -110,12 +127,40 @@ class SimulatedPbx(PbxCore):
             fut.cancel()
         self._originate_waiters.clear()
 
-    async def restart(self, down_s: float = 0.5) -> None:
-        """Asterisk restarts: every channel and bridge vanishes (no events), connections are refused for down_s."""
+    async def restart(
+        self, down_s: float = 0.5, *, graceful: bool = False, starting: Sequence[tuple[int, float]] = ()
+    ) -> None:
+        """Asterisk restarts: `go_down(graceful)`, connections refused for `down_s`, then for each
+        (status, seconds) of `starting` HTTP is up but every ARI request answers `status`, then ARI is ready."""
+        await self.go_down(graceful=graceful)
+        await asyncio.sleep(down_s)
+        for status, seconds in starting:
+            await self.come_up(starting_status=status)
+            await asyncio.sleep(seconds)
+        await self.come_up()
+
+    async def go_down(self, *, graceful: bool = False) -> None:
+        """Asterisk stops. A crash (default): every channel and bridge vanishes with no event. `graceful`
+        (`core stop|restart now`): every channel is hung up - ChannelHangupRequest(soft, cause 4 = shutdown),
+        StasisEnd, ChannelDestroyed - and those events are delivered before the websockets close. Afterwards
+        connections are refused."""
+        if graceful:
+            self.hang_up_all_for_shutdown()
+            clients = list(self._all_clients)
+            await asyncio.gather(*(client.flush() for client in clients))
+            with contextlib.suppress(TimeoutError):  # a clean close: nothing written is lost to an abort
+                await asyncio.wait_for(asyncio.gather(*(c.ws.close() for c in clients), return_exceptions=True),
+                                       SHUTDOWN_TIMEOUT_S)
         self.vanish_all()
         await self._stop_http()
-        await asyncio.sleep(down_s)
-        await self.start()
+
+    async def come_up(self, *, starting_status: int | None = None) -> None:
+        """Asterisk's HTTP server is up again (same port). With `starting_status`, ARI is not ready yet: every
+        /ari request answers that status (404 while res_ari is not loaded) until `starting_status` is set to
+        None."""
+        self.starting_status = starting_status
+        if self._runner is None:
+            await self.start()
 
     async def drop_websockets(self) -> None:
         """A network blip: every events websocket is cut (clients reconnect)."""
@@ -179,6 +224,9 @@ class SimulatedPbx(PbxCore):
 
     async def _dispatch(self, request: web.Request) -> web.StreamResponse:
         path = "/" + request.match_info["tail"]
+        if self.starting_status is not None:
+            self.starting_answers += 1
+            return _starting_answer(self.starting_status)
         if not self._authorized(request):
             self.auth_failures += 1
             return _error(
@@ -344,6 +392,14 @@ class SimulatedPbx(PbxCore):
                 if self._clients.get(app) is client:
                     del self._clients[app]
         return ws
+
+
+def _starting_answer(status: int) -> web.Response:
+    """What Asterisk's HTTP server answers for /ari while starting (its plain HTML error page)."""
+    reason = {401: "Unauthorized", 404: "Not Found", 503: "Service Unavailable"}.get(status, "Error")
+    body = f"<!DOCTYPE HTML PUBLIC><html><head><title>{status} {reason}</title></head><body><h1>{reason}</h1></body></html>"
+    headers = {"WWW-Authenticate": 'Basic realm="Asterisk REST Interface"'} if status == 401 else None
+    return web.Response(status=status, text=body, content_type="text/html", headers=headers)
 
 
 def _error(status: int, message: str, headers: dict[str, str] | None = None) -> web.Response:
