@@ -1,13 +1,15 @@
 """The private embedded PostgreSQL (pgserver) that runs in STATE_DIR/pgdata when no DATABASE_URL is given.
 
-Owns starting and stopping the server process. pgserver is synchronous: every method here blocks, so async code
-calls them through `asyncio.to_thread`. Several `Database` objects of one process may share one data directory;
+Owns starting and stopping the server process (run by root: as an unprivileged account, see pg_root.py),
+telling whether it is alive, and restarting it after it died. pgserver is synchronous: every method here
+blocks, so async code calls them through `asyncio.to_thread`. Several `Database` objects of one process may share one data directory;
 an in-process reference count stops the server only when the last one closes (pgserver itself keeps the count
 across processes, so a second daemon on the same STATE_DIR keeps it running).
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
 import threading
 import warnings
@@ -49,8 +51,13 @@ class EmbeddedServer:
 
         self.pgdata.parent.mkdir(parents=True, exist_ok=True)
         try:
-            server = pgserver.get_server(self.pgdata, cleanup_mode="stop")
-        except (subprocess.SubprocessError, OSError, AssertionError) as exc:
+            if os.geteuid() == 0:  # never as root, never a new user: see pg_root.py
+                from ai_operator.storage.pg_root import start_as_account
+
+                server = start_as_account(self.pgdata)
+            else:
+                server = pgserver.get_server(self.pgdata, cleanup_mode="stop")
+        except (subprocess.SubprocessError, OSError, AssertionError, RuntimeError) as exc:
             raise EmbeddedServerError(
                 f"embedded PostgreSQL in {self.pgdata} did not start ({exc}); see {self.pgdata / 'log'}"
             ) from exc
