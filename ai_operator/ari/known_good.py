@@ -37,7 +37,7 @@ class KnownGoodSettings:
         stored = self._read()
         self._salt = bytes.fromhex(stored["salt"]) if stored else secrets.token_bytes(16)
         self._digest = _digest(self._salt, url, user, password, app)
-        self.proven = bool(stored) and secrets.compare_digest(stored.get("digest", ""), self._digest)
+        self.proven = stored is not None and secrets.compare_digest(str(stored.get("digest", "")), self._digest)
 
     def _read(self) -> dict[str, str] | None:
         try:

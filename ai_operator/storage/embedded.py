@@ -92,10 +92,11 @@ class EmbeddedServer:
 
     def stop_now(self) -> None:
         """Stop the server at once whoever holds it (an outage, for tests and `doctor`); `restart()` undoes it."""
-        from pgserver._commands import pg_ctl
+        import pgserver._commands as commands
 
         if self._server is None:
             return
+        pg_ctl = commands.pg_ctl  # type: ignore[attr-defined]  # made at import, one per binary
         pg_ctl(["-w", "-m", "fast", "stop"], pgdata=self.pgdata, user=self._server.system_user, timeout=STOP_TIMEOUT_S)
         log.warning("embedded_db_stopped_now", pgdata=str(self.pgdata))
 

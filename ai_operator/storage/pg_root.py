@@ -161,8 +161,9 @@ class _AccountServer(_base()):  # type: ignore[misc]
         log.info("embedded_db_account", pgdata=str(pgdata), account=account.pw_name, uid=account.pw_uid)
 
     def ensure_pgdata_inited(self) -> None:
-        from pgserver._commands import initdb
+        import pgserver._commands as commands
 
+        initdb = commands.initdb  # type: ignore[attr-defined]  # made at import, one per binary
         own_tree(self.pgdata, self.account)
         self.pgdata.chmod(0o700)
         if not (self.pgdata / "PG_VERSION").exists():
