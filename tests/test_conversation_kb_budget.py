@@ -11,17 +11,17 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from ai_operator.config import Route
 from ai_operator.conversation import Conversation
 from ai_operator.dialogue import KnowledgeUnavailable
 from ai_operator.kb.embeddings import HashEmbedder
 from ai_operator.kb.ingest import parse_kb_lines
 from ai_operator.kb.store import KnowledgeBase
-from policies import load_policy
 from policies.operator.catalog import say
+from tests.support.policies import operator_route
+from tests.support.policies import session as policy_session
 
 REPO = Path(__file__).resolve().parents[1]
-OPERATOR = Route(name="test", enabled=True, policy="operator", options={"HANDOFF": "ctx,operator,1"})
+OPERATOR = operator_route()
 BUDGET_S = 0.3
 
 # Questions as an ASR hands them over: lower case, no punctuation, fillers, self-corrections.
@@ -52,7 +52,7 @@ async def kb(db):
 
 
 async def ready(knowledge, language: str, **kw) -> Conversation:
-    session = load_policy("operator").new_session("kb-budget-1", OPERATOR, options={"model_available": False})
+    session = policy_session(OPERATOR, "kb-budget-1", model_available=False)
     conv = Conversation(session, knowledge=knowledge, **kw)
     await conv.start()
     await conv.utterance(LANGUAGE_CHOICE[language])

@@ -56,7 +56,7 @@ async def test_embedded_database_killed_mid_call_is_restarted_and_the_caller_nev
     records keep being taken (spooled), the daemon restarts the server itself and replays the spool."""
     monkeypatch.setattr(supervisor, "BACKOFF_INITIAL_S", 3600.0)  # held down until the test says retry_now()
     replies: list[tuple[str | None, Any]] = []
-    observer = lambda call, caller, outcome: replies.append((caller, outcome))  # noqa: E731
+    observer = lambda call, turn: replies.append((turn.caller, turn.outcome))  # noqa: E731
     try:
         record = await _kill_database_mid_call(daemon_base, replies, observer)
     finally:  # the session's server must outlive a failure here

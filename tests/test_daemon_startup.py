@@ -12,7 +12,6 @@ import pytest
 from ai_operator.config import load_settings
 from ai_operator.daemon.app import Daemon
 from ai_operator.sim.pbx import SimulatedPbx
-from ai_operator.sim.stage import settings_with
 from tests.support.ports import closed_tcp_port
 from tests.support.storage import fresh_dsn
 from tests.support.wait import eventually
@@ -45,8 +44,8 @@ async def test_started_while_asterisk_starts_waits_only_with_settings_that_worke
     exits 1 at once, naming the cause; once they have worked (an earlier run), it waits for ARI instead."""
     pbx = SimulatedPbx(user="ops", password="known-pw-7")
     url = await pbx.start()
-    settings = settings_with(daemon_base.settings, ARI_URL=url, ARI_USER="ops", ARI_PASSWORD="known-pw-7",
-                             STATE_DIR=str(tmp_path), DATABASE_URL=fresh_dsn(), METRICS_PORT=0)
+    settings = daemon_base.settings.with_values(ARI_URL=url, ARI_USER="ops", ARI_PASSWORD="known-pw-7",
+                                                STATE_DIR=str(tmp_path), DATABASE_URL=fresh_dsn(), METRICS_PORT=0)
     try:
         pbx.starting_status = 404
         assert await Daemon(settings, env_path=None).serve() == 1

@@ -17,7 +17,6 @@ import pytest
 
 from ai_operator.config import load_settings
 from ai_operator.sim.demo import run_demo
-from ai_operator.sim.stage import settings_with
 from policies.operator.catalog import say
 from tests.support.storage import fresh_dsn, shared_server
 
@@ -43,8 +42,7 @@ class KillAfterRegion(io.StringIO):
 @pytest.mark.slow
 async def test_demo_survives_the_database_being_killed_mid_call(tmp_path: Path) -> None:
     server = shared_server()
-    settings = settings_with(load_settings(ENV_EXAMPLE, environ={}), DATABASE_URL=fresh_dsn(),
-                             KB_SEARCH_TIMEOUT_S=1.0)
+    settings = load_settings(ENV_EXAMPLE, environ={}).with_values(DATABASE_URL=fresh_dsn(), KB_SEARCH_TIMEOUT_S=1.0)
     pid = server.postmaster_pid()
     out = KillAfterRegion(lambda: os.kill(pid, signal.SIGKILL))
     try:
