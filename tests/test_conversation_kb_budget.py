@@ -51,8 +51,8 @@ async def kb(db):
     return base
 
 
-async def ready(knowledge, language: str, **kw) -> Conversation:
-    session = policy_session(OPERATOR, "kb-budget-1", model_available=False)
+async def ready(knowledge, language: str, route=OPERATOR, **kw) -> Conversation:
+    session = policy_session(route, "kb-budget-1", model_available=False)
     conv = Conversation(session, knowledge=knowledge, **kw)
     await conv.start()
     await conv.utterance(LANGUAGE_CHOICE[language])
@@ -64,7 +64,7 @@ async def ready(knowledge, language: str, **kw) -> Conversation:
 @pytest.mark.parametrize("language", ["ru", "kk"])
 async def test_a_search_past_its_budget_is_said_to_be_unavailable_at_once(kb, language) -> None:
     unavailable = say("kb_unavailable", language)
-    assert unavailable not in (say("nothing_found", language), say("no_knowledge", language))
+    assert unavailable not in (say("no_answer", language), say("no_knowledge", language))
     blocker = await psycopg.AsyncConnection.connect(kb.db.dsn)
     try:
         await blocker.execute("LOCK TABLE kb_chunks IN ACCESS EXCLUSIVE MODE")  # held: every search waits
@@ -84,7 +84,7 @@ async def test_a_search_past_its_budget_is_said_to_be_unavailable_at_once(kb, la
     assert answered.reply.fields.get("citations"), answered.reply.text  # the same question, answered again
 
 
-async def test_a_failing_search_is_unavailable_not_nothing_found(db, kb) -> None:
+async def test_a_failing_search_is_unavailable_not_no_answer(db, kb) -> None:
     conv = await ready(kb, "ru", kb_timeout_s=BUDGET_S)
     await db.pool.close()  # the database has gone away under the call
     out = await conv.utterance("а как мне оплатить интернет через каспи")
@@ -113,3 +113,20 @@ async def test_the_policy_gets_knowledge_unavailable_with_its_reason(kb) -> None
         await blocker.close()
     assert isinstance(seen[-1], KnowledgeUnavailable) and seen[-1].reason == "timeout"
     assert out.reply.text == say("kb_unavailable", "ru")
+
+
+@pytest.mark.parametrize("yes", ["да", "да давайте", "ну да соедините"])
+async def test_the_specialist_offered_when_the_kb_is_down_is_taken_by_a_yes(db, kb, yes) -> None:
+    conv = await ready(kb, "ru", kb_timeout_s=BUDGET_S)
+    await db.pool.close()
+    out = await conv.utterance("скажите как подключить телевидение")
+    assert out.reply.text == say("kb_unavailable", "ru") and out.reply.fields["answer"] == "kb_unavailable"
+    taken = await conv.utterance(yes)
+    assert taken.reply.transfer, taken.reply.text
+
+
+async def test_without_a_handoff_target_no_specialist_is_offered(db, kb) -> None:
+    conv = await ready(kb, "kk", route=operator_route(handoff=False), kb_timeout_s=BUDGET_S)
+    await db.pool.close()
+    out = await conv.utterance("роутерді қалай қосамын")
+    assert out.reply.text == say("kb_unavailable_only", "kk")
