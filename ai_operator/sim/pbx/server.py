@@ -17,6 +17,7 @@ from aiohttp import web
 
 from ai_operator.logs import get_logger
 from ai_operator.sim.pbx.call import SimCall
+from ai_operator.sim.pbx.clients import SHUTDOWN_TIMEOUT_S, EventClient, starting_answer
 from ai_operator.sim.pbx.core import PbxCore, SimHttpError
 from ai_operator.sim.pbx.params import AUTH_PARAM, ParamError, match_route, validate
 from ai_operator.sim.pbx.state import API_VERSION, ASTERISK_ID, ASTERISK_VERSION, event, now_ari
@@ -24,42 +25,7 @@ from ai_operator.sim.pbx.state import API_VERSION, ASTERISK_ID, ASTERISK_VERSION
 ARI_PREFIX = "/ari"
 RESOURCES = ("asterisk", "endpoints", "channels", "bridges", "recordings", "sounds", "playbacks",
              "deviceStates", "mailboxes", "events", "applications")  # fmt: skip
-SHUTDOWN_TIMEOUT_S = 0.5
 log = get_logger("simpbx")
-
-
-class _Client:
-    """One events websocket: a queue and a writer task keep every event in order."""
-
-    def __init__(self, ws: web.WebSocketResponse, request: web.Request, apps: list[str]) -> None:
-        self.ws = ws
-        self.request = request
-        self.apps = apps
-        self.queue: asyncio.Queue[str | asyncio.Future[None]] = asyncio.Queue()
-        self.task = asyncio.get_running_loop().create_task(self._write())
-
-    async def _write(self) -> None:
-        with contextlib.suppress(ConnectionError, RuntimeError, asyncio.CancelledError):
-            while True:
-                item = await self.queue.get()
-                if isinstance(item, asyncio.Future):  # flush(): everything queued before it has been sent
-                    if not item.done():
-                        item.set_result(None)
-                    continue
-                await self.ws.send_str(item)
-
-    async def flush(self, timeout: float = SHUTDOWN_TIMEOUT_S) -> None:
-        """Until every event queued so far is written (or the connection is gone)."""
-        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self.queue.put_nowait(done)
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(done), timeout)
-
-    def abort(self) -> None:
-        self.task.cancel()
-        transport = self.request.transport
-        if transport is not None:
-            transport.abort()
 
 
 class SimulatedPbx(PbxCore):
@@ -81,8 +47,8 @@ class SimulatedPbx(PbxCore):
         self.port = port
         self.requests: list[tuple[str, str, dict[str, str], Any]] = []
         self.apps: set[str] = set()  # applications ever registered by a websocket
-        self._clients: dict[str, _Client] = {}
-        self._all_clients: set[_Client] = set()
+        self._clients: dict[str, EventClient] = {}
+        self._all_clients: set[EventClient] = set()
         self._runner: web.AppRunner | None = None
         self.auth_failures = 0
         # While Asterisk starts, its HTTP server answers before ARI is ready: every /ari request then gets this
@@ -226,7 +192,7 @@ class SimulatedPbx(PbxCore):
         path = "/" + request.match_info["tail"]
         if self.starting_status is not None:
             self.starting_answers += 1
-            return _starting_answer(self.starting_status)
+            return starting_answer(self.starting_status)
         if not self._authorized(request):
             self.auth_failures += 1
             return _error(
@@ -373,7 +339,7 @@ class SimulatedPbx(PbxCore):
     async def _websocket(self, request: web.Request, apps: list[str]) -> web.StreamResponse:
         ws = web.WebSocketResponse(protocols=("ari",), heartbeat=None)
         await ws.prepare(request)
-        client = _Client(ws, request, apps)
+        client = EventClient(ws, request, apps)
         self._all_clients.add(client)
         for app in apps:
             old = self._clients.get(app)
@@ -392,14 +358,6 @@ class SimulatedPbx(PbxCore):
                 if self._clients.get(app) is client:
                     del self._clients[app]
         return ws
-
-
-def _starting_answer(status: int) -> web.Response:
-    """What Asterisk's HTTP server answers for /ari while starting (its plain HTML error page)."""
-    reason = {401: "Unauthorized", 404: "Not Found", 503: "Service Unavailable"}.get(status, "Error")
-    body = f"<!DOCTYPE HTML PUBLIC><html><head><title>{status} {reason}</title></head><body><h1>{reason}</h1></body></html>"
-    headers = {"WWW-Authenticate": 'Basic realm="Asterisk REST Interface"'} if status == 401 else None
-    return web.Response(status=status, text=body, content_type="text/html", headers=headers)
 
 
 def _error(status: int, message: str, headers: dict[str, str] | None = None) -> web.Response:
