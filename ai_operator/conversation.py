@@ -4,12 +4,14 @@ Every event goes to the policy first. Only when the policy's reply carries an ef
 a knowledge-base search, or a model turn. A model's tool calls go back through `PolicySession.call_tool` before
 they run, so the gate stays in code whatever the model says; a model is shown only the hits that pass the
 knowledge base's relevance gate (none at all: "[]"), so it cannot read out an article that does not answer.
-The outcome of one event is a `TurnOutcome`: the final reply, every tool decision made on the way, and the time
-spent in the policy, the KB and the model.
+A search has a budget (`kb_timeout_s`, KB_SEARCH_TIMEOUT_S): past it, or when it fails, the policy gets
+`KnowledgeUnavailable` - never an endless wait, never "no hits". The outcome of one event is a `TurnOutcome`:
+the final reply, every tool decision made on the way, and the time spent in the policy, the KB and the model.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -19,6 +21,7 @@ from typing import Any, Protocol
 from ai_operator.dialogue import (
     KnowledgeHit,
     KnowledgeSearch,
+    KnowledgeUnavailable,
     ModelTurn,
     PolicySession,
     Reply,
@@ -30,6 +33,7 @@ from ai_operator.logs import get_logger
 log = get_logger("conversation")
 
 MAX_EFFECT_STEPS = 6  # a policy that keeps asking for effects is cut off here
+DEFAULT_KB_TIMEOUT_S = 1.5  # a knowledge-base search's budget on the call path (KB_SEARCH_TIMEOUT_S)
 
 
 class KnowledgeSource(Protocol):
@@ -70,10 +74,12 @@ class Conversation:
         knowledge: KnowledgeSource | None = None,
         model: ChatModelLike | None = None,
         log_context: Mapping[str, Any] | None = None,
+        kb_timeout_s: float = DEFAULT_KB_TIMEOUT_S,
     ) -> None:
         self.session = session
         self.knowledge = knowledge
         self.model = model
+        self.kb_timeout_s = kb_timeout_s
         self._log = log.bind(call_id=session.call_id, **(log_context or {}))
 
     async def start(self) -> TurnOutcome:
@@ -127,20 +133,30 @@ class Conversation:
         outcome.errors.append(f"unknown effect {type(effect).__name__}")
         return None
 
-    async def _search(self, effect: KnowledgeSearch, outcome: TurnOutcome) -> list[KnowledgeHit] | None:
+    async def _search(
+        self, effect: KnowledgeSearch, outcome: TurnOutcome
+    ) -> list[KnowledgeHit] | KnowledgeUnavailable | None:
         source = self.knowledge
         if source is None:
             return None
         t0 = time.perf_counter()
+        result: list[KnowledgeHit] | KnowledgeUnavailable
         try:
-            hits = await source.search(effect.query, effect.language, effect.region_code, effect.limit,
-                                       effect.fallback_languages)
+            result = await asyncio.wait_for(
+                source.search(effect.query, effect.language, effect.region_code, effect.limit,
+                              effect.fallback_languages),
+                self.kb_timeout_s,
+            )
+        except TimeoutError:
+            self._log.warning("kb_search_timed_out", budget_s=self.kb_timeout_s)
+            outcome.errors.append(f"kb: timed out after {self.kb_timeout_s:g} s")
+            result = KnowledgeUnavailable("timeout")
         except Exception as exc:
-            self._log.error("kb_search_failed", error=str(exc))
-            outcome.errors.append(f"kb: {exc}")
-            hits = []
+            self._log.error("kb_search_failed", error=str(exc) or type(exc).__name__)
+            outcome.errors.append(f"kb: {exc or type(exc).__name__}")
+            result = KnowledgeUnavailable("error")
         outcome.timings["kb_ms"] += (time.perf_counter() - t0) * 1000
-        return hits
+        return result
 
     async def _model_turn(self, effect: ModelTurn, outcome: TurnOutcome) -> str | None:
         if self.model is None:
@@ -172,6 +188,8 @@ class Conversation:
             hits = await self._search(call.effect, outcome)
             if hits is None:
                 return json.dumps({"error": "no knowledge base configured"})
+            if isinstance(hits, KnowledgeUnavailable):
+                return json.dumps({"error": "knowledge base unavailable right now", "reason": hits.reason})
             return json.dumps([_hit_for_model(h) for h in hits if h.relevant], ensure_ascii=False)
         return json.dumps({"ok": True, "result": call.result}, ensure_ascii=False, default=str)
 

@@ -79,7 +79,8 @@ class KnowledgeHit:
 
 @dataclass(frozen=True)
 class KnowledgeSearch:
-    """Effect: search the knowledge base. Result: `list[KnowledgeHit]`, or `None` when no KB is configured.
+    """Effect: search the knowledge base. Result: `list[KnowledgeHit]` (empty: nothing found), `None` when no KB
+    is configured, or `KnowledgeUnavailable` when the search failed or did not answer within its budget.
     `fallback_languages` are searched too, after `language` (e.g. kk -> ru); their hits say `fallback`."""
 
     query: str
@@ -87,6 +88,15 @@ class KnowledgeSearch:
     region_code: str
     limit: int = 3
     fallback_languages: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class KnowledgeUnavailable:
+    """Result of a `KnowledgeSearch` that could not be answered now: `reason` is "timeout" (past the runtime's
+    KB_SEARCH_TIMEOUT_S) or "error" (the database is down or refused). Not the same as no hits: the policy says
+    it cannot look that up right now (and offers what it can instead), at once."""
+
+    reason: str
 
 
 @dataclass(frozen=True)

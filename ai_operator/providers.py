@@ -64,7 +64,7 @@ def build_tts(settings: Settings, route: Route | None, cache_dir: Path) -> Cache
                           voice=sp.tts_voice)
     else:
         inner = EspeakTTS()
-    return CachedTTS(inner, cache_dir)
+    return CachedTTS(inner, cache_dir, max_disk_bytes=settings.storage.tts_cache_max_mb * 1024 * 1024)
 
 
 def build_model(settings: Settings, route: Route | None) -> ChatModel | None:

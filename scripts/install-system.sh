@@ -60,7 +60,8 @@ ROOT_UNITDIR="$DESTDIR$UNITDIR"
 ROOT_STATE="$DESTDIR$STATEDIR"
 ENV_FILE="$SYSCONFDIR/ai-operator.env"
 
-# 1. the service user
+# 1. the service user (no shell, no home). It also runs the embedded PostgreSQL: no other user is ever created,
+#    and a root-run `ai-operator` starts that server as the owner of STATE_DIR, i.e. this user.
 if [ "$REAL" = 1 ]; then
     if ! getent group "$SERVICE_USER" >/dev/null; then
         groupadd --system "$SERVICE_USER"

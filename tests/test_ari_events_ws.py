@@ -14,6 +14,7 @@ from ai_operator.ari import AriAuthError, AriError, AriEventStream, AriRestClien
 from ai_operator.ari.events_ws import backoff_delay, events_url
 from ai_operator.sim.pbx import SimulatedPbx
 from tests.support.events import EventCollector
+from tests.support.wait import eventually
 
 APP = "ai-operator"
 FAST = {"backoff_initial_s": 0.05, "backoff_max_s": 0.2}
@@ -166,3 +167,80 @@ async def test_failing_on_connect_callback_does_not_kill_the_stream(pbx):
     await asyncio.wait_for(task, 2)
     assert calls == [False] and got[0].channel.id == call.channel_id
     await stream.close()
+
+
+# ---- issue 11.3: an Asterisk restart must not kill the stream ------------------------------------------------
+async def test_reconnect_through_the_404_start_up_window_retries_until_ari_is_ready(pbx):
+    events = await EventCollector(pbx.base_url, "asterisk", "asterisk", APP, **FAST).start()
+    try:
+        await pbx.go_down()
+        await pbx.come_up(starting_status=404)  # HTTP answers, res_ari not loaded yet
+        await eventually(lambda: pbx.starting_answers >= 3 or events.error, 10, "three answered retries")
+        assert events.error is None and events.connects == [False]
+        pbx.starting_status = None  # ARI ready
+        await events.wait_connects(2, timeout=10)
+        call = await pbx.place_call("test")
+        assert (await events.wait_for("StasisStart")).channel.id == call.channel_id
+    finally:
+        await events.close()
+
+
+@pytest.mark.parametrize("status", [404, 502, 503, 401])
+async def test_every_start_up_answer_is_transient_once_the_settings_have_worked(pbx, status):
+    events = await EventCollector(pbx.base_url, "asterisk", "asterisk", APP, **FAST).start()
+    try:
+        await pbx.go_down(graceful=True)
+        await pbx.come_up(starting_status=status)
+        await eventually(lambda: pbx.starting_answers >= 2 or events.error, 10, f"retries answered {status}")
+        assert events.error is None
+        pbx.starting_status = None
+        await events.wait_connects(2, timeout=10)
+    finally:
+        await events.close()
+
+
+async def test_known_good_settings_wait_out_a_404_at_start_up_fresh_ones_fail_at_once(pbx):
+    pbx.starting_status = 404
+    fresh = AriEventStream(pbx.base_url, "asterisk", "asterisk", APP, **FAST)
+    with pytest.raises(AriError, match=r"404.*res_ari"):
+        async for _ in fresh:
+            pass
+    assert pbx.starting_answers == 1  # a configuration error is said once, no retry loop
+    events = EventCollector(pbx.base_url, "asterisk", "asterisk", APP, proven=True, **FAST)
+    task = asyncio.create_task(events.start(timeout=10))
+    try:
+        await eventually(lambda: pbx.starting_answers >= 3 or events.error, 10, "retries while Asterisk starts")
+        assert events.error is None
+        pbx.starting_status = None
+        await task
+        assert events.connects == [False]
+    finally:
+        await events.close()
+
+
+async def test_refusals_after_having_worked_are_fatal_once_they_outlast_the_bound(pbx):
+    events = await EventCollector(
+        pbx.base_url, "asterisk", "asterisk", APP, refusal_give_up_s=0.3, **FAST
+    ).start()
+    try:
+        pbx.password = "rotated-in-ari-conf"  # ARI now refuses these credentials for good
+        await pbx.drop_websockets()
+        await eventually(lambda: events.error is not None, 10, "the stream to give up")
+        assert isinstance(events.error, AriAuthError)
+        assert pbx.auth_failures >= 2  # retried first: a starting Asterisk also answers 401 for a moment
+    finally:
+        await events.close()
+
+
+async def test_connection_refused_is_retried_without_bound(pbx):
+    events = await EventCollector(
+        pbx.base_url, "asterisk", "asterisk", APP, refusal_give_up_s=0.05, **FAST
+    ).start()
+    try:
+        await pbx.go_down()
+        await eventually(lambda: events.stream.failures >= 5, 10, "five refused attempts")
+        assert events.error is None
+        await pbx.come_up()
+        await events.wait_connects(2, timeout=10)
+    finally:
+        await events.close()

@@ -1,5 +1,7 @@
 """End to end: bad RTP is dropped and counted while the call carries on; an events-websocket drop mid-call loses
-nothing; an Asterisk restart mid-call closes the call with ended_by=system after the reconnect, and records it.
+nothing; an Asterisk restart mid-call closes the call with ended_by=system after the reconnect, and records it;
+a restart whose ARI answers 404 while starting does not stop the daemon; a graceful Asterisk shutdown mid-call
+is `system`/`channel_lost`, not a caller hang-up.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import time
 from ai_operator.media.rtp import build_header
 from ai_operator.media.transport import TOTALS
 from tests.support.daemon import Caller, stage_for
+from tests.support.wait import eventually
 
 
 async def _wait(pred, timeout: float, what: str) -> None:
@@ -90,6 +93,39 @@ async def test_asterisk_restart_mid_call_closes_it_as_system_after_reconnect(dae
         await asyncio.sleep(0.1)
         assert stage.daemon.svc.ports.in_use == 0 and stage.daemon.svc.pacer.streams == 0
     assert record["ended_by"] == "system"
-    assert record["disposition"] != "caller_hung_up"
+    assert record["disposition"] == "channel_lost"
     assert record["ended_at"] is not None
+    assert [t["caller_text"] for t in record["turns"]] == [None, "[dtmf 1]"]
+
+
+async def test_asterisk_restart_through_its_404_window_keeps_the_daemon_serving(daemon_base) -> None:
+    async with stage_for(daemon_base) as stage:
+        caller = await Caller.place(stage)
+        await caller.quiet(min_turns=1)
+        await stage.pbx.go_down()
+        await stage.pbx.come_up(starting_status=404)  # HTTP up, res_ari not loaded yet
+        await eventually(lambda: stage.pbx.starting_answers >= 2, 30, "the daemon retrying through the 404s")
+        stage.pbx.starting_status = None
+        await eventually(lambda: stage.daemon.stream.connected, 30, "the daemon reconnected")
+        record = await caller.record()
+        second = await Caller.place(stage)  # and it answers the next call
+        await second.quiet(min_turns=1)
+        await second.sim.hangup()
+        second_record = await second.record()
+    assert record["ended_by"] == "system" and record["disposition"] == "channel_lost"
+    assert second_record["ended_by"] == "caller" and second_record["turns"][0]["bot_text"]
+
+
+async def test_asterisk_shutdown_mid_call_is_channel_lost_not_a_caller_hang_up(daemon_base) -> None:
+    async with stage_for(daemon_base) as stage:
+        caller = await Caller.place(stage)
+        caller.sim.send_dtmf("1")
+        await caller.quiet(min_turns=2)
+        await stage.pbx.go_down(graceful=True)  # core restart now: channels hung up, then ARI goes away
+        assert caller.sim.hung_up_by == "asterisk"
+        record = await caller.record(timeout=15)
+        await stage.pbx.come_up()
+        await eventually(lambda: stage.daemon.stream.connected, 30, "the daemon reconnected")
+    assert record["ended_by"] == "system"
+    assert record["disposition"] == "channel_lost"
     assert [t["caller_text"] for t in record["turns"]] == [None, "[dtmf 1]"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -110,3 +111,59 @@ async def test_espeak_lines_cached_per_voice(tmp_path: Path) -> None:
     assert [n.rsplit("-", 1)[0] for n in names] == ["espeak-hi-160", "espeak-ru-160"]
     audio = await synthesize(tts, "नमस्ते", "hi")
     assert audio.size > 2000 and tts.hits == 1
+
+
+# ---- issue 11.5: the disk cache has a size bound -------------------------------------------------------------
+LINE_BYTES = 8000  # InstantTTS(fixed_s=0.5): 4000 samples of int16
+
+
+def cached_texts(tts: CachedTTS, texts: list[str], language: str = "ru") -> set[str]:
+    return {t for t in texts if tts.path_for(t, language).is_file()}
+
+
+async def test_disk_cache_is_bounded_least_recently_used_first_and_prewarmed_lines_stay(tmp_path: Path) -> None:
+    inner = InstantTTS(fixed_s=0.5)
+    tts = CachedTTS(inner, tmp_path, memory_limit_bytes=0, max_disk_bytes=5 * LINE_BYTES)
+    greetings = ["Здравствуйте! Это AI-оператор.", "Сау болыңыз."]
+    assert await tts.prewarm([(g, "ru") for g in greetings]) == 2
+    answers = [f"ответ номер {i}" for i in range(8)]
+    for text in answers[:3]:
+        await synthesize(tts, text, "ru")
+    await synthesize(tts, answers[0], "ru")  # heard again: now the most recently used answer
+    for text in answers[3:5]:
+        await synthesize(tts, text, "ru")
+        assert sum(p.stat().st_size for p in tmp_path.glob("*.pcm")) <= 5 * LINE_BYTES
+    # room for 3 answers beside the 2 pinned greetings: answers 1 and 2 (least recently used) went first
+    assert cached_texts(tts, answers) == {answers[0], answers[3], answers[4]}
+    assert cached_texts(tts, greetings) == set(greetings)
+    calls = inner.calls
+    await synthesize(tts, greetings[0], "ru")
+    await synthesize(tts, answers[0], "ru")
+    assert inner.calls == calls  # both still served from disk
+    for text in answers[5:]:  # a long run of new lines never pushes out a prewarmed one
+        await synthesize(tts, text, "ru")
+    assert cached_texts(tts, greetings) == set(greetings)
+    assert len(list(tmp_path.glob("*.pcm"))) == 5
+
+
+async def test_a_new_instance_evicts_by_the_files_access_times(tmp_path: Path) -> None:
+    first = CachedTTS(InstantTTS(fixed_s=0.5), tmp_path)
+    texts = [f"строка {i}" for i in range(4)]
+    for i, text in enumerate(texts):
+        await synthesize(first, text, "ru")
+        path = first.path_for(text, "ru")
+        os.utime(path, (1_700_000_000 + [3, 1, 4, 2][i] * 3600, path.stat().st_mtime))  # last heard: 1, 3, 0, 2
+    later = CachedTTS(InstantTTS(fixed_s=0.5), tmp_path, memory_limit_bytes=0, max_disk_bytes=3 * LINE_BYTES)
+    await synthesize(later, "новая строка", "ru")  # 5 lines on disk, room for 3
+    assert cached_texts(later, texts) == {texts[0], texts[2]}
+    assert later.is_cached("новая строка", "ru")
+
+
+async def test_the_bound_comes_from_tts_cache_max_mb(tmp_path: Path) -> None:
+    from ai_operator.config import build_settings
+    from ai_operator.providers import build_tts
+
+    default = build_tts(build_settings([], environ={}), None, tmp_path)
+    assert default.max_disk_bytes == 200 * 1024 * 1024
+    small = build_tts(build_settings([], environ={"TTS_CACHE_MAX_MB": "3"}), None, tmp_path)
+    assert small.max_disk_bytes == 3 * 1024 * 1024

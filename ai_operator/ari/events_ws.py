@@ -2,9 +2,19 @@
 
 `async for event in AriEventStream(...)` yields typed events. Malformed messages are logged
 (`ari_event_malformed`) and skipped; unknown types are logged at debug and skipped. A lost connection is
-retried with capped exponential backoff plus jitter (`ari_reconnecting` attempt=, delay_s=), and `on_connect`
-is called with `reconnected=True` after every re-connection so the caller can reconcile its state. Refused
-credentials (401) or a missing ARI module (404) are raised once, never retried in a loop.
+retried with capped exponential backoff plus jitter (`ari_reconnecting` attempt=, delay_s=; each failed
+attempt is `ari_connect_failed` with its reason), and `on_connect` is called with `reconnected=True` after
+every re-connection so the caller can reconcile its state.
+
+Which failures are retried is `reconnect.ReconnectPolicy`'s decision:
+- connection refused/reset/timed out and HTTP 408, 429, 5xx: always retried (Asterisk down or starting);
+- a refusal (401, 404 - ARI not loaded - or another 4xx) before these settings have ever worked (`proven`
+  False and no connection yet): raised once, never retried in a loop - wrong password, wrong URL, res_ari
+  missing;
+- a refusal once the settings have worked (this stream connected before, or `proven=True` because an earlier
+  run connected with the very same settings): a restarting Asterisk answers 404 for a moment between
+  "connection refused" and ready, so it is retried, logged (`ari_refused_retrying`), for at most
+  `refusal_give_up_s` in a row; then raised as above.
 """
 
 from __future__ import annotations
@@ -14,6 +24,7 @@ import base64
 import contextlib
 import inspect
 import random
+import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 from urllib.parse import quote
@@ -23,10 +34,11 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidSta
 
 from ai_operator.ari.errors import AriAuthError, AriError, EventError
 from ai_operator.ari.events import AnyEvent, UnknownEvent, parse_event
+from ai_operator.ari.reconnect import DEFAULT_REFUSAL_GIVE_UP_S, FATAL, ReconnectPolicy
 from ai_operator.logs import get_logger, register_secret
 
 DEFAULT_BACKOFF_INITIAL_S = 0.5
-DEFAULT_BACKOFF_MAX_S = 30.0
+DEFAULT_BACKOFF_MAX_S = 5.0  # a local PBX back from a restart is found within 5 s
 JITTER_FRACTION = 0.25  # each delay is stretched by up to 25 %, so many daemons do not reconnect in lock-step
 OPEN_TIMEOUT_S = 10.0
 MAX_MESSAGE_BYTES = 4 * 1024 * 1024
@@ -66,6 +78,8 @@ class AriEventStream:
         on_disconnect: Callback | None = None,
         backoff_initial_s: float = DEFAULT_BACKOFF_INITIAL_S,
         backoff_max_s: float = DEFAULT_BACKOFF_MAX_S,
+        proven: bool = False,
+        refusal_give_up_s: float = DEFAULT_REFUSAL_GIVE_UP_S,
     ) -> None:
         self.url = events_url(base_url, app)
         self.app = app
@@ -77,6 +91,8 @@ class AriEventStream:
         self.backoff_initial_s = backoff_initial_s
         self.backoff_max_s = backoff_max_s
         self.reconnects = 0
+        self.failures = 0  # failed connection attempts (retried or not)
+        self.policy = ReconnectPolicy(proven=proven, refusal_give_up_s=refusal_give_up_s)
         self.connected = False
         self.malformed = 0
         self._closed = False
@@ -100,6 +116,7 @@ class AriEventStream:
             ws = await self._connect()
             if ws is not None:
                 attempt = 0
+                self.policy.connected()
                 self._ws = ws
                 self.connected = True
                 if ever_connected:
@@ -135,7 +152,7 @@ class AriEventStream:
                 await asyncio.wait_for(self._stop.wait(), delay)
 
     async def _connect(self) -> ClientConnection | None:
-        """One connection attempt: the connection, None on a transient failure, or a raised fatal error."""
+        """One connection attempt: the connection, None on a failure to retry, or a raised fatal error."""
         try:
             return await connect(
                 self.url,
@@ -144,18 +161,30 @@ class AriEventStream:
                 max_size=MAX_MESSAGE_BYTES,
             )
         except InvalidStatus as exc:
-            status = exc.response.status_code
-            if status == 401:
-                raise AriAuthError("GET", "/events") from None
-            if 400 <= status < 500 and status not in (408, 429):
-                raise AriError(
-                    f"ARI events websocket {self.url} refused with HTTP {status}: check ARI_URL and that res_ari "
-                    "and res_http_websocket are loaded (module show like res_ari)"
-                ) from None
-            log.warning("ari_connect_failed", app=self.app, reason=f"HTTP {status}")
+            self._failed(exc.response.status_code, f"HTTP {exc.response.status_code}")
         except (TimeoutError, OSError, InvalidHandshake) as exc:
-            log.warning("ari_connect_failed", app=self.app, reason=str(exc) or type(exc).__name__)
+            self._failed(None, str(exc) or type(exc).__name__)
         return None
+
+    def _failed(self, status: int | None, reason: str) -> None:
+        """Log one failed attempt; raise when the policy says it is fatal."""
+        self.failures += 1
+        now = time.monotonic()
+        if self.policy.failed(status, now) == FATAL:
+            give_up = self.policy.refused_for(now)
+            after = f" for {give_up:.0f} s after having worked" if give_up else ""
+            if status == 401:
+                raise AriAuthError("GET", "/events", f"Authentication required{after}") from None
+            raise AriError(
+                f"ARI events websocket {self.url} refused with HTTP {status}{after}: check ARI_URL and that "
+                "res_ari and res_http_websocket are loaded (module show like res_ari)"
+            ) from None
+        if self.policy.refused_since is not None:
+            log.warning("ari_refused_retrying", app=self.app, reason=reason,
+                        refused_for_s=round(self.policy.refused_for(now), 2),
+                        give_up_after_s=self.policy.refusal_give_up_s)
+        else:
+            log.warning("ari_connect_failed", app=self.app, reason=reason)
 
     def _parse(self, message: str | bytes) -> AnyEvent | None:
         try:

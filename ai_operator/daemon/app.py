@@ -44,6 +44,8 @@ class Daemon:
         self.notifier: Any = None
         self._knowledge: Any = None
         self._db_retry: asyncio.Task[None] | None = None
+        self.db_supervisor: Any = None  # restarts the embedded PostgreSQL / notices outages (storage/supervisor.py)
+        self.metrics: Any = None
 
     # ---- signals ----------------------------------------------------------------------------------------------
     def reload(self) -> bool:
@@ -93,6 +95,7 @@ class Daemon:
         from ai_operator.kb.embeddings import build_embedder
         from ai_operator.kb.store import KnowledgeBase
         from ai_operator.storage.database import Database
+        from ai_operator.storage.supervisor import DatabaseSupervisor, GuardedKnowledge
 
         try:
             storage = self.settings.storage
@@ -102,7 +105,11 @@ class Daemon:
                 log.error("database_unavailable", error=str(exc), action=f"spooling records; retrying every {DB_RETRY_S:g} s")
             return False
         records.attach(self.db)
-        self._knowledge = KnowledgeBase(self.db, build_embedder(self.settings))
+        db = self.db
+        self.db_supervisor = DatabaseSupervisor(db, on_down=records.detach, on_up=lambda: records.attach(db),
+                                                metrics=self.metrics)
+        self.db_supervisor.start()
+        self._knowledge = GuardedKnowledge(KnowledgeBase(self.db, build_embedder(self.settings)), self.db_supervisor)
         if self.svc is not None:
             self.svc.knowledge = self._knowledge
         if not first:
@@ -116,6 +123,8 @@ class Daemon:
     async def _close_database(self) -> None:
         if self._db_retry is not None:
             self._db_retry.cancel()
+        if self.db_supervisor is not None:
+            await self.db_supervisor.stop()
         if self._knowledge is not None:
             await self._knowledge.close()
         if self.db is not None:
@@ -133,8 +142,8 @@ class Daemon:
         # Everything opened is closed by the stack, in reverse order, also when a later step of set-up fails
         # (e.g. the metrics port is taken): no embedded PostgreSQL or socket outlives a failed start.
         async with AsyncExitStack() as stack:
+            metrics = self.metrics = self.overrides.get("metrics") or Metrics()
             records, knowledge = await self._open_storage(stack)
-            metrics = self.overrides.get("metrics") or Metrics()
             pacer = Pacer()
             await pacer.start()
             stack.push_async_callback(pacer.stop)
@@ -167,11 +176,17 @@ class Daemon:
         """Consume ARI events until SIGTERM (exit 0) or a fatal ARI error (exit 1), then drain the calls."""
         from ai_operator.ari.errors import AriAuthError, AriError
         from ai_operator.ari.events_ws import AriEventStream
+        from ai_operator.ari.known_good import KnownGoodSettings
         from ai_operator.ops.sdnotify import watchdog_loop
 
         s = self.settings
+        # Settings that connected before (an earlier run) wait out Asterisk's own start-up 404/401s.
+        known = await asyncio.to_thread(KnownGoodSettings, s.storage.state_dir, s.ari.url, s.ari.user,
+                                        s.ari.password, s.ari.app)
 
         async def on_connect(reconnected: bool) -> None:
+            if not known.proven:
+                await asyncio.to_thread(known.remember)
             if reconnected:
                 metrics.ari_reconnects_total.inc()
                 await manager.reconcile()
@@ -181,7 +196,8 @@ class Daemon:
                 log.info("ready", app=s.ari.app, ari=s.ari.url, rtp=f"{s.rtp.host}:{s.rtp.port_min}-{s.rtp.port_max}",
                          codec=s.rtp.codec, max_calls=s.call.max_calls)
 
-        self.stream = AriEventStream(s.ari.url, s.ari.user, s.ari.password, s.ari.app, on_connect=on_connect)
+        self.stream = AriEventStream(s.ari.url, s.ari.user, s.ari.password, s.ari.app, on_connect=on_connect,
+                                     proven=known.proven)
         prewarm = asyncio.create_task(self.prewarm())
         consumer = asyncio.create_task(self._consume(manager))
         watchdog = asyncio.create_task(watchdog_loop(notifier, lambda: bool(self.stream and self.stream.connected)))

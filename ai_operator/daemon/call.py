@@ -78,7 +78,8 @@ class Call:
         self.session = new_session(settings, route, self.call_id, call_args=call_args,
                                    model_available=model is not None)
         self.conversation = Conversation(self.session, knowledge=svc.knowledge, model=model,
-                                         log_context={"route": route.name})
+                                         log_context={"route": route.name},
+                                         kb_timeout_s=settings.storage.kb_search_timeout_s)
         self.driver = TurnDriver(self.conversation)
         vad = settings.vad
         self.listener = CallerListener(

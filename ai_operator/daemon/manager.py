@@ -23,6 +23,7 @@ from ai_operator.ari.events import (
     StasisEnd,
     StasisStart,
 )
+from ai_operator.ari.hangups import ended_by as hangup_ended_by
 from ai_operator.daemon.call import Call
 from ai_operator.daemon.services import Services
 from ai_operator.logs import get_logger
@@ -60,8 +61,8 @@ class CallManager:
                 await self._stasis_start(event)
             elif isinstance(event, StasisEnd | ChannelDestroyed | ChannelHangupRequest):
                 call = self.calls.get(event.channel.id)
-                if call is not None:
-                    call.on_caller_gone("caller")
+                if call is not None:  # an Asterisk shutdown announces itself in a soft ChannelHangupRequest
+                    call.on_caller_gone(hangup_ended_by(event))
             elif isinstance(event, ChannelDtmfReceived):
                 call = self.calls.get(event.channel.id)
                 if call is not None:

@@ -146,6 +146,19 @@ class Metrics:
         )
         self.overloaded = Gauge("overloaded", "1 while the daemon is behind and refuses new calls", namespace=ns,
                                 registry=r)
+        self.database_up = Gauge(
+            "database_up", "1 while the database answers, 0 during an outage", namespace=ns, registry=r
+        )
+        self.database_outages_total = Counter(
+            "database_outages", "times the database went down under the daemon", namespace=ns, registry=r
+        )
+        self.database_restarts_total = Counter(
+            "database_restarts",
+            "restarts of the embedded PostgreSQL the daemon owns, by result (ok, failed)",
+            ["result"],
+            namespace=ns,
+            registry=r,
+        )
         self._rtp = RtpCollector()
         r.register(self._rtp)
         self._prime()
@@ -160,6 +173,8 @@ class Metrics:
         for stage in LATENCY_STAGES:
             self.turn_stage_seconds.labels(stage=stage)
         self.utterances_dropped_total.labels(reason="echo")
+        for result in ("ok", "failed"):
+            self.database_restarts_total.labels(result=result)
 
     def set_rtp_source(self, source: RtpSource | None) -> None:
         """Register the callable the media layer exposes its RTP totals through (None detaches it)."""

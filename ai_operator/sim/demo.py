@@ -10,6 +10,7 @@ recorded bot audio (a WAV) are.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import wave
 from pathlib import Path
@@ -24,6 +25,7 @@ from policies import load_policy
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_KB = REPO_ROOT / "etc" / "kb" / "sample.jsonl"
 DEFAULT_STATE_DIR = Path("state")
+RECORD_READ_TIMEOUT_S = 5.0
 
 # (language of the caller's voice, the line) for each route's demo call.
 def write_wav(path: Path, pcm: np.ndarray, rate: int = 8000) -> None:
@@ -44,7 +46,11 @@ async def _ingest_sample(settings: Settings, out: TextIO) -> None:
         out.write(f"  knowledge base: {SAMPLE_KB} not found; answers will say so\n")
         return
     buf = io.StringIO()
-    await kb_ingest(settings, str(SAMPLE_KB), prune=False, reembed=False, out=buf)
+    try:
+        await kb_ingest(settings, str(SAMPLE_KB), prune=False, reembed=False, out=buf)
+    except Exception as exc:  # no database now: the call still runs, its answers say the KB is unavailable
+        out.write(f"  knowledge base: not ingested ({exc or type(exc).__name__}); answers will say so\n")
+        return
     summary = buf.getvalue().strip().splitlines()
     out.write(f"  knowledge base: {SAMPLE_KB.relative_to(REPO_ROOT)} -> {summary[-1] if summary else 'ingested'}\n")
 
@@ -92,21 +98,37 @@ async def run_demo(settings: Settings, *, route_name: str, state_dir: str | None
             await stage.wait_bot_quiet(sim, min_turns=turns + 1, timeout=60)
         await sim.wait_hangup(timeout=30)
         await stage.wait_call_ended(sim)
+        # The WAV first: whatever happens to the database, the caller's audio is kept.
+        demo_dir = state / "demo"
+        wav = demo_dir / f"{sim.channel_id}-bot.wav"
+        audio = sim.received_audio()
+        write_wav(wav, audio)
         assert stage.daemon.svc is not None
-        record = await stage.daemon.svc.records.get_call(sim.channel_id)
-    demo_dir = state / "demo"
-    wav = demo_dir / f"{sim.channel_id}-bot.wav"
-    audio = sim.received_audio()
-    write_wav(wav, audio)
+        records = stage.daemon.svc.records
+        record, where = await _record_of(records, sim.channel_id)
     rec_path = demo_dir / f"{sim.channel_id}.json"
     rec_path.write_text(json.dumps(record, ensure_ascii=False, indent=2, default=str), encoding="utf-8")
     call = record or {}
+    db = f"embedded, {state / 'pgdata'}" if not settings.storage.database_url else "DATABASE_URL"
     out.write(
         f"call ended: hung up by {sim.hung_up_by or 'caller'}; ended_by={call.get('ended_by')} "
         f"disposition={call.get('disposition')} turns={len(call.get('turns', []))}\n"
-        f"call record: tables calls/turns in PostgreSQL "
-        f"({'embedded, ' + str(state / 'pgdata') if not settings.storage.database_url else 'DATABASE_URL'}), "
-        f"call_id={sim.channel_id}; a copy: {rec_path}\n"
+        + (f"call record: tables calls/turns in PostgreSQL ({db}), " if where == "database" else
+           f"call record: the database was unavailable ({where}); the record waits in the spool "
+           f"{records.spool_path} and is written to PostgreSQL ({db}) when it is back; ")
+        + f"call_id={sim.channel_id}; a copy: {rec_path}\n"
         f"bot audio as the caller heard it: {wav} ({len(audio) / 8000:.1f} s)\n"
     )
     return 0 if call.get("ended_by") in ("bot", "caller") else 1
+
+
+async def _record_of(records: Any, call_id: str) -> tuple[dict[str, Any] | None, str]:
+    """The call's record and where it came from: the database, or (when that cannot be read now) the spool."""
+    reason = "not in the database yet"
+    try:
+        record = await asyncio.wait_for(records.get_call(call_id), RECORD_READ_TIMEOUT_S)
+        if record is not None and not records.spooled:
+            return record, "database"
+    except Exception as exc:  # a database fault must not cost the demo its output
+        reason = str(exc) or type(exc).__name__
+    return await records.spooled_call(call_id), reason

@@ -5,6 +5,11 @@ int16 8 kHz files named `{provider}-{voice}-{sha256(text)}.pcm`, with an in-memo
 with no synthesis delay. A line is stored only once it was synthesised completely (an interrupted stream
 stores nothing); files are written atomically (temporary file + rename), 0600 in a 0700 folder whatever the
 umask. A damaged file is ignored and the line synthesised again.
+
+The disk cache has a size bound (`max_disk_bytes`, TTS_CACHE_MAX_MB): after a line is stored, the least
+recently used files go until the cache fits (`tts_cache_evicted`). "Used" is the file's access time, which a
+hit sets itself (at most once a minute per line, so noatime mounts and restarts keep the order); lines made by
+`prewarm` (greetings, closing lines) are pinned for the life of the process and never evicted.
 """
 
 from __future__ import annotations
@@ -14,6 +19,8 @@ import contextlib
 import hashlib
 import os
 import re
+import threading
+import time
 import uuid
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Iterable
@@ -31,6 +38,8 @@ log = get_logger("speech")
 MEMORY_LIMIT_BYTES = 32 * 1024 * 1024
 CACHED_CHUNK_SAMPLES = 1600  # 200 ms per yielded chunk of a cached line
 SAFE_NAME_RE = re.compile(r"[^A-Za-z0-9_.+-]+")
+TOUCH_INTERVAL_S = 60.0  # a hit re-stamps the file's access time at most this often
+_PINNED: dict[str, set[str]] = {}  # cache dir -> prewarmed files, shared by every CachedTTS on that dir
 
 
 def _safe(part: str) -> str:
@@ -41,11 +50,23 @@ class CachedTTS:
     """Disk + memory cache around `inner`; `stream(..., cache=False)` passes straight through."""
 
     def __init__(
-        self, inner: TextToSpeech, cache_dir: Path, *, memory_limit_bytes: int = MEMORY_LIMIT_BYTES
+        self,
+        inner: TextToSpeech,
+        cache_dir: Path,
+        *,
+        memory_limit_bytes: int = MEMORY_LIMIT_BYTES,
+        max_disk_bytes: int | None = None,
     ) -> None:
         self.inner = inner
         self.cache_dir = Path(cache_dir)
         self.memory_limit_bytes = memory_limit_bytes
+        self.max_disk_bytes = max_disk_bytes or None  # None: no bound
+        self._pinned = _PINNED.setdefault(os.path.abspath(self.cache_dir), set())
+        self._used: dict[str, float] = {}  # path -> last use (epoch s) seen by this process
+        self._touched: dict[str, float] = {}  # path -> when its access time was last written
+        self._index: dict[str, list[float]] | None = None  # path -> [last use, size]: built at the first bound check
+        self._index_lock = threading.Lock()
+        self.evicted = 0
         self._memory: OrderedDict[str, np.ndarray] = OrderedDict()
         self._memory_bytes = 0
         self.hits = 0
@@ -93,6 +114,7 @@ class CachedTTS:
         for text, language in lines:
             try:
                 path = self.path_for(text, language)
+                self._pinned.add(str(path))
                 if await self._lookup(path) is not None:
                     continue
                 audio = await synthesize(self.inner, text, language)
@@ -116,6 +138,7 @@ class CachedTTS:
         audio = self._memory.get(key)
         if audio is not None:
             self._memory.move_to_end(key)
+            await self._note_use(path)
             return audio
         try:
             raw = await asyncio.to_thread(path.read_bytes)
@@ -129,14 +152,71 @@ class CachedTTS:
             return None
         audio = np.frombuffer(raw, dtype="<i2").astype(np.int16)
         self._remember(key, audio)
+        await self._note_use(path)
         return audio
 
     async def _store(self, path: Path, audio: np.ndarray) -> None:
         self._remember(str(path), audio)
+        data = audio.astype("<i2").tobytes()
         try:
-            await asyncio.to_thread(self._write, path, audio.astype("<i2").tobytes())
+            await asyncio.to_thread(self._write, path, data)
         except OSError as exc:
             log.warning("tts_cache_write_failed", path=str(path), reason=str(exc))
+            return
+        now = time.time()
+        self._used[str(path)] = self._touched[str(path)] = now
+        if self.max_disk_bytes is not None:
+            await asyncio.to_thread(self._keep_bound, str(path), len(data), now)
+
+    async def _note_use(self, path: Path) -> None:
+        """A hit: remember it, and stamp the file's access time (at most every TOUCH_INTERVAL_S)."""
+        key, now = str(path), time.time()
+        self._used[key] = now
+        if self._index is not None and key in self._index:
+            self._index[key][0] = now
+        if now - self._touched.get(key, 0.0) >= TOUCH_INTERVAL_S:
+            self._touched[key] = now
+            with contextlib.suppress(OSError):
+                await asyncio.to_thread(_touch, path, now)
+
+    def _keep_bound(self, key: str, size: int, now: float) -> None:
+        """After storing `key`: remove the least recently used unpinned files until the cache fits."""
+        assert self.max_disk_bytes is not None
+        with self._index_lock:
+            if self._index is None:
+                self._index = self._scan()
+            self._index[key] = [now, float(size)]
+            total = sum(size for _, size in self._index.values())
+            if total <= self.max_disk_bytes:
+                return
+            freed = removed = 0
+            for _, victim in sorted((used, k) for k, (used, _) in self._index.items() if k not in self._pinned):
+                if total - freed <= self.max_disk_bytes:
+                    break
+                with contextlib.suppress(FileNotFoundError):
+                    Path(victim).unlink()
+                freed += int(self._index.pop(victim)[1])
+                removed += 1
+                self._used.pop(victim, None)
+            self.evicted += removed
+        log.info("tts_cache_evicted", files=removed, freed_bytes=freed, total_bytes=total - freed,
+                 max_bytes=self.max_disk_bytes)
+
+    def _scan(self) -> dict[str, list[float]]:
+        """Every cache file with its last use (its access time, or a later use this process saw) and size."""
+        index: dict[str, list[float]] = {}
+        if not self.cache_dir.is_dir():
+            return index
+        with os.scandir(self.cache_dir) as entries:
+            for entry in entries:
+                if entry.name.startswith(".") or not entry.name.endswith(".pcm"):
+                    continue
+                try:
+                    st = entry.stat()
+                except OSError:
+                    continue
+                index[entry.path] = [max(st.st_atime, self._used.get(entry.path, 0.0)), float(st.st_size)]
+        return index
 
     @staticmethod
     def _write(path: Path, data: bytes) -> None:
@@ -161,3 +241,8 @@ class CachedTTS:
         while self._memory_bytes > self.memory_limit_bytes and self._memory:
             _, dropped = self._memory.popitem(last=False)
             self._memory_bytes -= dropped.nbytes
+
+
+def _touch(path: Path, when: float) -> None:
+    """Set the access time of `path` (its modification time unchanged)."""
+    os.utime(path, (when, path.stat().st_mtime))

@@ -1,13 +1,15 @@
 """The private embedded PostgreSQL (pgserver) that runs in STATE_DIR/pgdata when no DATABASE_URL is given.
 
-Owns starting and stopping the server process. pgserver is synchronous: every method here blocks, so async code
-calls them through `asyncio.to_thread`. Several `Database` objects of one process may share one data directory;
+Owns starting and stopping the server process (run by root: as an unprivileged account, see pg_root.py),
+telling whether it is alive, and restarting it after it died. pgserver is synchronous: every method here
+blocks, so async code calls them through `asyncio.to_thread`. Several `Database` objects of one process may share one data directory;
 an in-process reference count stops the server only when the last one closes (pgserver itself keeps the count
 across processes, so a second daemon on the same STATE_DIR keeps it running).
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
 import threading
 import warnings
@@ -49,8 +51,13 @@ class EmbeddedServer:
 
         self.pgdata.parent.mkdir(parents=True, exist_ok=True)
         try:
-            server = pgserver.get_server(self.pgdata, cleanup_mode="stop")
-        except (subprocess.SubprocessError, OSError, AssertionError) as exc:
+            if os.geteuid() == 0:  # never as root, never a new user: see pg_root.py
+                from ai_operator.storage.pg_root import start_as_account
+
+                server = start_as_account(self.pgdata)
+            else:
+                server = pgserver.get_server(self.pgdata, cleanup_mode="stop")
+        except (subprocess.SubprocessError, OSError, AssertionError, RuntimeError) as exc:
             raise EmbeddedServerError(
                 f"embedded PostgreSQL in {self.pgdata} did not start ({exc}); see {self.pgdata / 'log'}"
             ) from exc
@@ -85,16 +92,54 @@ class EmbeddedServer:
 
     def stop_now(self) -> None:
         """Stop the server at once whoever holds it (an outage, for tests and `doctor`); `restart()` undoes it."""
-        from pgserver._commands import pg_ctl
+        import pgserver._commands as commands
 
         if self._server is None:
             return
+        pg_ctl = commands.pg_ctl  # type: ignore[attr-defined]  # made at import, one per binary
         pg_ctl(["-w", "-m", "fast", "stop"], pgdata=self.pgdata, user=self._server.system_user, timeout=STOP_TIMEOUT_S)
         log.warning("embedded_db_stopped_now", pgdata=str(self.pgdata))
 
+    def postmaster_pid(self) -> int | None:
+        """The PID in `postmaster.pid`, or None when there is no (readable) lock file."""
+        try:
+            first = (self.pgdata / "postmaster.pid").read_text().split("\n", 1)[0].strip()
+            return int(first)
+        except (OSError, ValueError):
+            return None
+
+    def alive(self) -> bool:
+        """True while the postmaster named in `postmaster.pid` runs (a zombie or another program is not it)."""
+        pid = self.postmaster_pid()
+        return pid is not None and _process_state(pid) not in (None, "Z", "X")
+
     def restart(self) -> str:
-        """Start the server again after `stop_now()`; same data directory and socket."""
+        """Start the server again after it stopped or died; same data directory and socket. A lock file left by a
+        postmaster that was killed (gone, or a zombie nobody has reaped) is removed first, else PostgreSQL
+        would refuse to start. Raises `EmbeddedServerError` (naming the server log) when it does not start."""
         if self._server is None:
             return self.start()
-        self._server.ensure_postgres_running()
+        try:
+            with self._server._lock:  # pgserver's inter-process lock: one start at a time per machine
+                pid = self.postmaster_pid()
+                if pid is not None and not self.alive():
+                    (self.pgdata / "postmaster.pid").unlink(missing_ok=True)
+                    log.warning("embedded_db_stale_lock_removed", pgdata=str(self.pgdata), pid=pid)
+                self._server.ensure_postgres_running()
+        except (subprocess.SubprocessError, OSError, AssertionError) as exc:
+            raise EmbeddedServerError(
+                f"embedded PostgreSQL in {self.pgdata} did not restart ({exc}); see {self.pgdata / 'log'}"
+            ) from exc
         return str(self._server.get_uri())
+
+
+def _process_state(pid: int) -> str | None:
+    """The state letter of a `postgres` process (R, S, Z, ...) from /proc, or None when no such process runs."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    name, _, rest = stat.partition("(")[2].rpartition(")")
+    if name != "postgres" or not rest.split():
+        return None
+    return rest.split()[0]

@@ -113,3 +113,32 @@ def _need_row(rowcount: int, op: str, call_id: str) -> None:
 
 def record_data(rec: CallRecord | TurnRecord) -> dict[str, Any]:
     return asdict(rec)
+
+
+def fold_call(call_id: str, lines: list[tuple[int, bytes]]) -> dict[str, Any] | None:
+    """One call's spooled operations folded into the shape `RecordStore.get_call` returns (the call's columns
+    plus "turns" ordered by seq), or None when the spool holds nothing of it. Unreadable lines are skipped."""
+    call: dict[str, Any] | None = None
+    turns: dict[int, dict[str, Any]] = {}
+    for _, raw in lines:
+        try:
+            op, data = decode_line(raw)
+        except ValueError:
+            continue
+        if data.get("call_id") != call_id:
+            continue
+        call = call if call is not None else {"call_id": call_id, "turns": []}
+        if op == "call_started":
+            call.update({k: v for k, v in data.items() if v is not None or k not in call})
+        elif op == "call_answered":
+            call["answered_at"] = data["at"]
+        elif op == "turn":
+            turns[data["seq"]] = {k: v for k, v in data.items() if k != "call_id"}
+        elif op == "call_ended":
+            call.update({k: v for k, v in data.items() if k != "summary"})
+            if data.get("summary") is not None:
+                call["summary"] = data["summary"]
+    if call is None:
+        return None
+    call["turns"] = [turns[seq] for seq in sorted(turns)]
+    return call

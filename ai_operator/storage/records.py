@@ -21,7 +21,14 @@ from psycopg.rows import dict_row
 
 from ai_operator.logs import get_logger
 from ai_operator.storage.database import Database
-from ai_operator.storage.record_sql import RecordDataError, apply_op, decode_line, encode_op, record_data
+from ai_operator.storage.record_sql import (
+    RecordDataError,
+    apply_op,
+    decode_line,
+    encode_op,
+    fold_call,
+    record_data,
+)
 from ai_operator.storage.record_types import ENDED_BY, CallRecord, TurnRecord, check_ended_by
 from ai_operator.storage.spool import Spool
 
@@ -182,6 +189,17 @@ class RecordStore:
                 " WHERE call_id = %s ORDER BY seq", (call_id,))
             call["turns"] = await cur.fetchall()
         return dict(call)
+
+    def detach(self) -> None:
+        """The database is known to be down: records go straight to the spool (no write waits on a dead pool)
+        until `attach` is called again."""
+        self.db = None
+
+    async def spooled_call(self, call_id: str) -> dict[str, Any] | None:
+        """What the spool holds of one call, shaped like `get_call` (None when nothing): the record as far as it
+        is known while the database cannot be read."""
+        lines = await asyncio.to_thread(self._spool.read)
+        return fold_call(call_id, lines)
 
     def attach(self, db: Database) -> None:
         """The database is reachable (again, or for the first time): spooled records are replayed to it."""

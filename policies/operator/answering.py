@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ai_operator.dialogue import KnowledgeSearch, ModelTurn, Reply
+from ai_operator.dialogue import KnowledgeSearch, KnowledgeUnavailable, ModelTurn, Reply
 from policies.operator.answers import NO_ANSWER, knowledge_reply
 from policies.operator.followups import is_no, is_yes
 from policies.operator.language import (
@@ -91,6 +91,12 @@ class Answering(Selection):
             return self._search_effect(self._last_question)
         if result is None:
             return self._answered(self.say("no_knowledge"))
+        if isinstance(result, KnowledgeUnavailable):  # failed or timed out: say so now, offer a specialist
+            self.machine.record("knowledge_base", False, f"unavailable: {result.reason}")
+            self.handoff_offered = self.handoff_available
+            reply = self._answered(self.say("kb_unavailable" if self.handoff_available else "kb_unavailable_only"))
+            reply.fields["answer"] = "kb_unavailable"
+            return reply
         text, fields = knowledge_reply(result, self.lang, offer_handoff=self.handoff_available)
         self.handoff_offered = fields["answer"] == NO_ANSWER and self.handoff_available
         reply = self._answered(text)

@@ -44,3 +44,17 @@ def fresh_dsn() -> str:
     with psycopg.connect(server.dsn, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
     return make_conninfo(server.dsn, dbname=name)
+
+
+def embedded_state_dir(prefix: str = "aiop-state-") -> Path:
+    """A fresh STATE_DIR for a test's own embedded PostgreSQL. Run as root, it belongs to an existing
+    unprivileged account (`nobody`), as STATE_DIR does in a real install: the embedded server runs as that
+    owner, never as root (see ai_operator/storage/embedded.py)."""
+    import os
+    import pwd
+
+    path = Path(tempfile.mkdtemp(prefix=prefix))
+    if os.geteuid() == 0:
+        owner = pwd.getpwnam("nobody")
+        os.chown(path, owner.pw_uid, owner.pw_gid)
+    return path

@@ -9,6 +9,7 @@ import asyncio
 from collections import deque
 from typing import Any
 
+from ai_operator.ari.hangups import SOFTHANGUP_EXPLICIT, SOFTHANGUP_SHUTDOWN
 from ai_operator.sim.pbx.bridging import BridgeOps, SimHttpError
 from ai_operator.sim.pbx.call import SimCall
 from ai_operator.sim.pbx.params import MEDIA_FORMATS
@@ -134,12 +135,14 @@ class PbxCore(BridgeOps):
 
     # -- teardown --------------------------------------------------------------------------------------
     def _destroy(
-        self, ch: SimChannel, cause: int, *, by: str | None, request: bool, soft: bool = False
+        self, ch: SimChannel, cause: int, *, by: str | None, request: bool, soft_reason: int | None = None
     ) -> None:
+        """Hang up `ch` (Q.850 `cause`). A soft hang-up (Asterisk's own: ARI DELETE, shutdown) announces its
+        soft-hangup reason flag in `ChannelHangupRequest.cause` with `soft: true`, as main/channel.c does."""
         if request:
             fields: dict[str, Any] = {"cause": cause}
-            if soft:
-                fields["soft"] = True
+            if soft_reason is not None:
+                fields = {"cause": soft_reason, "soft": True}
             self._channel_event(ch, "ChannelHangupRequest", **fields)
         self._leave_bridge(ch)
         self._channel_event(ch, "StasisEnd")
@@ -148,6 +151,16 @@ class PbxCore(BridgeOps):
         self._forget(ch)
         if ch.call is not None:
             ch.call.mark_ended("hungup", by)
+
+    def hang_up_all_for_shutdown(self) -> None:
+        """`core restart now`: Asterisk soft-hangs-up every channel (reason AST_SOFTHANGUP_SHUTDOWN), so each
+        one in Stasis gets ChannelHangupRequest(soft), StasisEnd and ChannelDestroyed before ARI goes away."""
+        self.cancel_timers()
+        for ch in list(self.channels.values()):
+            self._destroy(ch, NORMAL_CLEARING, by="asterisk", request=True, soft_reason=SOFTHANGUP_SHUTDOWN)
+        for br in list(self.bridges.values()):
+            self.bridges.pop(br.id, None)
+            self.emit(br.app, event("BridgeDestroyed", br.app, bridge=br.to_json()))
 
     def _forget(self, ch: SimChannel) -> None:
         self.channels.pop(ch.id, None)
@@ -175,7 +188,7 @@ class PbxCore(BridgeOps):
             cause = int(reason_code)
         else:
             cause = HANGUP_CAUSES[reason or "normal"]
-        self._destroy(ch, cause, by="app", request=True, soft=True)
+        self._destroy(ch, cause, by="app", request=True, soft_reason=SOFTHANGUP_EXPLICIT)
 
     def op_continue(self, channel_id: str, params: dict[str, Any]) -> None:
         ch = self.stasis_channel(channel_id)

@@ -10,12 +10,14 @@ import base64
 import binascii
 import contextlib
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from aiohttp import web
 
 from ai_operator.logs import get_logger
 from ai_operator.sim.pbx.call import SimCall
+from ai_operator.sim.pbx.clients import SHUTDOWN_TIMEOUT_S, EventClient, starting_answer
 from ai_operator.sim.pbx.core import PbxCore, SimHttpError
 from ai_operator.sim.pbx.params import AUTH_PARAM, ParamError, match_route, validate
 from ai_operator.sim.pbx.state import API_VERSION, ASTERISK_ID, ASTERISK_VERSION, event, now_ari
@@ -23,30 +25,7 @@ from ai_operator.sim.pbx.state import API_VERSION, ASTERISK_ID, ASTERISK_VERSION
 ARI_PREFIX = "/ari"
 RESOURCES = ("asterisk", "endpoints", "channels", "bridges", "recordings", "sounds", "playbacks",
              "deviceStates", "mailboxes", "events", "applications")  # fmt: skip
-SHUTDOWN_TIMEOUT_S = 0.5
 log = get_logger("simpbx")
-
-
-class _Client:
-    """One events websocket: a queue and a writer task keep every event in order."""
-
-    def __init__(self, ws: web.WebSocketResponse, request: web.Request, apps: list[str]) -> None:
-        self.ws = ws
-        self.request = request
-        self.apps = apps
-        self.queue: asyncio.Queue[str] = asyncio.Queue()
-        self.task = asyncio.get_running_loop().create_task(self._write())
-
-    async def _write(self) -> None:
-        with contextlib.suppress(ConnectionError, RuntimeError, asyncio.CancelledError):
-            while True:
-                await self.ws.send_str(await self.queue.get())
-
-    def abort(self) -> None:
-        self.task.cancel()
-        transport = self.request.transport
-        if transport is not None:
-            transport.abort()
 
 
 class SimulatedPbx(PbxCore):
@@ -68,10 +47,14 @@ class SimulatedPbx(PbxCore):
         self.port = port
         self.requests: list[tuple[str, str, dict[str, str], Any]] = []
         self.apps: set[str] = set()  # applications ever registered by a websocket
-        self._clients: dict[str, _Client] = {}
-        self._all_clients: set[_Client] = set()
+        self._clients: dict[str, EventClient] = {}
+        self._all_clients: set[EventClient] = set()
         self._runner: web.AppRunner | None = None
         self.auth_failures = 0
+        # While Asterisk starts, its HTTP server answers before ARI is ready: every /ari request then gets this
+        # status (404 until res_ari is loaded). None = ready. `starting_answers` counts those answers.
+        self.starting_status: int | None = None
+        self.starting_answers = 0
 
     @property
     def base_url(self) -> str:
@@ -110,12 +93,40 @@ class SimulatedPbx(PbxCore):
             fut.cancel()
         self._originate_waiters.clear()
 
-    async def restart(self, down_s: float = 0.5) -> None:
-        """Asterisk restarts: every channel and bridge vanishes (no events), connections are refused for down_s."""
+    async def restart(
+        self, down_s: float = 0.5, *, graceful: bool = False, starting: Sequence[tuple[int, float]] = ()
+    ) -> None:
+        """Asterisk restarts: `go_down(graceful)`, connections refused for `down_s`, then for each
+        (status, seconds) of `starting` HTTP is up but every ARI request answers `status`, then ARI is ready."""
+        await self.go_down(graceful=graceful)
+        await asyncio.sleep(down_s)
+        for status, seconds in starting:
+            await self.come_up(starting_status=status)
+            await asyncio.sleep(seconds)
+        await self.come_up()
+
+    async def go_down(self, *, graceful: bool = False) -> None:
+        """Asterisk stops. A crash (default): every channel and bridge vanishes with no event. `graceful`
+        (`core stop|restart now`): every channel is hung up - ChannelHangupRequest(soft, cause 4 = shutdown),
+        StasisEnd, ChannelDestroyed - and those events are delivered before the websockets close. Afterwards
+        connections are refused."""
+        if graceful:
+            self.hang_up_all_for_shutdown()
+            clients = list(self._all_clients)
+            await asyncio.gather(*(client.flush() for client in clients))
+            with contextlib.suppress(TimeoutError):  # a clean close: nothing written is lost to an abort
+                await asyncio.wait_for(asyncio.gather(*(c.ws.close() for c in clients), return_exceptions=True),
+                                       SHUTDOWN_TIMEOUT_S)
         self.vanish_all()
         await self._stop_http()
-        await asyncio.sleep(down_s)
-        await self.start()
+
+    async def come_up(self, *, starting_status: int | None = None) -> None:
+        """Asterisk's HTTP server is up again (same port). With `starting_status`, ARI is not ready yet: every
+        /ari request answers that status (404 while res_ari is not loaded) until `starting_status` is set to
+        None."""
+        self.starting_status = starting_status
+        if self._runner is None:
+            await self.start()
 
     async def drop_websockets(self) -> None:
         """A network blip: every events websocket is cut (clients reconnect)."""
@@ -179,6 +190,9 @@ class SimulatedPbx(PbxCore):
 
     async def _dispatch(self, request: web.Request) -> web.StreamResponse:
         path = "/" + request.match_info["tail"]
+        if self.starting_status is not None:
+            self.starting_answers += 1
+            return starting_answer(self.starting_status)
         if not self._authorized(request):
             self.auth_failures += 1
             return _error(
@@ -325,7 +339,7 @@ class SimulatedPbx(PbxCore):
     async def _websocket(self, request: web.Request, apps: list[str]) -> web.StreamResponse:
         ws = web.WebSocketResponse(protocols=("ari",), heartbeat=None)
         await ws.prepare(request)
-        client = _Client(ws, request, apps)
+        client = EventClient(ws, request, apps)
         self._all_clients.add(client)
         for app in apps:
             old = self._clients.get(app)
