@@ -13,7 +13,7 @@ from policies.freight import (
     hear_rate,
     utterance_may_continue,
 )
-from policies.freight.selftest import ARROW_SCRIPTS, CONCESSION, run_script
+from policies.freight.selftest import ARROW_SCRIPTS, CONCESSION, SAMPLE_LOAD_PATH, run_script
 
 LOAD = Load(
     vendor_name="सुरेश",
@@ -258,3 +258,24 @@ def test_self_test_cases_all_pass_and_cover_every_phase() -> None:
     reached = {phase for steps in ARROW_SCRIPTS.values() for _, phase, _ in steps}
     assert reached == {p.name for p in Phase}
     assert CONCESSION in str(ARROW_SCRIPTS)
+
+
+def test_turns_she_cannot_read_in_a_row_end_the_call_politely() -> None:
+    """MAX_MISUNDERSTOOD_TURNS: a vendor she cannot read, turn after turn, is not asked for ever."""
+    from tests.support.policies import freight_route, session
+
+    s = session(freight_route(SAMPLE_LOAD_PATH), "mis-1", max_misunderstood_turns=3)
+    s.start()
+    s.on_utterance("हां जी मैं ही बोल रहा हूं")  # pitched
+    for garble in ("ब्लू ब्लू", "टर्र टर्र"):
+        r = s.on_utterance(garble)
+        assert not r.hang_up
+    r = s.on_utterance("क्र्र्र")
+    assert r.hang_up and r.disposition == "misunderstood" and "फिर से कॉल करेगी" in r.text
+
+    s = session(freight_route(SAMPLE_LOAD_PATH), "mis-2", max_misunderstood_turns=2)
+    s.start()
+    s.on_utterance("हां जी मैं ही बोल रहा हूं")
+    s.on_utterance("ब्लू ब्लू")
+    r = s.on_utterance("पच्चीस हज़ार")  # read: the count starts again
+    assert not r.hang_up

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from ai_operator.config import parse_env_text
 from ai_operator.sim.openai_server import FakeOpenAI
 from ai_operator.sim.pbx import SimulatedPbx
 from ai_operator.sim.stage import ScriptedTranscripts, espeak_pcm
@@ -96,9 +97,12 @@ async def test_reload_and_drain_on_the_real_process(tmp_path):
     env = tmp_path / "ai-operator.env"
     env.write_text(env_text(ari_url, openai_url, state, test_on=True, freight_on=False))
     notify = Notify(tmp_path / "notify.sock")
+    # As systemd's EnvironmentFile= would: every key of the file also in the daemon's environment, frozen at
+    # start. A reload must still see the edited file.
+    exported = {e.key: e.value for e in parse_env_text(env.read_text(), str(env))}
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "ai_operator", "run", "--env", str(env),
-        env={**os.environ, "NOTIFY_SOCKET": str(notify.path)},
+        env={**os.environ, **exported, "NOTIFY_SOCKET": str(notify.path)},
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )
     logs: list[bytes] = []

@@ -22,6 +22,7 @@ from ai_operator.logs import get_logger, register_secret
 from ai_operator.media.codecs import get_codec
 from ai_operator.media.playout import Pacer
 from ai_operator.media.transport import TOTALS, PortAllocator
+from ai_operator.ops.gc_tuning import settle_heap
 from ai_operator.ops.overload import LagProbe, LoadState
 
 log = get_logger("daemon")
@@ -191,6 +192,7 @@ class Daemon:
                 metrics.ari_reconnects_total.inc()
                 await manager.reconcile()
             else:
+                settle_heap()  # start-up is over: keep the collector off what it made
                 notifier.ready(f"ARI connected to {s.ari.url}")
                 self.ready.set()
                 log.info("ready", app=s.ari.app, ari=s.ari.url, rtp=f"{s.rtp.host}:{s.rtp.port_min}-{s.rtp.port_max}",

@@ -44,6 +44,7 @@ DECLINED = "declined"
 FAREWELL = "farewell"
 REPROMPT = "reprompt"
 GIVE_UP = "give_up"
+MISUNDERSTOOD = "misunderstood"
 NOT_HEARD = "not_heard"
 DTMF = "dtmf"
 SHUTDOWN = "माफ़ कीजिए, अभी लाइन बंद करनी पड़ रही है। हम बाद में फिर से कॉल करेंगे। धन्यवाद।"
@@ -81,6 +82,7 @@ CANNED: dict[str, str] = {
     FAREWELL: "ठीक है जी, धन्यवाद। नमस्ते।",
     REPROMPT: "हेलो? आप सुन रहे हैं?",
     GIVE_UP: "लगता है आवाज़ नहीं आ रही, मैं बाद में कॉल करती हूं। नमस्ते।",
+    MISUNDERSTOOD: "माफ़ कीजिए, लगता है अभी बात ठीक से नहीं हो पा रही। हमारी टीम आपको फिर से कॉल करेगी। धन्यवाद, नमस्ते।",
     NOT_HEARD: "माफ़ कीजिए, आवाज़ साफ़ नहीं आई, फिर से बोलिए?",
     DTMF: "जी, कृपया बोलकर बताइए।",
 }

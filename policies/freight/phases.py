@@ -48,12 +48,13 @@ ABUSE = "abuse"  # second abusive turn
 DECLINED = "declined"  # no vehicle / not interested / said goodbye before quoting
 NO_DEAL = "no_deal"  # he left mid-negotiation with nothing agreed
 NO_RESPONSE = "no_response"  # silence after the re-prompt
+MISUNDERSTOOD = "misunderstood"  # MAX_MISUNDERSTOOD_TURNS turns in a row she could not read
 CALLER_HUNG_UP = "caller_hung_up"  # the line dropped from his side before the call was closed
 # The call was ended by someone else (the session record's ended_by) before anything was decided.
 ENDED_BY_PREFIX = "ended_by_"
 ENDED_BY_OTHER = tuple(f"{ENDED_BY_PREFIX}{who}" for who in ("bot", "watchdog", "system"))
 DISPOSITIONS = (DEAL_AT_QUOTE, DEAL_AT_COUNTER, DEFERRED_OVER_CEILING, WRONG_NUMBER, VOICEMAIL, CALLBACK, ABUSE,
-                DECLINED, NO_DEAL, NO_RESPONSE, CALLER_HUNG_UP, *ENDED_BY_OTHER)  # fmt: skip
+                DECLINED, NO_DEAL, NO_RESPONSE, MISUNDERSTOOD, CALLER_HUNG_UP, *ENDED_BY_OTHER)  # fmt: skip
 
 MAX_PROBES = 2  # "why so high?" at most twice per call; a third figure in range goes straight to the counter
 MAX_OPENING_UNCLEAR = 1  # unclear answers to "is this <vendor>?" before she pitches anyway

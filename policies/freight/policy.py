@@ -74,7 +74,8 @@ class FreightPolicy:
         if not isinstance(load, Load):
             raise LoadError("", "load", f"no load: set ROUTE_{route.name.upper()}_LOAD or pass load=<file>")
         hold_s = route.hold_s if route.hold_s is not None else DEFAULT_HOLD_S
-        return FreightSession(call_id, load, model_available=options.model_available, hold_s=hold_s)
+        return FreightSession(call_id, load, model_available=options.model_available, hold_s=hold_s,
+                              max_misunderstood=options.max_misunderstood_turns)
 
     def voice_segments(self, text: str, language: str) -> list[tuple[str, str]]:
         return [(text, language)]

@@ -30,6 +30,7 @@ from policies.freight.phases import (
     ABUSE,
     CALLER_HUNG_UP,
     ENDED_BY_PREFIX,
+    MISUNDERSTOOD,
     NO_RESPONSE,
     TRIP_RATE_PHASES,
     Ladder,
@@ -60,12 +61,20 @@ class FreightSession:
     """One freight call. Every method is pure and fast; see `ai_operator.dialogue.PolicySession`."""
 
     def __init__(
-        self, call_id: str, load: Load, *, model_available: bool = False, hold_s: float = DEFAULT_HOLD_S
+        self,
+        call_id: str,
+        load: Load,
+        *,
+        model_available: bool = False,
+        hold_s: float = DEFAULT_HOLD_S,
+        max_misunderstood: int = 3,
     ):
         self.call_id = call_id
         self.load = load
         self.model_available = model_available
         self.hold_s = hold_s
+        self.max_misunderstood = max_misunderstood
+        self.misunderstood = 0  # turns in a row with no reading that were only asked again
         self.phase = Phase.OPENING
         self.ladder = Ladder(load=load, concession=concession_for(call_id, load))
         self.disposition: str | None = None
@@ -120,7 +129,18 @@ class FreightSession:
             return self._classify(text, quote, it)
         else:
             move = decide(self.phase, self.ladder, it, quote)
-        return self._emit(move, text)
+        return self._emit(self._bounded(move, it), text)
+
+    def _bounded(self, move: Move, it: Intent) -> Move:
+        """MAX_MISUNDERSTOOD_TURNS: after that many turns in a row with no reading, only asked again, close
+        politely (a person calls back) instead of asking for ever."""
+        if not (it.unknown and move.move in (L.REASK_PERSON, L.ASK_RATE)):
+            self.misunderstood = 0
+            return move
+        self.misunderstood += 1
+        if self.misunderstood < self.max_misunderstood:
+            return move
+        return Move(L.MISUNDERSTOOD, Phase.CLOSING, None, MISUNDERSTOOD, MISUNDERSTOOD)
 
     def on_dtmf(self, digit: str) -> Reply:
         if self.phase is Phase.CLOSING:
@@ -215,7 +235,8 @@ class FreightSession:
         text, quote, it = self._classifying
         self._classifying = None
         label = read_label(result, self.phase.name)
-        move = decide(self.phase, self.ladder, apply_label(it, label), quote)
+        labelled = apply_label(it, label)
+        move = self._bounded(decide(self.phase, self.ladder, labelled, quote), labelled)
         reply = self._emit(move, text)
         if result is not None:
             reply.notes.append(f"model labelled an unread turn: {label or f'rejected {str(result)[:60]!r}'}")
