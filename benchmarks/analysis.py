@@ -13,10 +13,10 @@ everything after the end of line j-1 up to the end of line j. The figures, each 
   making every later one look early); p99 over all judged packets. That is the wire send-time error against
   the sender's 20 ms schedule, up to the best packet's own (sub-millisecond on a healthy sender);
 - RFC 3550 interarrival jitter (`rtpstats.ReceiveStats`), the worst stream;
-- bridge-added turn latency: first reply packet minus the end of the caller's speech minus the VAD's
-  end-of-utterance silence; p95;
-- unanswered turns: no reply packet within `answer_within_s` of the caller's speech end (or of the call being
-  placed, for the greeting);
+- bridge-added turn latency: the reply's first packet (the first talkspurt start, marker bit, after the end of
+  the caller's speech) minus that speech end minus the VAD's end-of-utterance silence; p95;
+- unanswered turns: no reply talkspurt starting within `answer_within_s` of the caller's speech end (or of the
+  call being placed, for the greeting);
 - inbound processed: at every `/metrics` scrape in the window, the daemon's RTP packets read (in + dropped)
   against what the callers had sent `inbound_within_ms` before the scrape.
 
@@ -99,6 +99,7 @@ def judge_call(packets: np.ndarray, t: np.ndarray, placed_ns: int, lines: Sequen
     t0, t1 = window
     seq = packets["seq"].astype(np.int64)
     ts = packets["ts"].astype(np.int64)
+    starts_talkspurt = (packets["b1"] & 0x80) != 0  # the RTP marker bit
     judged = (t >= t0) & (t < t1)
     bounds = [int(np.searchsorted(t, end, side="left")) for _, end in lines]
     starts = [0, *bounds]
@@ -132,8 +133,10 @@ def judge_call(packets: np.ndarray, t: np.ndarray, placed_ns: int, lines: Sequen
         tally.missing += max(0, want - have)
         tally.extra += max(0, have - want)
         tally.mismatched_replies += int(have != want)
-        answered = n > 0 and (t[a] - ref) <= rules.answer_within_s * 1e9
-        delay_ms = (t[a] - ref) / NS_PER_MS if n else None
+        # the answer is the first talkspurt that starts after the reference (not the tail of an earlier one)
+        begins = np.flatnonzero(starts_talkspurt[a:b])
+        delay_ms = (t[a + begins[0]] - ref) / NS_PER_MS if begins.size else None
+        answered = delay_ms is not None and delay_ms <= rules.answer_within_s * 1000
         if j == 0:
             tally.greetings += 1
             tally.unanswered_greetings += int(not answered)

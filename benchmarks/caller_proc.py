@@ -22,6 +22,7 @@ import random
 import re
 import sys
 import time
+import traceback
 from pathlib import Path
 from typing import Any
 
@@ -106,50 +107,68 @@ class Callers:
                 task.exception()  # retrieved: a timeout here is an answer, not an error
         return media.done() and not media.cancelled() and media.exception() is None
 
-    async def call(self, variant_index: int) -> None:
+    async def call(self, variant_index: int) -> cap.CallLog:
+        """One call from placing it to its end; never raises (a failure is the call's outcome)."""
         variant = self.plan.variants[variant_index]
         index = self._count
         self._count += 1
         placed = time.monotonic_ns()
         sim = await self.pbx.place_call(self.spec["route"], caller_number=f"+7701{index:07d}")
         log = cap.CallLog(index=index, variant=variant_index, channel_id=sim.channel_id, placed_ns=placed)
-        peer: RecordingPeer | None = None
         self.logs.append((log, None))
         slot = len(self.logs) - 1
         try:
-            if not await self._media(sim):
+            if not await self._media(sim) or (peer := self.pbx.peer_for(sim)) is None:
                 log.outcome = "refused" if sim.state == "dialplan" else "no_media"
-                return
-            peer = self.pbx.peer_for(sim)  # type: ignore[assignment]
-            self.logs[slot] = (log, peer)
-            start, ref = 0, placed
-            for j, line in enumerate(variant.lines):
-                heard = await self._reply(peer, start, variant.frames[j], ref)
-                if heard == "none":
-                    log.outcome = "abandoned"
-                    return
-                if time.monotonic_ns() >= self.t1 or sim.ended:
-                    return
-                await asyncio.sleep(self.rng.uniform(*self.spec["think_s"]))
-                log.lines.append(await peer.speak(self.payloads[line]))
-                start, ref = peer.received, log.lines[-1][1]
-            await self._reply(peer, start, variant.frames[-1], ref)
-            try:
-                await sim.wait_hangup(HANGUP_WAIT_S)
-            except TimeoutError:
-                log.outcome = "abandoned"
+                return log
+            self.logs[slot] = (log, peer)  # type: ignore[assignment]
+            log.outcome = await self._converse(sim, peer, variant, log)  # type: ignore[arg-type]
+        except Exception as exc:  # a broken call must not stop the slot, nor the run
+            log.outcome = "error"
+            print(f"call {sim.channel_id}: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
         finally:
             if not sim.ended:
                 await sim.hangup()
             log.ended_ns = time.monotonic_ns()
+        return log
+
+    async def _converse(self, sim: SimCall, peer: RecordingPeer, variant: plans.Variant, log: cap.CallLog) -> str:
+        """The dialogue: each reply heard out, then the next line. Returns the call's outcome."""
+        start, ref = 0, log.placed_ns
+        for j, line in enumerate(variant.lines):
+            if await self._reply(peer, start, variant.frames[j], ref) == "none":
+                return "abandoned"
+            if time.monotonic_ns() >= self.t1 or sim.ended:
+                return "answered"
+            await asyncio.sleep(self.rng.uniform(*self.spec["think_s"]))
+            said = peer.speak(self.payloads[line])
+            ended = asyncio.ensure_future(sim.wait_hangup(HANGUP_WAIT_S * 100))
+            await asyncio.wait({said, ended}, return_when=asyncio.FIRST_COMPLETED)
+            ended.cancel()
+            if not said.done():  # the call ended while the caller was speaking
+                return "answered"
+            log.lines.append(said.result())
+            start, ref = peer.received, log.lines[-1][1]
+        await self._reply(peer, start, variant.frames[-1], ref)
+        try:
+            await sim.wait_hangup(HANGUP_WAIT_S)
+        except TimeoutError:
+            return "abandoned"
+        return "answered"
 
     async def slot(self, i: int, begin: int, stagger_ns: int) -> None:
+        """One caller after another. A call that failed early (refused, no media, given up) is followed by the
+        next one no sooner than an average call after it began: the offered load stays N calls per average call,
+        and a struggling daemon is not stormed with redials."""
         await asyncio.sleep(max(0.0, (begin + i * stagger_ns - time.monotonic_ns()) / S))
         k = 0
         while time.monotonic_ns() < self.t1:
-            await self.call((i + k) % len(self.plan.variants))
+            placed = time.monotonic_ns()
+            log = await self.call((i + k) % len(self.plan.variants))
             k += 1
-            await asyncio.sleep(self.rng.uniform(*self.spec["gap_s"]))
+            gap = self.rng.uniform(*self.spec["gap_s"])
+            not_before = placed + int(self.spec["call_s"] * S) if log.outcome != "answered" else 0
+            await asyncio.sleep(max(gap, (not_before - time.monotonic_ns()) / S))
 
     # -- instruments -------------------------------------------------------------------------------
     async def clock_readings(self) -> None:
@@ -240,6 +259,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         asyncio.run(Callers(spec, plan).run())
     except Exception as exc:
+        traceback.print_exc()
         emit("failed", error=f"{type(exc).__name__}: {exc}")
         return 1
     return 0

@@ -162,6 +162,14 @@ class CallerProcess:
                 if msg.get("event") == name:
                     return msg
 
+    async def alive(self) -> None:
+        """Raises with the caller process's own error when it has exited."""
+        if self.proc.returncode is None:
+            return
+        with contextlib.suppress(TimeoutError):
+            await self.event("never", 1.0)
+        raise RuntimeError(f"the caller process exited (code {self.proc.returncode}); see its log")
+
     async def stop(self) -> None:
         if self.proc.returncode is None:
             with contextlib.suppress(ProcessLookupError):
@@ -239,7 +247,7 @@ async def run_media(n: int, stage: Stage, options: Options) -> dict[str, Any]:
     password = secrets.token_hex(8)
     metrics_port = free_port()
     spec = {"n": n, "plan": str(stage.plan_path), "out": str(run_dir / "capture"), "seed": options.seed,
-            "ari_user": APP, "ari_password": password, "app": APP, "route": ROUTE, "warmup_s": warmup,
+            "ari_user": APP, "ari_password": password, "app": APP, "route": ROUTE, "warmup_s": warmup, "call_s": call_s,
             "window_s": options.window_s, "stagger_s": stagger, "think_s": THINK_S, "gap_s": GAP_S,
             "scrape_s": SCRAPE_S, "metrics_url": f"http://127.0.0.1:{metrics_port}/metrics", "cpus": cpus["callers"]}
     (run_dir / "spec.json").write_text(json.dumps(spec))
@@ -262,9 +270,11 @@ async def run_media(n: int, stage: Stage, options: Options) -> dict[str, Any]:
         rss_idle = rss_mb(daemon.pid)
         load_start = os.getloadavg()
         await _sleep_until(t0)
+        await callers.alive()
         r0 = _readings(daemon.pid, pg, callers.proc.pid)
         daemon.send_signal(signal.SIGUSR1)
         await _sleep_until(t1)
+        await callers.alive()
         r1 = _readings(daemon.pid, pg, callers.proc.pid)
         daemon.send_signal(signal.SIGUSR2)
         rss = rss_mb(daemon.pid)

@@ -84,8 +84,10 @@ def render(report: dict[str, Any], source: str) -> str:
         r = sizing[0]
         per = r["cpu"]["s_per_call_minute"]
         calls = r["figures"]["calls"]["mean_concurrent"]
+        caveat = ("" if r.get("verdict") == "PASS" else
+                  " This run FAILED its budgets, so that is what the calls cost, not what the node can carry.")
         lines.append(f"- Sizing from the N = {r['calls']} run: {calls:.0f} calls x {per:.3f} CPU s per call-minute / 60 "
-                     f"= {calls * per / 60:.2f} core for the daemon and its database.")
+                     f"= {calls * per / 60:.2f} core for the daemon and its database.{caveat}")
     policy = [p for p in report.get("policy") or [] if "p99_ms" in p]
     if policy:
         lines.append("- Policy cost: " + ", ".join(f"{p['policy']} {p['decisions_per_s']:,} decisions/s (p99 "

@@ -227,3 +227,17 @@ def test_a_late_first_packet_shows_as_late_instead_of_making_the_rest_look_early
     assert figures["audio"]["lateness_ms"]["max"] == pytest.approx(51.7, abs=0.01)  # 52 ms minus the usual 0.3
     assert figures["audio"]["lateness_ms"]["p50"] == pytest.approx(0, abs=0.01)
     assert v["lateness_p99_ms"]["verdict"] == "FAIL" and figures["audio"]["lost_frames"] == 0
+
+
+def test_the_tail_of_an_earlier_reply_is_not_taken_for_the_answer() -> None:
+    c = SynthCall(0, 1 * S)
+    c.send(Reply(1 * S + 500 * MS, 100))
+    c.line(4 * S, 5 * S)
+    c.send(Reply(5_650 * MS, 150))  # plays until 8.65 s
+    c.line(7 * S, 8 * S)  # the caller spoke over its last part; the real answer starts 2.5 s after
+    c.send(Reply(10_500 * MS, 80))
+    figures, v = judge([c])
+    turns = figures["turns"]
+    assert turns["judged"] == 2 and turns["unanswered"] == 1  # the second line's answer came 2.5 s after it
+    assert turns["bridge_ms"]["max"] == pytest.approx(50.3, abs=0.01)  # only the first line was answered in time
+    assert figures["audio"]["mismatched_replies"] == 2 and v["unanswered_turns"]["verdict"] == "FAIL"
