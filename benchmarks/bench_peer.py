@@ -19,7 +19,7 @@ import time
 from collections import deque
 from collections.abc import Sequence
 
-from ai_operator.media.codecs import FRAME_SAMPLES
+from ai_operator.media.frames import FRAME_SAMPLES
 from ai_operator.media.rtp import SEQ_MOD, TS_MOD, build_header
 from ai_operator.sim.pbx.rtp_peer import FRAME_S, MAX_LAG_S, MediaPacer, RtpPeer, log
 from benchmarks.capture import record

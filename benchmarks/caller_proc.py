@@ -28,7 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from ai_operator.media.codecs import FRAME_SAMPLES, get_codec
+from ai_operator.media.codecs import get_codec
+from ai_operator.media.frames import FRAME_SAMPLES
 from ai_operator.sim.pbx import SimCall, SimulatedPbx
 from benchmarks import capture as cap
 from benchmarks import plan as plans

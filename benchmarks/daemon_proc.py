@@ -92,7 +92,7 @@ class Figures:
             return
         self.peak_calls = max(self.peak_calls, len(manager.calls))
         for call_id, call in list(manager.calls.items()):
-            self.turn_lists.setdefault(call_id, call.turns.bridge)
+            self.turn_lists.setdefault(call_id, call.turn_log.bridge)
 
     def start_window(self) -> None:
         svc = self.daemon.svc
@@ -132,7 +132,7 @@ def _reply_playing(daemon: Daemon) -> bool:
     """Some call is playing a reply with at least STALL_MIN_LEFT_SAMPLES still to go (peeks at the queue)."""
     manager = daemon.manager
     for call in list(manager.calls.values()) if manager else ():
-        stream = call.stream
+        stream = call.media.stream
         queue = getattr(stream, "_queue", None)
         if stream is not None and stream.speaking and queue:
             utt = queue[0]
@@ -154,13 +154,15 @@ async def stall_once(daemon: Daemon, figures: Figures, ms: float, after_s: float
 
 async def prewarm_replies(daemon: Daemon, plan: plans.Plan, route_name: str) -> None:
     """Every reply of the plan into the TTS cache's memory (the files are on disk already), before any call."""
-    from ai_operator.daemon.speaker import voice_segments
+    from policies import load_policy
 
     await daemon.ready.wait()
-    assert daemon.svc is not None
-    tts = daemon.svc.tts_for(daemon.settings.route(route_name))
+    route = daemon.settings.route(route_name)
+    assert daemon.svc is not None and route is not None
+    tts = daemon.svc.tts_for(route)
+    segments = load_policy(route.policy).voice_segments
     lines = [seg for v in plan.variants for text, lang in zip(v.replies, v.languages, strict=True)
-             for seg in voice_segments(text, lang)]
+             for seg in segments(text, lang)]
     made = await tts.prewarm(lines)
     log.info("bench_replies_prewarmed", lines=len(lines), synthesised=made)
 

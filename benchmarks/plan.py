@@ -22,7 +22,8 @@ import numpy as np
 import webrtcvad
 
 from ai_operator.config import Settings
-from ai_operator.media.codecs import FRAME_SAMPLES, get_codec
+from ai_operator.media.codecs import get_codec
+from ai_operator.media.frames import FRAME_SAMPLES
 
 SAMPLE_RATE = 8000
 CALLER_WPM = 200
@@ -101,11 +102,11 @@ async def _caller_line(text: str, language: str) -> np.ndarray:
     return speech_clip(await synthesize(EspeakTTS(rate_wpm=CALLER_WPM), text, language))
 
 
-async def _dialogue(route: Any, knowledge: Any, lines: tuple[str, ...]) -> list[Any]:
+async def _dialogue(settings: Settings, route: Any, knowledge: Any, lines: tuple[str, ...]) -> list[Any]:
     from ai_operator.conversation import Conversation
     from ai_operator.wiring import new_session
 
-    conversation = Conversation(new_session(route, "bench-plan"), knowledge=knowledge)
+    conversation = Conversation(new_session(settings, route, "bench-plan"), knowledge=knowledge)
     return [await conversation.start(), *[await conversation.utterance(line) for line in lines]]
 
 
@@ -125,13 +126,19 @@ def _check(lines: tuple[str, ...], outcomes: list[Any]) -> None:
         raise PlanError(f"benchmark script {list(lines)}: {problem}")
 
 
-async def _frames(tts: Any, text: str, language: str) -> int:
-    from ai_operator.daemon.speaker import voice_segments
+async def _frames(tts: Any, segments: Any, text: str, language: str) -> int:
+    """Frames the daemon plays for `text`: its voice segments through the TTS cache (chunked as a cache hit is),
+    with the silence around the line trimmed as the daemon's speaker trims it."""
+    from ai_operator.media.trim import SilenceTrimmer
 
+    parts = segments(text, language)
+    await tts.prewarm(parts)  # synthesised and stored first, so the count below sees what a cache hit yields
+    trimmer = SilenceTrimmer()
     samples = 0
-    for part, voice in voice_segments(text, language):
+    for part, voice in parts:
         async for chunk in tts.stream(part, voice, cache=True):
-            samples += chunk.size
+            samples += trimmer.push(chunk).size
+    samples += trimmer.end().size
     return -(-samples // FRAME_SAMPLES)
 
 
@@ -139,27 +146,32 @@ async def prepare(settings: Settings, out_dir: Path, route_name: str = "test") -
     """See the module docstring. The knowledge base is opened (and closed) here."""
     from ai_operator.kb.embeddings import build_embedder
     from ai_operator.kb.store import KnowledgeBase
-    from ai_operator.speech.factory import build_tts
+    from ai_operator.providers import build_tts
     from ai_operator.storage.database import Database
+    from policies import load_policy
 
     route = settings.route(route_name)
-    tts = build_tts(settings, route, Path(settings.STATE_DIR) / "tts-cache")
-    db = await Database.open(settings.DATABASE_URL or None, Path(settings.STATE_DIR))
+    if route is None:
+        raise PlanError(f"benchmark: route {route_name!r} is not configured")
+    segments = load_policy(route.policy).voice_segments
+    state_dir = Path(settings.storage.state_dir)
+    tts = build_tts(settings, route, state_dir / "tts-cache")
+    db = await Database.open(settings.storage.database_url or None, state_dir)
     knowledge = KnowledgeBase(db, build_embedder(settings))
     variants = []
     try:
         for language, lines in SCRIPTS:
-            outcomes = await _dialogue(route, knowledge, lines)
+            outcomes = await _dialogue(settings, route, knowledge, lines)
             _check(lines, outcomes)
             replies = tuple(o.reply.text for o in outcomes)
             languages = tuple(o.reply.language for o in outcomes)
-            frames = [await _frames(tts, o.reply.text, o.reply.language) for o in outcomes]
+            frames = [await _frames(tts, segments, o.reply.text, o.reply.language) for o in outcomes]
             variants.append(Variant(language, lines, replies, languages, tuple(frames)))
     finally:
         await knowledge.close()
         await db.close()
     audio = {line: await _caller_line(line, v.language) for v in variants for line in v.lines}
-    plan = Plan(settings.RTP_CODEC, tuple(variants), audio)
+    plan = Plan(settings.rtp.codec, tuple(variants), audio)
     save(plan, out_dir)
     return plan
 

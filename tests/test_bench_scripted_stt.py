@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ai_operator.media.codecs import FRAME_SAMPLES, get_codec
+from ai_operator.media.codecs import get_codec
+from ai_operator.media.frames import FRAME_SAMPLES
 from ai_operator.sim.instant import ScriptedSTT, tone
 from benchmarks.plan import _caller_line
 
