@@ -26,7 +26,8 @@ def test_runner_judges_real_calls_and_writes_one_report(tmp_path: Path, capsys: 
     assert run["callers"]["capture_drops"] == 0 and run["callers"]["unstamped_packets"] == 0  # every packet, kernel-stamped
     assert set(run["budgets"]) == set(BUDGETS)
     assert {v["verdict"] for v in run["budgets"].values()} <= {"PASS", "FAIL"}
-    assert report["verdict"] in ("PASS", "FAIL") and {p["policy"] for p in report["policy"]} >= {"operator"}
+    assert report["verdict"] in ("PASS", "FAIL") and {p["policy"] for p in report["policy"]} >= {"operator", "freight"}
+    assert not [p for p in report["policy"] if "skipped" in p], report["policy"]  # every policy was measured
     audio, turns = run["figures"]["audio"], run["figures"]["turns"]
     # the greeting and the replies to the first lines were judged, each exactly as long as the plan says
     assert turns["judged"] >= 1 and audio["replies_judged"] >= 1 and audio["extra_frames"] == 0
