@@ -20,6 +20,10 @@ everything after the end of line j-1 up to the end of line j. The figures, each 
 - inbound processed: at every `/metrics` scrape in the window, the daemon's RTP packets read (in + dropped)
   against what the callers had sent `inbound_within_ms` before the scrape.
 
+A call the daemon refuses (sent back to the dialplan, e.g. while it is overloaded) is counted as refused, not
+as a failure: refusing is the bounded answer to overload. A call that is answered but never hears its greeting
+is an unanswered turn.
+
 Judged: replies whose reference time (speech end, or call placed) lies in the window, and every packet that
 arrived in the window (so a stall inside the window is seen whichever reply it hits).
 """

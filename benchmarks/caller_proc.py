@@ -42,6 +42,8 @@ FIRST_FRAME_WAIT_S = 10.0  # no reply at all for this long: the caller gives up 
 QUIET_S = 1.0  # a reply that stops this long short of its length is over (what is missing is counted)
 HANGUP_WAIT_S = 10.0
 CLOCK_EVERY_S = 1.0
+SETTLED_S = 2.0  # the daemon says it takes calls for this long before the first call is placed
+SETTLE_TIMEOUT_S = 60.0
 RTP_IN = re.compile(r'^ai_operator_rtp_packets_total\{direction="in"\}\s+(\S+)', re.M)
 RTP_DROPPED = re.compile(r"^ai_operator_rtp_dropped_packets_total\{[^}]*\}\s+(\S+)", re.M)
 
@@ -75,6 +77,7 @@ class Callers:
         self.scrapes: list[tuple[int, int, int]] = []
         self.scrape_failures = 0
         self.t0 = self.t1 = 0
+        self.settle_s = 0.0
         self._count = 0
 
     # -- one call ----------------------------------------------------------------------------------
@@ -160,7 +163,7 @@ class Callers:
     async def slot(self, i: int, begin: int, stagger_ns: int) -> None:
         """One caller after another. A call that failed early (refused, no media, given up) is followed by the
         next one no sooner than an average call after it began: the offered load stays N calls per average call,
-        and a struggling daemon is not stormed with redials."""
+        and a struggling daemon is not stormed with redials (a call it refuses goes elsewhere in real life)."""
         await asyncio.sleep(max(0.0, (begin + i * stagger_ns - time.monotonic_ns()) / S))
         k = 0
         while time.monotonic_ns() < self.t1:
@@ -196,13 +199,35 @@ class Callers:
                     self.scrape_failures += 1
                 await asyncio.sleep(max(0.0, (req + every * S - time.monotonic_ns()) / S))
 
+    async def daemon_settled(self) -> None:
+        """Until the daemon's /healthz has said it takes calls (not overloaded) for SETTLED_S: its start-up work
+        (database, prewarming) must not turn the first calls away."""
+        import aiohttp
+
+        url = self.spec["metrics_url"].rsplit("/", 1)[0] + "/healthz"
+        started = time.monotonic()
+        calm_since: float | None = None
+        async with aiohttp.ClientSession() as session:
+            while time.monotonic() - started < SETTLE_TIMEOUT_S:
+                try:
+                    async with session.get(url) as resp:
+                        health = await resp.json(content_type=None)
+                except (aiohttp.ClientError, ValueError):
+                    health = {"overloaded": True}
+                now = time.monotonic()
+                calm_since = (calm_since or now) if not health.get("overloaded", False) else None
+                if calm_since is not None and now - calm_since >= SETTLED_S:
+                    break
+                await asyncio.sleep(0.2)
+        self.settle_s = round(time.monotonic() - started, 2)
+
     def health(self) -> dict[str, Any]:
         in_window = [late for late, (at, _) in zip(self.pacer.lateness_ms, self.pacer.sent_log, strict=False)
                      if self.t0 <= at < self.t1]
         late = np.asarray(in_window or [0.0])
         return {"capture_drops": sum(p.drops for _, p in self.logs if p is not None),
                 "unstamped_packets": SendTally.unstamped, "send_errors": SendTally.send_errors,
-                "scrape_failures": self.scrape_failures, "ticks": self.pacer.ticks,
+                "scrape_failures": self.scrape_failures, "ticks": self.pacer.ticks, "daemon_settle_s": self.settle_s,
                 "tick_lateness_ms": {"p50": round(float(np.percentile(late, 50)), 3),
                                      "p99": round(float(np.percentile(late, 99)), 3),
                                      "max": round(float(late.max()), 3)}}
@@ -217,6 +242,7 @@ class Callers:
             if time.monotonic() > deadline:
                 raise TimeoutError("the daemon did not subscribe to the simulated PBX in time")
             await asyncio.sleep(0.05)
+        await self.daemon_settled()
         gc.collect()
         gc.freeze()  # the start-up objects stay out of this process's collections
         begin = time.monotonic_ns()

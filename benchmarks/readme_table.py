@@ -34,6 +34,7 @@ COLUMNS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("turn latency p95", ("figures", "turns", "bridge_ms", "p95"), "{:.0f} ms"),
     ("inbound processed in 60 ms", ("figures", "inbound", "processed_pct"), "{:.2f} %"),
     ("unanswered turns", ("budgets", "unanswered_turns", "value"), "{}"),
+    ("calls refused (overload)", ("figures", "calls", "refused"), "{}"),
 )
 
 

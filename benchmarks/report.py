@@ -35,6 +35,7 @@ MEDIA_COLUMNS: tuple[tuple[str, Callable[[dict[str, Any]], Any], str], ...] = (
     ("turn p95", lambda r: _get(r, "figures", "turns", "bridge_ms", "p95"), "{:.0f}"),
     ("inbound %", lambda r: _get(r, "figures", "inbound", "processed_pct"), "{:.1f}"),
     ("unanswered", lambda r: _get(r, "budgets", "unanswered_turns", "value"), "{}"),
+    ("refused", lambda r: _get(r, "figures", "calls", "refused"), "{}"),
     ("callers cores", lambda r: _get(r, "cpu", "callers_cores"), "{:.2f}"),
     ("verdict", lambda r: r.get("verdict"), "{}"),
 )
