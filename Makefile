@@ -40,8 +40,9 @@ lint: install
 demo: install
 	$(BIN)/ai-operator demo --env etc/ai-operator.env.example
 
+# BENCH_ARGS: e.g. "--n 200 --window 120", "--quick", "--stall-ms 150" (see benchmarks/run.py)
 bench: install
-	$(BIN)/python -m benchmarks.run
+	$(BIN)/python -m benchmarks.run $(BENCH_ARGS)
 
 install-system:
 	sudo scripts/install-system.sh

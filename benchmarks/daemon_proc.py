@@ -1,11 +1,16 @@
 """The daemon under benchmark, in its own process so its CPU and memory can be measured alone.
 
-`python -m benchmarks.daemon_proc --env FILE --out FIGURES.json [--say TEXT] [--tts-seconds S] [--profile OUT]`
-runs the real `Daemon` (ARI URL and credentials from the env file) with instant adapters: `InstantSTT` hears
-`--say` for every utterance, `InstantTTS` speaks a tone of `--tts-seconds` per line, and no model. Signals:
-SIGUSR1 starts the measurement window (resets the pacer's send-error statistics and notes the counters);
-SIGTERM writes the daemon's own figures for the window to `--out` and stops the daemon. With `--profile`,
-cProfile runs for the window and its statistics are written next to the figures.
+`python -m benchmarks.daemon_proc --env FILE --plan PLAN.json --out FIGURES.json [--cpus 0] [--profile OUT]`
+runs the real `Daemon` (ARI URL, database, TTS from the env file: espeak-ng behind the line cache) with one
+benchmark double: `ScriptedSTT` recognises which of the plan's caller lines was said. No model.
+Signals: SIGUSR1 starts the measurement window (resets the pacer's send-error statistics, notes the counters);
+SIGUSR2 ends it and writes the daemon's own figures for the window to `--out`; SIGTERM stops the daemon.
+With `--cpus`, the process (and the embedded PostgreSQL it starts) is pinned to those CPUs. With `--profile`,
+cProfile runs for the window.
+
+Benchmark-only fault injection, to prove the benchmark fails on a daemon that stalls:
+`AI_OPERATOR_BENCH_STALL_MS=150 AI_OPERATOR_BENCH_STALL_AT_S=20` blocks the daemon's event loop once for 150 ms,
+20 s into the window, at a moment a reply is playing with at least half a second of it left.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import asyncio
 import cProfile
 import gc
 import json
+import os
 import signal
 import time
 from pathlib import Path
@@ -22,15 +28,19 @@ from typing import Any
 
 from ai_operator.config import load_settings
 from ai_operator.daemon.app import Daemon
-from ai_operator.logs import configure_logging
+from ai_operator.logs import configure_logging, get_logger
 from ai_operator.media.timing import ErrorStats
 from ai_operator.media.transport import TOTALS
-from ai_operator.sim.instant import InstantSTT, InstantTTS
+from ai_operator.sim.instant import ScriptedSTT
+from benchmarks import plan as plans
 
-DEFAULT_SAY = "Алло"
-DEFAULT_TTS_SECONDS = 0.8
 WINDOW_SAMPLES = 200_000  # send-error samples kept for the window (over an hour of ticks)
 TURN_POLL_S = 0.25
+STALL_MS_ENV = "AI_OPERATOR_BENCH_STALL_MS"
+STALL_AT_ENV = "AI_OPERATOR_BENCH_STALL_AT_S"
+STALL_MIN_LEFT_SAMPLES = 4000  # the stall hits a reply with at least this much (0.5 s) left to play
+STALL_POLL_S = 0.01
+log = get_logger("bench")
 
 
 def _counters(pacer: Any) -> dict[str, int]:
@@ -63,26 +73,26 @@ class GcPauses:
 
 
 class Figures:
-    """Collects the daemon's internal figures: pacer, RTP totals, ports and every call's turn latencies."""
+    """The daemon's own figures for the window: pacer, RTP totals, GC pauses and every call's turn latencies."""
 
     def __init__(self, daemon: Daemon) -> None:
         self.daemon = daemon
-        self.turn_lists: dict[str, tuple[list[float], list[float]]] = {}
+        self.turn_lists: dict[str, list[float]] = {}
         self.turn_base: dict[str, int] = {}
         self.base: dict[str, Any] = {}
         self.window_started: float | None = None
         self.peak_calls = 0
+        self.stalled: dict[str, float] | None = None
         self.gc = GcPauses()
 
     def poll_calls(self) -> None:
-        """Keep a reference to each live call's latency lists (they outlive the call)."""
+        """Keep a reference to each live call's latency list (it outlives the call)."""
         manager = self.daemon.manager
         if manager is None:
             return
         self.peak_calls = max(self.peak_calls, len(manager.calls))
         for call_id, call in list(manager.calls.items()):
-            if call_id not in self.turn_lists:  # a call first seen in the window counts from its first turn
-                self.turn_lists[call_id] = (call.turns.bridge, call.turns.first_rtp)
+            self.turn_lists.setdefault(call_id, call.turn_log.bridge)
 
     def start_window(self) -> None:
         svc = self.daemon.svc
@@ -92,16 +102,17 @@ class Figures:
         pacer.send_error_ms = ErrorStats(WINDOW_SAMPLES)
         pacer.tick_end_error_ms = ErrorStats(WINDOW_SAMPLES)
         self.poll_calls()
-        self.turn_base = {cid: len(lists[0]) for cid, lists in self.turn_lists.items()}
+        self.turn_base = {cid: len(lst) for cid, lst in self.turn_lists.items()}
         self.base = _counters(pacer)
         self.gc.reset()
+        self.peak_calls = 0
         self.window_started = time.monotonic()
 
     def collect(self) -> dict[str, Any]:
         self.poll_calls()
         svc = self.daemon.svc
         out: dict[str, Any] = {"window_s": None if self.window_started is None else time.monotonic() - self.window_started,
-                               "peak_calls": self.peak_calls}
+                               "peak_calls": self.peak_calls, "stall": self.stalled}
         if svc is None:
             return out
         pacer = svc.pacer
@@ -111,60 +122,106 @@ class Figures:
         out["gc"] = self.gc.summary()
         out["ports"] = {"size": svc.ports.size, "in_use": svc.ports.in_use}
         bridge: list[float] = []
-        first_rtp: list[float] = []
-        for cid, (b, f) in self.turn_lists.items():
-            start = self.turn_base.get(cid, 0)
-            bridge.extend(b[start:])
-            first_rtp.extend(f[start:])
-        out["turns"] = {"bridge_ms": bridge, "first_rtp_ms": first_rtp}
+        for cid, lst in self.turn_lists.items():
+            bridge.extend(lst[self.turn_base.get(cid, 0):])
+        out["bridge_ms"] = bridge
         return out
+
+
+def _reply_playing(daemon: Daemon) -> bool:
+    """Some call is playing a reply with at least STALL_MIN_LEFT_SAMPLES still to go (peeks at the queue)."""
+    manager = daemon.manager
+    for call in list(manager.calls.values()) if manager else ():
+        stream = call.media.stream
+        queue = getattr(stream, "_queue", None)
+        if stream is not None and stream.speaking and queue:
+            utt = queue[0]
+            if utt.pcm.size - utt.pos >= STALL_MIN_LEFT_SAMPLES:
+                return True
+    return False
+
+
+async def stall_once(daemon: Daemon, figures: Figures, ms: float, after_s: float) -> None:
+    """The fault injection of the module docstring: block the loop once, mid-reply."""
+    await asyncio.sleep(after_s)
+    while not _reply_playing(daemon):
+        await asyncio.sleep(STALL_POLL_S)
+    at = time.monotonic()
+    time.sleep(ms / 1000)  # deliberately blocking: this is the fault
+    figures.stalled = {"ms": ms, "at_s": round(at - (figures.window_started or at), 3)}
+    log.warning("bench_stall_injected", ms=ms)
+
+
+async def prewarm_replies(daemon: Daemon, plan: plans.Plan, route_name: str) -> None:
+    """Every reply of the plan into the TTS cache's memory (the files are on disk already), before any call."""
+    from policies import load_policy
+
+    await daemon.ready.wait()
+    route = daemon.settings.route(route_name)
+    assert daemon.svc is not None and route is not None
+    tts = daemon.svc.tts_for(route)
+    segments = load_policy(route.policy).voice_segments
+    lines = [seg for v in plan.variants for text, lang in zip(v.replies, v.languages, strict=True)
+             for seg in segments(text, lang)]
+    made = await tts.prewarm(lines)
+    log.info("bench_replies_prewarmed", lines=len(lines), synthesised=made)
 
 
 async def main_async(args: argparse.Namespace) -> int:
     settings = load_settings(args.env)
     configure_logging(settings.ops.log_level, "json")
-    say = args.say
-    daemon = Daemon(settings, env_path=None, overrides={
-        "stt": InstantSTT(lambda _pcm: say), "tts": InstantTTS(fixed_s=args.tts_seconds)})
+    plan = plans.load(Path(args.plan))
+    daemon = Daemon(settings, env_path=None, overrides={"stt": ScriptedSTT(plan.received_audio())})
     figures = Figures(daemon)
     profiler = cProfile.Profile() if args.profile else None
     loop = asyncio.get_running_loop()
+    stall_ms = float(os.environ.get(STALL_MS_ENV) or 0)
+    tasks: set[asyncio.Task[None]] = set()
 
     def on_usr1() -> None:
         figures.start_window()
+        if stall_ms > 0:
+            task = loop.create_task(stall_once(daemon, figures, stall_ms, float(os.environ.get(STALL_AT_ENV) or 0)))
+            tasks.add(task)
         if profiler is not None:
             profiler.enable()
 
-    def on_term() -> None:
+    def on_usr2() -> None:
         if profiler is not None:
             profiler.disable()
             profiler.dump_stats(args.profile)
         Path(args.out).write_text(json.dumps(figures.collect()))
-        daemon.request_stop()
 
     loop.add_signal_handler(signal.SIGUSR1, on_usr1)
-    loop.add_signal_handler(signal.SIGTERM, on_term)
+    loop.add_signal_handler(signal.SIGUSR2, on_usr2)
+    loop.add_signal_handler(signal.SIGTERM, daemon.request_stop)
 
     async def poller() -> None:
         while True:
             await asyncio.sleep(TURN_POLL_S)
             figures.poll_calls()
 
-    task = asyncio.create_task(poller())
+    tasks.add(loop.create_task(poller()))
+    tasks.add(loop.create_task(prewarm_replies(daemon, plan, args.route)))
     try:
         return await daemon.serve()
     finally:
-        task.cancel()
+        for task in tasks:
+            task.cancel()
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--env", required=True)
+    parser.add_argument("--plan", required=True)
     parser.add_argument("--out", required=True)
-    parser.add_argument("--say", default=DEFAULT_SAY)
-    parser.add_argument("--tts-seconds", type=float, default=DEFAULT_TTS_SECONDS)
+    parser.add_argument("--route", default="test", help="the route the plan's calls take")
+    parser.add_argument("--cpus", default="", help="comma-separated CPUs to pin this process to")
     parser.add_argument("--profile", default=None)
-    return asyncio.run(main_async(parser.parse_args()))
+    args = parser.parse_args()
+    if args.cpus:
+        os.sched_setaffinity(0, {int(c) for c in args.cpus.split(",")})
+    return asyncio.run(main_async(args))
 
 
 if __name__ == "__main__":

@@ -1,47 +1,76 @@
-"""Media path at scale: N simultaneous calls through the real daemon (its own process, `daemon_proc`) and the
-simulated PBX (this process) over loopback, callers speaking 2 s in every 5 s, instant STT/TTS, no model.
+"""Media path at scale: N concurrent calls (with churn) through the real daemon, judged from the callers' side.
 
-`run_media(n, duration_s, workdir) -> dict`: daemon CPU seconds per call-minute and cores used, RSS per call,
-frames lost/late at the caller side, the daemon's send-time error, bridge-added turn latency (caller side and
-the daemon's own `bridge_ms`), and this process's CPU (to show whether the PBX double was the bottleneck).
+Three processes: the daemon (`daemon_proc`, pinned with its embedded PostgreSQL to one CPU where the box has
+two or more), the callers with the simulated PBX (`caller_proc`, pinned to the others) and this one, which
+prepares the conversations (`plan`), takes the CPU readings at the window's edges and judges the capture
+(`analysis`). `prepare_stage(workdir)` once per `make bench`; `run_media(n, stage, options)` per call count.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import io
 import json
 import os
-import random
 import secrets
 import signal
+import socket
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from benchmarks.callers import (
-    PERIOD_S,
-    arrivals_of,
-    caller,
-    percentile,
-    stream_quality,
-    turn_latencies,
+from benchmarks import plan as plans
+from benchmarks.analysis import Rules, analyse, percentile, verdicts
+from benchmarks.capture import loads
+from benchmarks.procstat import (
+    box_busy_seconds,
+    cpu_seconds,
+    postmaster_pid,
+    rss_mb,
+    runqueue_wait_seconds,
+    tree_cpu_seconds,
 )
-from benchmarks.procstat import cpu_seconds, rss_mb
 
 REPO = Path(__file__).resolve().parent.parent
 ENV_EXAMPLE = REPO / "etc" / "ai-operator.env.example"
+SAMPLE_KB = REPO / "etc" / "kb" / "sample.jsonl"
+APP = "ai-operator"
+ROUTE = "test"
 END_SILENCE_MS = 600
-GREETING_WAIT_S = 2.5  # the greeting (two instant-TTS lines) is over before the caller first speaks
-RTP_PORT_MIN = 31000
-DAEMON_START_TIMEOUT_S = 90.0
-DAEMON_STOP_TIMEOUT_S = 60.0
-SETTLE_S = 1.0
-PLACE_BATCH = 25
-PLACE_PAUSE_S = 0.05
+THINK_S = (0.4, 0.9)
+GAP_S = (0.3, 1.0)
+SCRAPE_S = 2.0
+START_TIMEOUT_S = 120.0
+DONE_TIMEOUT_S = 150.0  # after the window: replies in progress heard out, everyone hangs up
+STOP_TIMEOUT_S = 60.0
+CALLER_LAG_P99_MS = 20.0  # the callers' own pacing later than this: the run is not a clean test
+S = 1_000_000_000
+
+
+@dataclass(frozen=True)
+class Stage:
+    """What every run of one `make bench` shares: a state dir with the knowledge base and the plan."""
+
+    workdir: Path
+    state_dir: Path
+    plan_path: Path
+    plan: plans.Plan
+
+
+@dataclass(frozen=True)
+class Options:
+    window_s: float = 120.0
+    warmup_s: float | None = None  # None: one average call, so the churn is steady when the window opens
+    stagger_s: float | None = None  # first calls spread over this; None: one average call
+    stall_ms: float = 0.0
+    stall_at_s: float | None = None  # None: half the window
+    profile: bool = False
+    pin: bool = True
+    seed: int = 8
 
 
 def write_env(path: Path, values: dict[str, Any]) -> None:
@@ -58,136 +87,267 @@ def write_env(path: Path, values: dict[str, Any]) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
-def _round(v: float | None, nd: int = 2) -> float | None:
-    return None if v is None else round(v, nd)
+def base_env(state_dir: Path) -> dict[str, Any]:
+    return {"STATE_DIR": state_dir, "DATABASE_URL": "", "OPENAI_API_KEY": "", "LLM_PROVIDER": "none",
+            "STT_PROVIDER": "none", "TTS_PROVIDER": "espeak", "EMBEDDING_PROVIDER": "hash",
+            "VAD_END_SILENCE_MS": END_SILENCE_MS, "LOG_FORMAT": "json", "DRAIN_TIMEOUT_S": 2,
+            "LOADS_DIR": REPO / "etc" / "loads"}
 
 
-class DaemonProcess:
-    """`benchmarks.daemon_proc` as a child process."""
+async def prepare_stage(workdir: Path) -> Stage:
+    """The sample knowledge base ingested into a fresh embedded PostgreSQL, the plan, the TTS cache prewarmed."""
+    from ai_operator.config import load_settings
+    from ai_operator.kb.commands import kb_ingest
 
-    def __init__(self, env: Path, out: Path, log: Path, profile: Path | None = None) -> None:
-        cmd = [sys.executable, "-m", "benchmarks.daemon_proc", "--env", str(env), "--out", str(out)]
-        if profile is not None:
-            cmd += ["--profile", str(profile)]
-        self.out = out
-        self._log = log.open("wb")
-        self.proc = subprocess.Popen(cmd, cwd=REPO, stdout=self._log, stderr=subprocess.STDOUT)
+    state = workdir / "state"
+    env = workdir / "plan.env"
+    write_env(env, base_env(state))
+    settings = load_settings(env, environ={})
+    out = io.StringIO()
+    if await kb_ingest(settings, SAMPLE_KB, prune=False, reembed=False, out=out) != 0:
+        raise RuntimeError(f"benchmark: ingesting {SAMPLE_KB} failed: {out.getvalue().strip()}")
+    plan = await plans.prepare(settings, workdir / "plan", ROUTE)
+    return Stage(workdir, state, workdir / "plan" / "plan.json", plan)
 
-    @property
-    def pid(self) -> int:
-        return self.proc.pid
 
-    def signal(self, sig: int) -> None:
-        self.proc.send_signal(sig)
+def free_port() -> int:
+    """A TCP/UDP port number the OS says is free now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
 
-    async def stop(self) -> dict[str, Any]:
-        """SIGTERM; the daemon writes its figures and exits."""
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-        deadline = time.monotonic() + DAEMON_STOP_TIMEOUT_S
-        while self.proc.poll() is None and time.monotonic() < deadline:
-            await asyncio.sleep(0.1)
-        if self.proc.poll() is None:
+
+def rtp_range(size: int) -> tuple[int, int]:
+    """A range of `size` ports starting at one the OS hands out (the daemon skips any taken meanwhile)."""
+    base = free_port()
+    if base + size - 1 > 65535:
+        base = 65535 - size + 1
+    return base, base + size - 1
+
+
+def pinning(pin: bool = True) -> dict[str, list[int]]:
+    """The daemon (and its PostgreSQL) on the first CPU, callers and this process on the rest; one CPU: none."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2 or not pin:
+        return {"daemon": [], "callers": []}
+    return {"daemon": cpus[:1], "callers": cpus[1:]}
+
+
+class CallerProcess:
+    """`caller_proc` as a child process; its JSON-line events are read as they come."""
+
+    def __init__(self, proc: asyncio.subprocess.Process, log: Any) -> None:
+        self.proc = proc
+        self._log = log
+
+    @classmethod
+    async def start(cls, spec_path: Path, log_path: Path) -> CallerProcess:
+        log = log_path.open("wb")
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "benchmarks.caller_proc", "--spec", str(spec_path), cwd=REPO,
+            stdout=asyncio.subprocess.PIPE, stderr=log)
+        return cls(proc, log)
+
+    async def event(self, name: str, timeout: float) -> dict[str, Any]:
+        assert self.proc.stdout is not None
+        deadline = time.monotonic() + timeout
+        while True:
+            line = await asyncio.wait_for(self.proc.stdout.readline(), max(0.1, deadline - time.monotonic()))
+            if not line:
+                raise RuntimeError(f"the caller process exited (code {await self.proc.wait()}) before '{name}'")
+            with contextlib.suppress(ValueError):
+                msg = json.loads(line)
+                if msg.get("event") == "failed":
+                    raise RuntimeError(f"the caller process failed: {msg.get('error')}")
+                if msg.get("event") == name:
+                    return msg
+
+    async def alive(self) -> None:
+        """Raises with the caller process's own error when it has exited."""
+        if self.proc.returncode is None:
+            return
+        with contextlib.suppress(TimeoutError):
+            await self.event("never", 1.0)
+        raise RuntimeError(f"the caller process exited (code {self.proc.returncode}); see its log")
+
+    async def stop(self) -> None:
+        if self.proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                self.proc.terminate()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.proc.wait(), STOP_TIMEOUT_S)
+        if self.proc.returncode is None:
             self.proc.kill()
-            self.proc.wait()
+            await self.proc.wait()
         self._log.close()
-        return json.loads(self.out.read_text()) if self.out.exists() else {}
 
 
-async def _wait_subscribed(pbx: Any, daemon: DaemonProcess, app: str) -> None:
-    deadline = time.monotonic() + DAEMON_START_TIMEOUT_S
-    while app not in pbx.apps:
-        if daemon.proc.poll() is not None:
-            raise RuntimeError(f"daemon exited with {daemon.proc.returncode} before connecting (see its log)")
-        if time.monotonic() > deadline:
-            raise TimeoutError("daemon did not connect to the simulated PBX in time")
+def start_daemon(run_dir: Path, env: Path, plan_path: Path, cpus: list[int], options: Options,
+                 window_s: float) -> subprocess.Popen[bytes]:
+    cmd = [sys.executable, "-m", "benchmarks.daemon_proc", "--env", str(env), "--plan", str(plan_path),
+           "--out", str(run_dir / "daemon-figures.json"), "--cpus", ",".join(map(str, cpus))]
+    if options.profile:
+        cmd += ["--profile", str(run_dir / "daemon.prof")]
+    child_env = dict(os.environ)
+    if options.stall_ms > 0:
+        child_env["AI_OPERATOR_BENCH_STALL_MS"] = str(options.stall_ms)
+        at = options.stall_at_s if options.stall_at_s is not None else window_s / 2
+        child_env["AI_OPERATOR_BENCH_STALL_AT_S"] = str(at)
+    return subprocess.Popen(cmd, cwd=REPO, env=child_env, stdout=(run_dir / "daemon.log").open("wb"),
+                            stderr=subprocess.STDOUT)
+
+
+async def stop_daemon(proc: subprocess.Popen[bytes]) -> int | None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+    deadline = time.monotonic() + STOP_TIMEOUT_S
+    while proc.poll() is None and time.monotonic() < deadline:
         await asyncio.sleep(0.1)
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+    return proc.returncode
 
 
-async def run_media(n: int, duration_s: float, workdir: Path, clip: np.ndarray, *, profile: Path | None = None,
-                    seed: int = 8) -> dict[str, Any]:
-    """One run with `n` calls and a measurement window of `duration_s` seconds."""
-    from ai_operator.sim.pbx import SimulatedPbx
+async def _sleep_until(mono_ns: int) -> None:
+    await asyncio.sleep(max(0.0, (mono_ns - time.monotonic_ns()) / S))
 
-    rng = random.Random(seed)
-    password = secrets.token_hex(8)
-    pbx = SimulatedPbx(user="ai-operator", password=password)
-    url = await pbx.start()
-    run_dir = workdir / f"n{n}"
-    run_dir.mkdir(parents=True, exist_ok=True)
-    env = run_dir / "daemon.env"
-    write_env(env, {
-        "ARI_URL": url, "ARI_USER": "ai-operator", "ARI_PASSWORD": password, "STATE_DIR": workdir / "state",
-        "METRICS_PORT": 0, "MAX_CALLS": max(2 * n, 10), "RTP_PORT_MIN": RTP_PORT_MIN,
-        "RTP_PORT_MAX": RTP_PORT_MIN + max(4 * n, 100), "VAD_END_SILENCE_MS": END_SILENCE_MS,
-        "IDLE_TIMEOUT_S": 60, "DRAIN_TIMEOUT_S": 2, "LOG_FORMAT": "json", "LLM_PROVIDER": "none",
-        "STT_PROVIDER": "none", "TTS_PROVIDER": "espeak", "ROUTE_FREIGHT_LOAD": REPO / "etc" / "loads" / "sample.json",
-    })
-    daemon = DaemonProcess(env, run_dir / "daemon-figures.json", run_dir / "daemon.log", profile)
-    sims: list[Any] = []
-    tasks: list[asyncio.Task[None]] = []
-    ends: list[list[float]] = []
+
+def _readings(daemon_pid: int, pg_pid: int | None, caller_pid: int) -> dict[str, float]:
+    return {"t": time.monotonic(), "daemon": cpu_seconds(daemon_pid), "callers": cpu_seconds(caller_pid),
+            "db": tree_cpu_seconds(pg_pid) if pg_pid else 0.0, "db_pid": float(pg_pid or 0),
+            "self": cpu_seconds(os.getpid()), "box": box_busy_seconds(), "daemon_wait": runqueue_wait_seconds(daemon_pid)}
+
+
+async def records_check(stage: Stage, call_ids: list[str]) -> dict[str, int]:
+    """How many of the run's answered calls the daemon wrote to the database (and ended), and their turns."""
+    from ai_operator.storage.database import Database
+
+    db = await Database.open(None, stage.state_dir)
     try:
-        await _wait_subscribed(pbx, daemon, "ai-operator")
-        await asyncio.sleep(SETTLE_S)
-        rss_idle = rss_mb(daemon.pid)
-        t_place = time.monotonic()
-        for i in range(n):
-            sims.append(await pbx.place_call("test"))
-            if (i + 1) % PLACE_BATCH == 0:
-                await asyncio.sleep(PLACE_PAUSE_S)
-        await asyncio.gather(*(s.wait_media(timeout=30 + n * 0.1) for s in sims))
-        setup_s = time.monotonic() - t_place
-        ready = time.monotonic()
-        first = ready + GREETING_WAIT_S
-        t0 = first + PERIOD_S  # every caller is cycling by now
-        t1 = t0 + duration_s
-        for sim in sims:
-            ends.append([])
-            tasks.append(asyncio.create_task(caller(sim, clip, first + rng.uniform(0, PERIOD_S), t1 + PERIOD_S, ends[-1])))
-        await asyncio.sleep(max(0.0, t0 - time.monotonic()))
-        daemon.signal(signal.SIGUSR1)
-        cpu0, own0, t0 = cpu_seconds(daemon.pid), cpu_seconds(os.getpid()), time.monotonic()
-        await asyncio.sleep(max(0.0, t1 - time.monotonic()))
-        cpu1, own1, t1 = cpu_seconds(daemon.pid), cpu_seconds(os.getpid()), time.monotonic()
-        rss = rss_mb(daemon.pid)
-        ended_early = sum(1 for s in sims if s.ended)
-        figures = await daemon.stop()
+        async with db.pool.connection() as conn:
+            cur = await conn.execute("SELECT count(*), count(ended_at) FROM calls WHERE call_id = ANY(%s)", (call_ids,))
+            calls, ended = await cur.fetchone()  # type: ignore[misc]
+            cur = await conn.execute("SELECT count(*) FROM turns WHERE call_id = ANY(%s)", (call_ids,))
+            (turns,) = await cur.fetchone()  # type: ignore[misc]
     finally:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        if daemon.proc.poll() is None:
-            await daemon.stop()
-        await pbx.stop()
-    window = t1 - t0
-    lost = late = frames = 0
-    latencies: list[float] = []
-    for sim, sim_ends in zip(sims, ends, strict=True):
-        arr = arrivals_of(sim.received)
-        q = stream_quality(arr, t0, t1)
-        frames, lost, late = frames + q["frames"], lost + q["lost"], late + q["late"]
-        latencies += turn_latencies([e for e in sim_ends if t0 <= e < t1 - PERIOD_S / 2], arr, END_SILENCE_MS)
-    cpu = cpu1 - cpu0
-    send = figures.get("send_error_last_frame_ms") or figures.get("send_error_tick_start_ms") or {}
-    own_bridge = figures.get("turns", {}).get("bridge_ms", [])
-    counters = figures.get("counters", {})
+        await db.close()
+    return {"calls_answered": len(call_ids), "calls_recorded": calls, "calls_ended": ended, "turns_recorded": turns}
+
+
+async def run_media(n: int, stage: Stage, options: Options) -> dict[str, Any]:
+    """One run with `n` caller slots; returns its figures and budget verdicts."""
+    run_dir = stage.workdir / f"n{n}"
+    run_dir.mkdir(parents=True, exist_ok=True)
+    plan = stage.plan
+    call_s = plan.call_seconds(sum(THINK_S) / 2, END_SILENCE_MS / 1000)
+    warmup = options.warmup_s if options.warmup_s is not None else call_s + 5
+    stagger = options.stagger_s if options.stagger_s is not None else call_s
+    cpus = pinning(options.pin)
+    password = secrets.token_hex(8)
+    metrics_port = free_port()
+    spec = {"n": n, "plan": str(stage.plan_path), "out": str(run_dir / "capture"), "seed": options.seed,
+            "ari_user": APP, "ari_password": password, "app": APP, "route": ROUTE, "warmup_s": warmup, "call_s": call_s,
+            "window_s": options.window_s, "stagger_s": stagger, "think_s": THINK_S, "gap_s": GAP_S,
+            "scrape_s": SCRAPE_S, "metrics_url": f"http://127.0.0.1:{metrics_port}/metrics", "cpus": cpus["callers"]}
+    (run_dir / "spec.json").write_text(json.dumps(spec))
+    own_affinity = os.sched_getaffinity(0)
+    if cpus["callers"]:
+        os.sched_setaffinity(0, set(cpus["callers"]))
+    callers = await CallerProcess.start(run_dir / "spec.json", run_dir / "callers.log")
+    daemon: subprocess.Popen[bytes] | None = None
+    try:
+        url = (await callers.event("ari", START_TIMEOUT_S))["url"]
+        port_min, port_max = rtp_range(max(4 * n, 100))
+        env = run_dir / "daemon.env"
+        write_env(env, {**base_env(stage.state_dir), "ARI_URL": url, "ARI_USER": APP, "ARI_PASSWORD": password,
+                        "ARI_APP": APP, "METRICS_HOST": "127.0.0.1", "METRICS_PORT": metrics_port,
+                        "MAX_CALLS": max(2 * n, 10), "RTP_PORT_MIN": port_min, "RTP_PORT_MAX": port_max})
+        daemon = start_daemon(run_dir, env, stage.plan_path, cpus["daemon"], options, options.window_s)
+        window = await callers.event("window", START_TIMEOUT_S)
+        t0, t1 = window["t0_ns"], window["t1_ns"]
+        pg = postmaster_pid(stage.state_dir / "pgdata")
+        rss_idle = rss_mb(daemon.pid)
+        load_start = os.getloadavg()
+        await _sleep_until(t0)
+        await callers.alive()
+        r0 = _readings(daemon.pid, pg, callers.proc.pid)
+        daemon.send_signal(signal.SIGUSR1)
+        await _sleep_until(t1)
+        await callers.alive()
+        r1 = _readings(daemon.pid, pg, callers.proc.pid)
+        daemon.send_signal(signal.SIGUSR2)
+        rss = rss_mb(daemon.pid)
+        load_end = os.getloadavg()
+        await callers.event("done", DONE_TIMEOUT_S + options.window_s)
+        await callers.proc.wait()
+        await stop_daemon(daemon)
+    finally:
+        if daemon is not None:
+            await stop_daemon(daemon)
+        await callers.stop()
+        os.sched_setaffinity(0, own_affinity)
+    capture = loads((run_dir / "capture" / "capture.json").read_text(), (run_dir / "capture" / "packets.bin").read_bytes())
+    figures = analyse(capture, plan.expected(), Rules(end_silence_ms=END_SILENCE_MS))
+    own = json.loads((run_dir / "daemon-figures.json").read_text()) if (run_dir / "daemon-figures.json").exists() else {}
+    answered = [c.channel_id for c in capture.calls if c.outcome != "refused" and c.outcome != "no_media"]
+    return assemble(n, options, warmup, cpus, r0, r1, rss_idle, rss, (load_start, load_end), figures, own,
+                    capture.health, await records_check(stage, answered), run_dir)
+
+
+def assemble(n: int, options: Options, warmup: float, cpus: dict[str, list[int]], r0: dict[str, float],
+             r1: dict[str, float], rss_idle: float, rss: float, loads_: tuple[Any, Any], figures: dict[str, Any],
+             own: dict[str, Any], health: dict[str, Any], records: dict[str, int], run_dir: Path) -> dict[str, Any]:
+    """One run's entry in the report."""
+    window = r1["t"] - r0["t"]
+    cpu = {k: r1[k] - r0[k] for k in ("daemon", "db", "callers", "self", "box", "daemon_wait")}
+    others = cpu["box"] - cpu["daemon"] - cpu["db"] - cpu["callers"] - cpu["self"]
+    calls = figures["calls"]["mean_concurrent"] or 0.0
+    call_minutes = calls * window / 60
+    counters = own.get("counters", {})
+    send = own.get("send_error_last_frame_ms") or {}
+    v = verdicts(figures)
+    problems = []
+    if health.get("capture_drops"):
+        problems.append(f"the callers' sockets dropped {health['capture_drops']} datagrams (load generator too slow)")
+    if health.get("unstamped_packets"):
+        problems.append(f"{health['unstamped_packets']} packets came without a kernel timestamp")
+    lag = (health.get("tick_lateness_ms") or {}).get("p99") or 0.0
+    if lag > CALLER_LAG_P99_MS:
+        problems.append(f"the callers' 20 ms ticks were {lag:.0f} ms late (p99): the load generator fell behind "
+                        "(its audio reached the daemon in bursts)")
     return {
-        "calls": n, "window_s": round(window, 2), "setup_s": round(setup_s, 2), "calls_ended_early": ended_early,
-        "daemon_cpu_s": round(cpu, 2), "daemon_cores": round(cpu / window, 3),
-        "cpu_s_per_call_minute": round(cpu / (n * window / 60), 4),
-        "rss_mb": round(rss, 1), "rss_idle_mb": round(rss_idle, 1), "rss_mb_per_call": round((rss - rss_idle) / n, 3),
-        "frames_received": frames, "frames_lost": lost, "frames_late": late,
-        "send_error_p50_ms": _round(send.get("p50_ms")), "send_error_p99_ms": _round(send.get("p99_ms")),
-        "send_error_max_ms": _round(send.get("max_ms")),
-        "send_error_tick_start": {k: _round(v) for k, v in (figures.get("send_error_tick_start_ms") or {}).items()},
-        "late_ticks": counters.get("late_ticks"), "skipped_frames": counters.get("skipped_frames"),
-        "underruns": counters.get("underruns"), "rtp_received": counters.get("received"), "rtp_sent": counters.get("sent"),
-        "rtp_dropped": sum(counters.get(k, 0) for k in ("dropped_foreign", "dropped_malformed", "dropped_wrong_pt", "dropped_wrong_size")),
-        "ports": figures.get("ports"),
-        "turns_measured": len(latencies),
-        "turn_bridge_p50_ms": _round(percentile(latencies, 50)), "turn_bridge_p95_ms": _round(percentile(latencies, 95)),
-        "daemon_bridge_ms_turns": len(own_bridge),
-        "daemon_bridge_p50_ms": _round(percentile(own_bridge, 50)), "daemon_bridge_p95_ms": _round(percentile(own_bridge, 95)),
-        "sim_process_cores": round((own1 - own0) / window, 3),
+        "calls": n, "window_s": round(window, 2), "warmup_s": round(warmup, 1), "pinning": cpus,
+        "stall_injected_ms": options.stall_ms or None, "stall": own.get("stall"),
+        "load_average": {"window_start": [round(x, 2) for x in loads_[0]], "window_end": [round(x, 2) for x in loads_[1]]},
+        "cpu": {
+            "daemon_s": round(cpu["daemon"], 2), "db_s": round(cpu["db"], 2), "callers_s": round(cpu["callers"], 2),
+            "daemon_cores": round(cpu["daemon"] / window, 3), "db_cores": round(cpu["db"] / window, 3),
+            "callers_cores": round(cpu["callers"] / window, 3),
+            "db_measured": bool(r0.get("db_pid")),
+            "s_per_call_minute": round((cpu["daemon"] + cpu["db"]) / call_minutes, 4) if call_minutes else None,
+            "daemon_s_per_call_minute": round(cpu["daemon"] / call_minutes, 4) if call_minutes else None,
+        },
+        "contention": {  # the box is shared: how much of it others used, and how long the daemon waited for a CPU
+            "box_busy_cores": round(cpu["box"] / window, 2), "other_processes_cores": round(max(0.0, others) / window, 2),
+            "daemon_runqueue_wait_pct": round(100 * cpu["daemon_wait"] / window, 1),
+        },
+        "memory": {"rss_mb": round(rss, 1), "rss_idle_mb": round(rss_idle, 1),
+                   "rss_mb_per_call": round((rss - rss_idle) / calls, 3) if calls else None},
+        "dialogue_diverged_frames": figures["audio"]["extra_frames"],
+        "figures": figures,
+        "budgets": v,
+        "verdict": "PASS" if all(x["verdict"] == "PASS" for x in v.values()) else "FAIL",
+        "valid": {"ok": not problems, "problems": problems},
+        "records": records,
+        "callers": health,
+        "daemon": {
+            "peak_calls": own.get("peak_calls"), "late_ticks": counters.get("late_ticks"),
+            "skipped_frames": counters.get("skipped_frames"), "underruns": counters.get("underruns"),
+            "rtp_in": counters.get("received"), "rtp_out": counters.get("sent"),
+            "own_send_error_p99_ms": round(send["p99_ms"], 3) if "p99_ms" in send else None,
+            "own_send_error_max_ms": round(send["max_ms"], 3) if "max_ms" in send else None,
+            "own_bridge_p95_ms": percentile(own.get("bridge_ms") or [], 95), "gc": own.get("gc"),
+        },
+        "run_dir": str(run_dir),
     }

@@ -16,7 +16,6 @@ from typing import Any
 from ai_operator.dialogue import KnowledgeSearch
 
 REPO = Path(__file__).resolve().parent.parent
-FREIGHT_LOAD = REPO / "etc" / "loads" / "sample.json"
 P99_BUDGET_MS = 1.0
 TURNS_PER_CALL = 8
 MAX_EFFECT_STEPS = 6
@@ -49,18 +48,14 @@ def _resolve(session: Any, reply: Any) -> Any:
     return reply
 
 
-def _new_session(policy: Any, name: str, route: Any, n: int) -> Any:
-    options: dict[str, Any] = {"model_available": False, "knowledge_available": True}
-    if name == "freight":
-        options["load"] = str(FREIGHT_LOAD)
-    return policy.new_session(f"bench-{n}", route, options=options)
+def _new_session(settings: Any, route: Any, n: int) -> Any:
+    from ai_operator.wiring import new_session
+
+    return new_session(settings, route, f"bench-{n}")  # the route's own options (the freight LOAD) apply
 
 
-def bench_policy(name: str, decisions: int, route: Any) -> dict[str, Any]:
+def bench_policy(name: str, decisions: int, settings: Any, route: Any) -> dict[str, Any]:
     """Run `decisions` decisions of policy `name`; figures in a dict."""
-    from policies import load_policy
-
-    policy = load_policy(name)
     corpus = [*CORPORA[name], *SPECIAL]
     rng = random.Random(SEED)
     lat_ns: list[int] = []
@@ -70,7 +65,7 @@ def bench_policy(name: str, decisions: int, route: Any) -> dict[str, Any]:
     while len(lat_ns) < decisions:
         if session is None:
             calls += 1
-            session, turns = _new_session(policy, name, route, calls), 0
+            session, turns = _new_session(settings, route, calls), 0
             _resolve(session, session.start())
         text = rng.choice(corpus)
         t = clock()
@@ -108,7 +103,7 @@ def run(decisions: int = 20_000) -> list[dict[str, Any]]:
             out.append({"policy": name, "skipped": f"policies/{name} is missing or has no route"})
             continue
         try:
-            out.append(bench_policy(name, decisions, route))
+            out.append(bench_policy(name, decisions, settings, route))
         except Exception as exc:  # a policy still being written must not sink the whole report
             out.append({"policy": name, "skipped": f"{type(exc).__name__}: {exc}"})
     return out

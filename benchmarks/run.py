@@ -1,18 +1,27 @@
-"""`make bench` (`python -m benchmarks.run [--quick]`): runs every benchmark, writes ONE JSON report
-(`benchmarks/reports/report-<timestamp>.json` and `benchmarks/reports/latest.json`) and prints a table.
+"""`make bench` (`python -m benchmarks.run [--n 200,400] [--window 120] [--quick]`): runs every benchmark,
+writes ONE JSON report (`benchmarks/reports/report-<timestamp>.json` and `benchmarks/reports/latest.json`,
+with the machine, the load average and the command) and prints its table and budget verdicts.
 
-1. media path at scale (N calls through the real daemon and the simulated PBX), 2. bridge-added turn latency
-(at N = 1 and from the N = 200 run), 3. policy cost, 4. knowledge base (`benchmarks.kb_bench`). Benchmarks print
-figures; they are not tests. `--quick`: 20 calls for 5 s, a small knowledge base, fewer policy decisions.
+1. the media path under call churn at each N (`media_bench`: real daemon, real espeak-ng replies from the TTS
+   cache, real knowledge-base searches and records on the embedded PostgreSQL, callers in their own process,
+   judged on the callers' side with kernel timestamps), 2. policy cost, 3. knowledge base (`kb_bench`).
+A full `make bench` (N = 200 and 400, 120 s windows) takes about 12 minutes: per N about one minute of
+preparation and warm-up (one average call), the window, up to half a minute for replies in progress, and the
+analysis. `--quick`: 3 calls, a 4 s window, a small knowledge base, fewer policy decisions (about a minute).
+`--stall-ms 150` injects one 150 ms event-loop stall into the daemon mid-window (the benchmark must FAIL).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
+import os
 import platform
+import shlex
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -20,62 +29,77 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from benchmarks.report import budgets, render_table
+from benchmarks.report import budgets, overall, render_table
 
 REPORTS = Path(__file__).resolve().parent / "reports"
-FULL_SIZES = (50, 100, 200, 400)
-FULL_DURATION_S = 30.0
-QUICK_SIZES = (20,)
-QUICK_DURATION_S = 5.0
-LATENCY_N1_DURATION_S = 60.0
-QUICK_LATENCY_N1_DURATION_S = 10.0
+REPO = REPORTS.parent.parent
+FULL_SIZES = (200, 400)
+FULL_WINDOW_S = 120.0
+QUICK_SIZES = (3,)
+QUICK_WINDOW_S = 4.0
+QUICK_WARMUP_S = 2.0
+QUICK_STAGGER_S = 1.0
 POLICY_DECISIONS = 20_000
 QUICK_POLICY_DECISIONS = 2_000
 QUICK_KB_CHUNKS = 2_000
 QUICK_KB_SEARCHES = 60
-ALL = ("media", "latency", "policy", "kb")
+ALL = ("media", "policy", "kb")
 
 
-async def media_runs(sizes: tuple[int, ...], duration_s: float, n1_duration_s: float, latency: bool,
-                     media: bool, workdir: Path) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
-    from benchmarks.callers import make_clip
-    from benchmarks.media_bench import run_media
+async def media_runs(sizes: tuple[int, ...], options: Any, workdir: Path) -> list[dict[str, Any]]:
+    from benchmarks.media_bench import prepare_stage, run_media
 
-    clip = await make_clip()
-    runs: list[dict[str, Any]] = []
-    n1 = None
-    if latency:
-        print("media: N=1 (turn latency)", flush=True)
-        n1 = await run_media(1, n1_duration_s, workdir, clip)
-    for n in sizes if media else ():
-        print(f"media: N={n} for {duration_s:g} s", flush=True)
-        runs.append(await run_media(n, duration_s, workdir, clip))
-    return runs, n1
+    print("media: preparing the knowledge base, the dialogues and the TTS cache", flush=True)
+    stage = await prepare_stage(workdir)
+    runs = []
+    for n in sizes:
+        print(f"media: N={n}, window {options.window_s:g} s", flush=True)
+        runs.append(await run_media(n, stage, options))
+    return runs
 
 
-def run_all(args: argparse.Namespace) -> dict[str, Any]:
+def machine() -> dict[str, Any]:
+    model = ""
+    with contextlib.suppress(OSError):
+        model = next((ln.split(":", 1)[1].strip() for ln in Path("/proc/cpuinfo").read_text().splitlines()
+                      if ln.startswith("model name")), "")
+    return {"cpus": len(os.sched_getaffinity(0)), "cpu_model": model, "python": platform.python_version(),
+            "platform": platform.platform()}
+
+
+def git_commit() -> dict[str, Any]:
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, check=False).stdout.strip()
+
+    return {"commit": git("rev-parse", "HEAD") or None, "dirty": bool(git("status", "--porcelain", "--untracked-files=no"))}
+
+
+def run_all(args: argparse.Namespace, argv: list[str]) -> dict[str, Any]:
+    from benchmarks.media_bench import Options
+
     only = set(args.only.split(",")) if args.only else set(ALL)
     unknown = only - set(ALL)
     if unknown:
         raise SystemExit(f"--only: unknown benchmark(s) {sorted(unknown)}; choose from {', '.join(ALL)}")
-    sizes = tuple(int(x) for x in args.sizes.split(",")) if args.sizes else (QUICK_SIZES if args.quick else FULL_SIZES)
-    duration = args.duration or (QUICK_DURATION_S if args.quick else FULL_DURATION_S)
+    sizes = tuple(int(x) for x in args.n.split(",")) if args.n else (QUICK_SIZES if args.quick else FULL_SIZES)
+    options = Options(window_s=args.window or (QUICK_WINDOW_S if args.quick else FULL_WINDOW_S),
+                      warmup_s=args.warmup if args.warmup is not None else (QUICK_WARMUP_S if args.quick else None),
+                      stagger_s=QUICK_STAGGER_S if args.quick else None, stall_ms=args.stall_ms or 0.0,
+                      stall_at_s=args.stall_at, profile=args.profile, pin=not args.no_pin)
     report: dict[str, Any] = {
         "started_at": datetime.now(UTC).isoformat(timespec="seconds"), "quick": args.quick,
-        "machine": {"cpus": _cpus(), "python": platform.python_version(), "platform": platform.platform()},
+        "command": shlex.join(["python", "-m", "benchmarks.run", *argv]), "git": git_commit(), "machine": machine(),
+        "load_average": {"start": [round(x, 2) for x in os.getloadavg()]},
     }
     workdir = Path(tempfile.mkdtemp(prefix="ai-operator-bench-"))
     try:
-        if "media" in only or "latency" in only:
-            n1_duration = QUICK_LATENCY_N1_DURATION_S if args.quick else LATENCY_N1_DURATION_S
-            runs, n1 = asyncio.run(media_runs(sizes, duration, n1_duration, "latency" in only, "media" in only, workdir))
-            report["media"] = runs
-            report["latency_n1"] = n1
+        if "media" in only:
+            report["media"] = asyncio.run(media_runs(sizes, options, workdir))
     finally:
-        if not args.keep:
-            shutil.rmtree(workdir, ignore_errors=True)
-        else:
+        if args.keep:
             report["workdir"] = str(workdir)
+        else:
+            shutil.rmtree(workdir, ignore_errors=True)
     if "policy" in only:
         from benchmarks.policy_bench import run as policy_run
 
@@ -87,21 +111,16 @@ def run_all(args: argparse.Namespace) -> dict[str, Any]:
         print("knowledge base", flush=True)
         report["kb"] = (asyncio.run(kb_bench.run_async(QUICK_KB_CHUNKS, QUICK_KB_SEARCHES)) if args.quick
                         else kb_bench.run())
+    report["load_average"]["end"] = [round(x, 2) for x in os.getloadavg()]
     report["budgets"] = budgets(report)
+    report["verdict"] = overall(report["budgets"])
     report["finished_at"] = datetime.now(UTC).isoformat(timespec="seconds")
     return report
 
 
-def _cpus() -> int:
-    import os
-
-    return len(os.sched_getaffinity(0))
-
-
 def write_report(report: dict[str, Any], directory: Path = REPORTS) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    path = directory / f"report-{stamp}.json"
+    path = directory / f"report-{time.strftime('%Y%m%d-%H%M%S')}.json"
     text = json.dumps(report, indent=2, ensure_ascii=False)
     path.write_text(text)
     (directory / "latest.json").write_text(text)
@@ -109,15 +128,21 @@ def write_report(report: dict[str, Any], directory: Path = REPORTS) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     parser = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="20 calls for 5 s, small KB, fewer decisions")
-    parser.add_argument("--sizes", help="comma-separated call counts (default 50,100,200,400)")
-    parser.add_argument("--duration", type=float, help="measurement window per call count, seconds")
+    parser.add_argument("--quick", action="store_true", help="3 calls, 4 s window, small KB, fewer decisions")
+    parser.add_argument("--n", "--sizes", dest="n", help="comma-separated call counts (default 200,400)")
+    parser.add_argument("--window", type=float, help="measurement window per call count, seconds (default 120)")
+    parser.add_argument("--warmup", type=float, help="seconds before the window (default: one average call)")
+    parser.add_argument("--stall-ms", type=float, help="inject one event-loop stall of this length into the daemon")
+    parser.add_argument("--stall-at", type=float, help="seconds into the window for --stall-ms (default: half)")
+    parser.add_argument("--profile", action="store_true", help="cProfile the daemon for the window (kept with --keep)")
+    parser.add_argument("--no-pin", action="store_true", help="do not pin the daemon and the callers to CPUs")
     parser.add_argument("--only", help=f"comma-separated subset of {','.join(ALL)}")
     parser.add_argument("--reports", default=str(REPORTS), help="where to write the report")
-    parser.add_argument("--keep", action="store_true", help="keep the work dir (daemon logs, env files)")
+    parser.add_argument("--keep", action="store_true", help="keep the work dir (logs, capture, daemon profile)")
     args = parser.parse_args(argv)
-    report = run_all(args)
+    report = run_all(args, argv)
     path = write_report(report, Path(args.reports))
     print(render_table(report))
     print(f"report: {path}")

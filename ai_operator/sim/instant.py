@@ -1,13 +1,15 @@
 """Instant speech adapters FOR BENCHMARKS AND LATENCY MEASUREMENTS ONLY (pure, no I/O).
 
-`InstantSTT` returns scripted transcripts and `InstantTTS` returns a tone at once, so a benchmark measures the
-bridge's own latency (VAD, turn-taking, policy, playout) without any provider delay. Nothing selects them by
-default; a benchmark or test builds them explicitly.
+`InstantSTT` returns scripted transcripts, `ScriptedSTT` recognises which of a caller's scripted lines was
+said (by its audio) and `InstantTTS` returns a tone at once, so a benchmark measures the bridge's own latency
+(VAD, turn-taking, policy, playout) without any provider delay. Nothing selects them by default; a benchmark or
+test builds them explicitly.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections import Counter
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -18,6 +20,8 @@ DEFAULT_SECONDS_PER_CHAR = 0.06
 DEFAULT_TONE_HZ = 440.0
 DEFAULT_AMPLITUDE = 8000
 INSTANT_CHUNK_SAMPLES = 1600
+SCRIPT_FRAME_SAMPLES = 160  # 20 ms at 8 kHz: the caller's audio arrives in these frames
+SCRIPT_QUIET_PEAK = 64  # frames this quiet (silence, padding) say nothing about which line it was
 
 
 def tone(
@@ -49,6 +53,44 @@ class InstantSTT:
                 f"stt provider instant: transcript script exhausted after {self.calls - 1} call(s)"
             )
         return self._queue.pop(0)
+
+
+class ScriptedSTT:
+    """Benchmark STT for callers that read scripted lines: it knows each line's audio exactly as it reaches the
+    daemon (after the codec) and recognises an utterance by voting over its 20 ms frames, so every call gets
+    the transcript of the line its caller actually said, whatever the call's place in its dialogue. Frames
+    shared by several lines, and quiet frames, do not vote. Audio matching no line transcribes as "".
+    """
+
+    name = "scripted"
+
+    def __init__(self, lines: Mapping[str, np.ndarray], frame_samples: int = SCRIPT_FRAME_SAMPLES) -> None:
+        self.frame_samples = frame_samples
+        self._index: dict[bytes, str | None] = {}
+        for text, pcm in lines.items():
+            for frame in self._frames(np.asarray(pcm, dtype=np.int16)):
+                if int(np.abs(frame.astype(np.int32)).max()) < SCRIPT_QUIET_PEAK:
+                    continue
+                key = frame.tobytes()
+                self._index[key] = text if self._index.get(key, text) == text else None
+        self.calls = 0
+        self.unrecognised = 0
+
+    def _frames(self, pcm: np.ndarray) -> list[np.ndarray]:
+        n = len(pcm) // self.frame_samples
+        return [pcm[i * self.frame_samples : (i + 1) * self.frame_samples] for i in range(n)]
+
+    async def transcribe(self, pcm: np.ndarray, language: str | None) -> str:
+        self.calls += 1
+        votes: Counter[str] = Counter()
+        for frame in self._frames(np.asarray(pcm, dtype=np.int16)):
+            text = self._index.get(frame.tobytes())
+            if text is not None:
+                votes[text] += 1
+        if not votes:
+            self.unrecognised += 1
+            return ""
+        return votes.most_common(1)[0][0]
 
 
 class InstantTTS:

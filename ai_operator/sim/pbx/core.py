@@ -43,6 +43,7 @@ class PbxCore(BridgeOps):
         self.bridges: dict[str, SimBridge] = {}
         self.calls: list[SimCall] = []
         self.pacer = MediaPacer()
+        self.peer_factory: type[RtpPeer] = RtpPeer  # the benchmark's callers swap in a recording peer
         self._ids = IdFactory()
         self._originate_waiters: deque[asyncio.Future[SimCall]] = deque()
         self._timers: set[asyncio.TimerHandle] = set()
@@ -239,7 +240,7 @@ class PbxCore(BridgeOps):
         channel_id = params.get("channelId") or self._ids.channel_id()
         if channel_id in self.channels:
             raise SimHttpError(409, "Channel with given unique ID already exists")
-        peer = RtpPeer(fmt, (host, int(port)))
+        peer = self.peer_factory(fmt, (host, int(port)))
         await peer.open(self.rtp_host)
         local_host, local_port = peer.local
         ch = SimChannel(

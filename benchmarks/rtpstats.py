@@ -1,0 +1,79 @@
+"""RFC 3550 receive statistics of one RTP stream, as a receiver computes them. Pure: packets in, figures out.
+
+Modelled on aiortc's `RTCRtpReceiver` statistics (`StreamStatistics`): extended highest sequence number with
+wrap-around cycles and packets expected/lost (RFC 3550 A.1/A.3), and the interarrival jitter estimate
+J += (|D| - J) / 16 in timestamp units kept in Q4 fixed point (A.8). Unlike aiortc, the arrival time is given
+(the kernel's receive timestamp of the packet) instead of read from the clock when the packet is processed.
+"""
+
+from __future__ import annotations
+
+SEQ_MOD = 1 << 16
+HALF_SEQ = 1 << 15
+NS_PER_S = 1_000_000_000
+
+
+def seq_newer(a: int, b: int) -> bool:
+    """True when sequence number `a` comes after `b` (modulo 2^16, RFC 1982 serial arithmetic)."""
+    return a != b and (a - b) % SEQ_MOD < HALF_SEQ
+
+
+class ReceiveStats:
+    """One SSRC's receive statistics; `add` every packet in arrival order."""
+
+    __slots__ = ("_clock_rate", "_jitter_q4", "_last_arrival", "_last_ts", "base_seq", "cycles", "max_seq",
+                 "packets_received")
+
+    def __init__(self, clock_rate: int = 8000) -> None:
+        self._clock_rate = clock_rate
+        self.base_seq: int | None = None
+        self.max_seq: int | None = None
+        self.cycles = 0
+        self.packets_received = 0
+        self._jitter_q4 = 0
+        self._last_arrival: int | None = None
+        self._last_ts: int | None = None
+
+    def add(self, seq: int, ts: int, arrival_ns: int) -> None:
+        """One received packet: its sequence number, RTP timestamp and arrival time (ns, any epoch)."""
+        in_order = self.max_seq is None or seq_newer(seq, self.max_seq)
+        self.packets_received += 1
+        if self.base_seq is None:
+            self.base_seq = seq
+        if not in_order:  # duplicate or reordered: counted as received, not used for jitter
+            return
+        arrival = arrival_ns * self._clock_rate // NS_PER_S  # in timestamp units
+        if self.max_seq is not None and seq < self.max_seq:
+            self.cycles += SEQ_MOD
+        self.max_seq = seq
+        if self._last_arrival is not None and self._last_ts is not None and ts != self._last_ts:
+            d = abs((arrival - self._last_arrival) - _ts_delta(ts, self._last_ts))
+            self._jitter_q4 += d - ((self._jitter_q4 + 8) >> 4)
+        self._last_arrival = arrival
+        self._last_ts = ts
+
+    @property
+    def jitter(self) -> int:
+        """Interarrival jitter in timestamp units."""
+        return self._jitter_q4 >> 4
+
+    @property
+    def jitter_ms(self) -> float:
+        return self.jitter * 1000.0 / self._clock_rate
+
+    @property
+    def packets_expected(self) -> int:
+        if self.base_seq is None or self.max_seq is None:
+            return 0
+        return self.cycles + self.max_seq - self.base_seq + 1
+
+    @property
+    def packets_lost(self) -> int:
+        """Expected minus received (negative with duplicates), as RFC 3550 A.3 defines it."""
+        return self.packets_expected - self.packets_received
+
+
+def _ts_delta(ts: int, last: int) -> int:
+    """ts - last as a signed 32-bit difference (RTP timestamps wrap at 2^32)."""
+    d = (ts - last) % (1 << 32)
+    return d - (1 << 32) if d >= 1 << 31 else d
