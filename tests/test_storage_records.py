@@ -75,14 +75,15 @@ async def test_outage_spools_and_replays_without_loss_or_duplicates(db: Database
     await store.start()
     await store.call_started(call())
     await store.turn(turn(1))
+    await store.settled()
     assert store.spooled == 0
     await asyncio.to_thread(server.stop_now)
     try:
-        t = time.monotonic()
-        await store.turn(turn(2))  # the database is gone: spooled, no exception
+        await store.turn(turn(2))  # the database is gone: no exception, and the caller does not wait for it
         await store.turn(turn(3))
         await store.call_ended("c1", T0 + timedelta(seconds=60), "bot", "resolved", {"n": 3})
-        assert time.monotonic() - t < 5.0
+        assert store.pending == 3  # queued behind the call, not written in its way
+        await store.settled()  # the writer found the database gone: spooled, no exception
         assert store.spooled == 3
         lines = store.spool_path.read_text().splitlines()
         assert [json.loads(x)["op"] for x in lines] == ["turn", "turn", "call_ended"]

@@ -115,6 +115,7 @@ async def test_records_spool_at_once_while_down_and_replay_when_up(embedded: Dat
         started = datetime.now(UTC)
         await records.call_started(CallRecord("outage-1", "test", "operator", None, "inbound", started))
         await records.call_ended("outage-1", datetime.now(UTC), "caller", "caller_hung_up")
+        await records.settled()
         assert records.spooled == 2
         held = await records.spooled_call("outage-1")
         assert held is not None and held["ended_by"] == "caller" and held["started_at"] == started

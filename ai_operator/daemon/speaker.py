@@ -37,6 +37,7 @@ class Speaker:
         self._segments = voice_segments
         self._on_error = on_error
         self._task: asyncio.Task[None] | None = None
+        self._active: str | None = None  # the utterance allowed into the stream; a cut one never is again
         self._count = 0
         self.first_chunk_ms: dict[str, float] = {}
 
@@ -45,6 +46,7 @@ class Speaker:
         self.cut()
         self._count += 1
         utterance_id = f"u{self._count}"
+        self._active = utterance_id
         self._task = asyncio.create_task(self._run(utterance_id, text, language, cache))
         return utterance_id
 
@@ -55,6 +57,10 @@ class Speaker:
         try:
             for part, voice in self._segments(text, language):
                 async for chunk in self.tts.stream(part, voice, cache=cache):
+                    if self._active != utterance_id:
+                        # cut: cancellation alone is not enough (Python 3.11's wait_for can swallow it), so a
+                        # cut utterance never reaches the stream again, whatever its task still does
+                        return
                     voiced = trimmer.push(chunk)
                     if voiced.size == 0:
                         continue
@@ -62,13 +68,13 @@ class Speaker:
                         self.first_chunk_ms[utterance_id] = (time.perf_counter() - t0) * 1000
                         first = False
                     self.stream.enqueue(voiced, utterance_id, final=False)
-            if not first:
+            if not first and self._active == utterance_id:
                 self.stream.enqueue(trimmer.end(), utterance_id, final=True)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # TTS failure: the line is lost, the call goes on
             self._on_error(utterance_id, exc)
-            if not first:
+            if not first and self._active == utterance_id:
                 self.stream.enqueue(_EMPTY, utterance_id, final=True)
             return
         if first:  # nothing audible came out: the line never plays
@@ -76,6 +82,7 @@ class Speaker:
 
     def cut(self) -> str | None:
         """Stop synthesis and playout now (barge-in); returns the utterance that was playing, if any."""
+        self._active = None
         if self._task is not None and not self._task.done():
             self._task.cancel()
         self._task = None

@@ -159,7 +159,8 @@ class EspeakTTS:
         resampler: StreamResampler | None = None
         remaining: int | None = None
         while True:
-            block = await asyncio.wait_for(stdout.read(READ_SIZE), READ_TIMEOUT_S)
+            async with asyncio.timeout(READ_TIMEOUT_S):  # not wait_for: on 3.11 it can swallow a cancellation
+                block = await stdout.read(READ_SIZE)
             if not block:
                 break
             buf += block

@@ -78,7 +78,8 @@ class OpenAITTS:
             chunks = response.iter_bytes(READ_CHUNK_BYTES).__aiter__()
             while True:
                 try:
-                    block = await asyncio.wait_for(chunks.__anext__(), self.timeout_s)
+                    async with asyncio.timeout(self.timeout_s):  # not wait_for: it can swallow a cancel
+                        block = await chunks.__anext__()
                 except StopAsyncIteration:
                     break
                 except Exception as exc:

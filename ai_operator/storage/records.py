@@ -1,6 +1,9 @@
-"""Call and turn records, written to PostgreSQL, spooled to disk while the database is unreachable.
+"""Call and turn records, written to PostgreSQL behind the call, spooled to disk while the database is unreachable.
 
-A write never raises into the call: when the database is down (or there is none), the record is appended to a
+A call never waits for its records: `call_started`, `turn`, ... only queue the record; one writer task writes
+the queue in order, a batch per transaction (so a burst of calls costs one commit, not one each), and
+`settled()` waits for what was queued so far (reads go through it, so a reader sees its own writes). A write
+never raises into the call: when the database is down (or there is none), the record is appended to a
 fsync'd JSON-lines spool and a background task replays the spool, in order, once the database answers again.
 While anything waits in the spool, new records queue behind it so order is kept. Replays are idempotent
 upserts, so nothing is duplicated. A record the database refuses for its content (e.g. a turn of an unknown
@@ -11,7 +14,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
+from collections import deque
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -35,6 +40,7 @@ from ai_operator.storage.spool import Spool
 log = get_logger("storage")
 
 DEFAULT_RETRY_S = 5.0
+MAX_BATCH = 100  # records per transaction
 WRITE_TIMEOUT_S = 2.0  # one write's budget before the record goes to the spool instead
 CLOSE_FLUSH_TIMEOUT_S = 5.0
 
@@ -71,11 +77,21 @@ class RecordStore:
         self._lock = asyncio.Lock()
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._queue: deque[tuple[str, dict[str, Any]]] = deque()
+        self._queued = asyncio.Event()
+        self._settled = asyncio.Event()
+        self._settled.set()
+        self._writer: asyncio.Task[None] | None = None
 
     @property
     def spooled(self) -> int:
         """Records currently waiting in the spool."""
         return self._spooled
+
+    @property
+    def pending(self) -> int:
+        """Records queued and not written yet."""
+        return len(self._queue)
 
     @property
     def spool_path(self) -> Path:
@@ -86,38 +102,88 @@ class RecordStore:
         return self._spool.rejected_path
 
     async def call_started(self, rec: CallRecord) -> None:
-        await self._write("call_started", record_data(rec))
+        await self._submit("call_started", record_data(rec))
 
     async def call_answered(self, call_id: str, at: datetime) -> None:
-        await self._write("call_answered", {"call_id": call_id, "at": at})
+        await self._submit("call_answered", {"call_id": call_id, "at": at})
 
     async def turn(self, rec: TurnRecord) -> None:
-        await self._write("turn", record_data(rec))
+        await self._submit("turn", record_data(rec))
 
     async def call_ended(self, call_id: str, ended_at: datetime, ended_by: str, disposition: str | None,
                          summary: dict[str, Any] | None = None) -> None:
         check_ended_by(ended_by)
-        await self._write("call_ended", {"call_id": call_id, "ended_at": ended_at, "ended_by": ended_by,
-                                         "disposition": disposition, "summary": summary})
+        await self._submit("call_ended", {"call_id": call_id, "ended_at": ended_at, "ended_by": ended_by,
+                                          "disposition": disposition, "summary": summary})
 
-    async def _write(self, op: str, data: dict[str, Any]) -> None:
-        async with self._lock:
-            if self.db is None or self._spooled > 0:
-                await self._to_spool(op, data)
-                return
+    async def _submit(self, op: str, data: dict[str, Any]) -> None:
+        """Queue one record for the writer (started: returns at once); without a writer, write it now."""
+        self._queue.append((op, data))
+        self._settled.clear()
+        if self._writer is None:
+            await self._drain()
+        else:
+            self._queued.set()
+
+    async def settled(self) -> None:
+        """Until every record queued so far is written (or spooled, or rejected)."""
+        await self._settled.wait()
+
+    async def _writer_loop(self) -> None:
+        while True:
+            await self._queued.wait()
+            self._queued.clear()
             try:
-                await asyncio.wait_for(self._apply(op, data), self.write_timeout_s)
-            except _WRITE_ERRORS as exc:
-                refusal = _refusal(exc)
-                if refusal is None:
-                    await self._to_spool(op, data, reason=_describe(exc))
-                else:
-                    await self._reject_record(op, data, refusal)
+                await self._drain()
+            except Exception as exc:  # the writer must survive anything; the records stay queued
+                log.error("record_writer_failed", error=_describe(exc))
 
-    async def _apply(self, op: str, data: dict[str, Any]) -> None:
+    async def _drain(self) -> None:
+        async with self._lock:
+            while self._queue:
+                batch = list(itertools.islice(self._queue, MAX_BATCH))
+                await self._write_batch(batch)
+                for _ in batch:  # taken off the queue only once written, spooled or rejected
+                    self._queue.popleft()
+            self._settled.set()
+
+    async def _write_batch(self, batch: list[tuple[str, dict[str, Any]]]) -> None:
+        if self.db is None or self._spooled > 0:
+            for op, data in batch:
+                await self._to_spool(op, data)
+            return
+        try:
+            await asyncio.wait_for(self._apply(batch), self.write_timeout_s)
+        except _WRITE_ERRORS as exc:
+            if _refusal(exc) is None or len(batch) == 1:
+                for op, data in batch:
+                    await self._write_one_failed(op, data, exc)
+                return
+            for op, data in batch:  # one record is refused for its content: find it, write the others
+                await self._write_one(op, data)
+
+    async def _write_one(self, op: str, data: dict[str, Any]) -> None:
+        if self.db is None or self._spooled > 0:
+            await self._to_spool(op, data)
+            return
+        try:
+            await asyncio.wait_for(self._apply([(op, data)]), self.write_timeout_s)
+        except _WRITE_ERRORS as exc:
+            await self._write_one_failed(op, data, exc)
+
+    async def _write_one_failed(self, op: str, data: dict[str, Any], exc: BaseException) -> None:
+        refusal = _refusal(exc)
+        if refusal is None:
+            await self._to_spool(op, data, reason=_describe(exc))
+        else:
+            await self._reject_record(op, data, refusal)
+
+    async def _apply(self, batch: list[tuple[str, dict[str, Any]]]) -> None:
+        """Write records in one transaction (all or none)."""
         assert self.db is not None
-        async with self.db.pool.connection(timeout=self.write_timeout_s) as conn:
-            await apply_op(conn, op, data)
+        async with self.db.pool.connection(timeout=self.write_timeout_s) as conn, conn.transaction():
+            for op, data in batch:
+                await apply_op(conn, op, data)
 
     async def _to_spool(self, op: str, data: dict[str, Any], reason: str | None = None) -> None:
         await asyncio.to_thread(self._spool.append, encode_op(op, data))
@@ -154,7 +220,7 @@ class RecordStore:
                     await self._reject_line(line_no, raw, str(exc))
                     continue
                 try:
-                    await asyncio.wait_for(self._apply(op, data), self.write_timeout_s)
+                    await asyncio.wait_for(self._apply([(op, data)]), self.write_timeout_s)
                     written += 1
                 except _WRITE_ERRORS as exc:
                     refusal = _refusal(exc)
@@ -175,7 +241,11 @@ class RecordStore:
         log.error("spool_line_rejected", line=line_no, reason=reason, kept_in=str(self._spool.rejected_path))
 
     async def get_call(self, call_id: str) -> dict[str, Any] | None:
-        """The call row with its turns (ordered by seq) under "turns", or None."""
+        """The call row with its turns (ordered by seq) under "turns", or None. Records queued before are
+        written first, spooled ones too when the database answers (a reader sees its own writes)."""
+        await self.settled()
+        if self._spooled and self.db is not None:
+            await self.flush_spool()
         if self.db is None:
             return None
         async with self.db.pool.connection() as conn:
@@ -208,7 +278,12 @@ class RecordStore:
             self._wake.set()
 
     async def start(self) -> None:
-        """Start the background task that replays the spool every `retry_s` while anything waits in it."""
+        """Start the writer, and the background task that replays the spool every `retry_s` while anything
+        waits in it."""
+        if self._writer is None:
+            self._writer = asyncio.create_task(self._writer_loop(), name="record-writer")
+            if self._queue:
+                self._queued.set()
         if self._task is None:
             self._task = asyncio.create_task(self._retry_loop(), name="record-spool-retry")
             if self._spooled:
@@ -229,7 +304,19 @@ class RecordStore:
                 self._wake.clear()
 
     async def close(self) -> None:
-        """Stop the retry task and try a last flush; whatever is left stays in the spool for the next start."""
+        """Write what is queued, stop the tasks and try a last flush; whatever is left stays in the spool."""
+        if self._writer is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.settled(), CLOSE_FLUSH_TIMEOUT_S)
+            writer, self._writer = self._writer, None
+            writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await writer
+            if self._queue:  # never lost: whatever could not be written in time goes to the spool
+                log.warning("record_final_write_timed_out", left=len(self._queue))
+                while self._queue:
+                    op, data = self._queue.popleft()
+                    await self._to_spool(op, data, reason="shutting down before the database answered")
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):

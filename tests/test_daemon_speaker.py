@@ -1,0 +1,70 @@
+"""The speaker: a reply cut by a new one (barge-in, a DTMF answer over the greeting) never reaches the playout
+again, even when its synthesis task does not stop at once (Python 3.11's wait_for can swallow a cancellation);
+the silence around a line is trimmed."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import numpy as np
+
+from ai_operator.daemon.speaker import Speaker
+from ai_operator.media.codecs import get_codec
+from ai_operator.media.playout import PlayoutStream
+from tests.support.wait import eventually
+
+VOICE = np.full(800, 3000, dtype=np.int16)  # 100 ms of "voice"
+SILENCE = np.zeros(3200, dtype=np.int16)  # 400 ms of trailing silence
+
+
+class StubbornTTS:
+    """Streams chunks slowly and ignores cancellation, like a generator whose await swallowed it."""
+
+    def __init__(self) -> None:
+        self.yielded: dict[str, int] = {}
+
+    async def stream(self, text: str, language: str, *, cache: bool = True) -> AsyncIterator[np.ndarray]:
+        for _ in range(10):
+            try:
+                await asyncio.sleep(0.01)
+            except asyncio.CancelledError:
+                pass  # swallowed
+            self.yielded[text] = self.yielded.get(text, 0) + 1
+            yield VOICE
+
+    async def prewarm(self, lines: list[tuple[str, str]]) -> int:
+        return 0
+
+
+class OneLineTTS:
+    async def stream(self, text: str, language: str, *, cache: bool = True) -> AsyncIterator[np.ndarray]:
+        yield np.concatenate([SILENCE, VOICE, SILENCE])
+
+    async def prewarm(self, lines: list[tuple[str, str]]) -> int:
+        return 0
+
+
+def queued_ids(stream: PlayoutStream) -> list[str]:
+    return [u.id for u in stream._queue]
+
+
+async def test_a_cut_reply_never_reaches_the_stream_again() -> None:
+    stream = PlayoutStream(get_codec("ulaw"), lambda b: None)
+    tts = StubbornTTS()
+    speaker = Speaker(stream, tts, lambda text, lang: [(text, lang)], on_error=lambda *_: None)
+    first = speaker.say("greeting", "ru", cache=True)
+    await eventually(lambda: tts.yielded.get("greeting", 0) >= 2, what="the greeting streaming")
+    second = speaker.say("answer", "ru", cache=True)
+    await eventually(lambda: tts.yielded.get("answer", 0) == 10, what="the answer synthesised")
+    await eventually(lambda: tts.yielded.get("greeting", 0) >= 3, what="the greeting's task running on")
+    assert first != second and set(queued_ids(stream)) == {second}
+
+
+async def test_the_silence_around_a_line_is_trimmed() -> None:
+    stream = PlayoutStream(get_codec("ulaw"), lambda b: None)
+    speaker = Speaker(stream, OneLineTTS(), lambda text, lang: [(text, lang)], on_error=lambda *_: None)
+    speaker.say("line", "ru", cache=True)
+    await eventually(lambda: stream._queue and stream._queue[-1].final, what="the line queued")
+    queued = stream._queue[-1].pcm
+    assert VOICE.size <= queued.size <= VOICE.size + 2 * 320  # the voice plus at most 40 ms on each side
