@@ -5,6 +5,7 @@ the silence around a line is trimmed."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 
 import numpy as np
@@ -26,10 +27,8 @@ class StubbornTTS:
 
     async def stream(self, text: str, language: str, *, cache: bool = True) -> AsyncIterator[np.ndarray]:
         for _ in range(10):
-            try:
+            with contextlib.suppress(asyncio.CancelledError):  # swallowed
                 await asyncio.sleep(0.01)
-            except asyncio.CancelledError:
-                pass  # swallowed
             self.yielded[text] = self.yielded.get(text, 0) + 1
             yield VOICE
 
