@@ -70,6 +70,7 @@ class Mailbox:
     async def next(self, timeout: float) -> CallEvent | None:
         """The next event, or None after `timeout` seconds."""
         try:
-            return await asyncio.wait_for(self._queue.get(), timeout)
+            async with asyncio.timeout(timeout):  # not wait_for: on 3.11 it can swallow the call's cancellation
+                return await self._queue.get()
         except TimeoutError:
             return None
