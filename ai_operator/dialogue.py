@@ -209,6 +209,16 @@ class SelfTestCase:
     name: str
     run: Callable[[], SelfTestResult]
 
+    @classmethod
+    def of_problems(cls, name: str, check: Callable[[], list[str]]) -> SelfTestCase:
+        """A case from a check that lists what is wrong (passed when the list is empty)."""
+
+        def run() -> SelfTestResult:
+            problems = check()
+            return SelfTestResult(name=name, passed=not problems, details="; ".join(problems))
+
+        return cls(name=name, run=run)
+
 
 @dataclass(frozen=True)
 class CheckResult:

@@ -9,12 +9,12 @@ that `doctor_checks` reads etc/loads/sample.json through `load_from_file`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import policies.freight.lines as L
-from ai_operator.dialogue import CheckResult, SelfTestCase, SelfTestResult
+from ai_operator.dialogue import CheckResult, SelfTestCase
 from policies.freight.figures import say_rate
 from policies.freight.ladder import ceiling_leaks, concession_for
 from policies.freight.load import Load, LoadError, load_from_file
@@ -138,12 +138,7 @@ def run_script(session: FreightSession, steps: Sequence[Step]) -> list[str]:
     return problems
 
 
-def _case(name: str, fn: Callable[[], list[str]]) -> SelfTestCase:
-    def run() -> SelfTestResult:
-        problems = fn()
-        return SelfTestResult(name=name, passed=not problems, details="; ".join(problems))
-
-    return SelfTestCase(name=name, run=run)
+_case = SelfTestCase.of_problems
 
 
 def _script_case(name: str, steps: list[Step]) -> SelfTestCase:

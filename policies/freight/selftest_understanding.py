@@ -11,10 +11,9 @@ Pure: no I/O.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
 
 import policies.freight.lines as L
-from ai_operator.dialogue import SelfTestCase, SelfTestResult
+from ai_operator.dialogue import SelfTestCase
 from policies.freight.load import Load
 from policies.freight.prompts import MOVE_BRIEFS, SYSTEM_PROMPT
 from policies.freight.quotes import hear_quote
@@ -131,12 +130,7 @@ def _question_back() -> list[str]:
     return problems
 
 
-def _case(name: str, fn: Callable[[], list[str]]) -> SelfTestCase:
-    def run() -> SelfTestResult:
-        problems = fn()
-        return SelfTestResult(name=name, passed=not problems, details="; ".join(problems))
-
-    return SelfTestCase(name=name, run=run)
+_case = SelfTestCase.of_problems
 
 
 def understanding_cases() -> list[SelfTestCase]:
