@@ -1,5 +1,6 @@
 """Fixtures shared by the whole suite (one place; test modules import helpers from `tests/support/`, never
-fixtures from each other): a fresh database per test on one embedded PostgreSQL, and the daemon tests' base
+fixtures from each other): a fresh database per test on one embedded PostgreSQL, the sample knowledge base in
+it, and the daemon tests' base
 (a state dir with the sample knowledge base ingested) for the session."""
 
 from __future__ import annotations
@@ -9,9 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from ai_operator.kb.embeddings import HashEmbedder
+from ai_operator.kb.ingest import parse_kb_lines
+from ai_operator.kb.store import KnowledgeBase
 from ai_operator.storage.database import Database
 from tests.support.daemon import DaemonBase, start_daemon_base
 from tests.support.storage import fresh_dsn
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
@@ -22,6 +28,17 @@ async def db(tmp_path: Path) -> AsyncIterator[Database]:
         yield database
     finally:
         await database.close()
+
+
+@pytest.fixture
+async def kb(db: Database) -> KnowledgeBase:
+    """The sample knowledge base (`etc/kb/sample.jsonl`) ingested with the offline hash embedder."""
+    entries, rejects = parse_kb_lines((REPO / "etc" / "kb" / "sample.jsonl").read_bytes().split(b"\n"))
+    assert not rejects
+    base = KnowledgeBase(db, HashEmbedder(256))
+    await base.ingest(entries)
+    await base.check_embedder()
+    return base
 
 
 @pytest.fixture(scope="session")

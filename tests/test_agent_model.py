@@ -11,9 +11,6 @@ import pytest
 
 from ai_operator.conversation import Conversation, TurnOutcome
 from ai_operator.dialogue import Reply
-from ai_operator.kb.embeddings import HashEmbedder
-from ai_operator.kb.ingest import parse_kb_lines
-from ai_operator.kb.store import KnowledgeBase
 from ai_operator.llm.chat import ChatModel
 from ai_operator.sim.openai_server import FakeOpenAI
 from policies.operator.tools import specs_for
@@ -31,15 +28,6 @@ async def fake():
     await server.start()
     yield server
     await server.stop()
-
-
-@pytest.fixture
-async def kb(db):
-    entries, rejects = parse_kb_lines((REPO / "etc/kb/sample.jsonl").read_bytes().split(b"\n"))
-    assert not rejects
-    base = KnowledgeBase(db, HashEmbedder(256))
-    await base.ingest(entries)
-    return base
 
 
 def chat_requests(server: FakeOpenAI) -> list[dict]:

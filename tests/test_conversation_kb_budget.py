@@ -13,9 +13,6 @@ import pytest
 
 from ai_operator.conversation import Conversation
 from ai_operator.dialogue import KnowledgeUnavailable
-from ai_operator.kb.embeddings import HashEmbedder
-from ai_operator.kb.ingest import parse_kb_lines
-from ai_operator.kb.store import KnowledgeBase
 from policies.operator.catalog import say
 from tests.support.policies import operator_route
 from tests.support.policies import session as policy_session
@@ -39,16 +36,6 @@ QUESTIONS = {
     ],
 }
 LANGUAGE_CHOICE = {"ru": "русский", "kk": "қазақша"}
-
-
-@pytest.fixture
-async def kb(db):
-    entries, rejects = parse_kb_lines((REPO / "etc/kb/sample.jsonl").read_bytes().split(b"\n"))
-    assert not rejects
-    base = KnowledgeBase(db, HashEmbedder(256))
-    await base.ingest(entries)
-    await base.check_embedder()
-    return base
 
 
 async def ready(knowledge, language: str, route=OPERATOR, **kw) -> Conversation:

@@ -7,10 +7,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
-from ai_operator.kb.embeddings import HashEmbedder
-from ai_operator.kb.ingest import parse_kb_lines
 from ai_operator.kb.relevance import RELEVANCE_GATE, fold, relevance, stem, terms, unseen_words
 from ai_operator.kb.store import KnowledgeBase
 from tests.support import kb_gate as G
@@ -84,15 +80,6 @@ def test_relevance_is_deterministic_bounded_and_reports_terms() -> None:
     assert r == relevance("у меня роутер красным мигает интернета нет", ENTRIES["ru-no-internet"]["title"],
                           ENTRIES["ru-no-internet"]["text"])
     assert relevance("", "x", "y").score == 0.0
-
-
-@pytest.fixture
-async def kb(db) -> KnowledgeBase:
-    entries, rejects = parse_kb_lines(SAMPLE.read_bytes().split(b"\n"))
-    assert not rejects
-    base = KnowledgeBase(db, HashEmbedder(256))
-    await base.ingest(entries)
-    return base
 
 
 # Minimum figures. Calibration: the lines the lexicon and threshold were tuned on. Held-out: written after that

@@ -25,13 +25,6 @@ def sample() -> list[KBEntry]:
     return entries
 
 
-@pytest.fixture
-async def kb(db: Database) -> KnowledgeBase:
-    base = KnowledgeBase(db, HashEmbedder(256))
-    await base.ingest(sample())
-    return base
-
-
 async def count(db: Database, sql: str) -> int:
     async with db.pool.connection() as conn:
         cur = await conn.execute(sql)

@@ -10,8 +10,6 @@ import pytest
 
 from ai_operator.conversation import Conversation
 from ai_operator.dialogue import KnowledgeHit, KnowledgeSearch
-from ai_operator.kb.embeddings import HashEmbedder
-from ai_operator.kb.ingest import parse_kb_lines
 from ai_operator.kb.store import KnowledgeBase
 from policies import load_policy
 from policies.operator.selftest_support import session_in
@@ -147,15 +145,6 @@ def test_a_handoff_request_never_reaches_the_search(request_: str) -> None:
 
 
 # --- end to end: the real knowledge base ------------------------------------------------------------------
-
-
-@pytest.fixture
-async def kb(db) -> KnowledgeBase:
-    entries, rejects = parse_kb_lines(SAMPLE.read_bytes().split(b"\n"))
-    assert not rejects
-    base = KnowledgeBase(db, HashEmbedder(256))
-    await base.ingest(entries)
-    return base
 
 
 async def conversation(kb: KnowledgeBase, language: str, region: str = "Астана") -> Conversation:
