@@ -43,8 +43,10 @@ check_sha "$ast_tar" "$AST_SHA256"
 check_sha "$pj_tar" "$PJ_SHA256"
 
 # Build dependencies (Debian package -> a file that proves it is installed).
-deps=(build-essential libedit-dev libjansson-dev libxml2-dev libsqlite3-dev uuid-dev libssl-dev libsrtp2-dev
-      libcurl4-openssl-dev pkg-config bzip2 patch xz-utils asterisk-core-sounds-en-gsm)
+# libcurl4-openssl-dev and libsrtp2-dev are left out on purpose: the -dev package pins the runtime library's
+# exact version, so installing it upgrades the host's libcurl4; ARI, chan_pjsip and chan_rtp need neither.
+deps=(build-essential libedit-dev libjansson-dev libxml2-dev libsqlite3-dev uuid-dev libssl-dev
+      pkg-config bzip2 patch xz-utils asterisk-core-sounds-en-gsm)
 missing=()
 for p in "${deps[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -66,7 +68,7 @@ tar -C "$work" -xJf "$ast_tar"
 cd "$work/asterisk-$VERSION"
 
 echo "asterisk-build: configure (prefix $PREFIX)"
-./configure --prefix="$PREFIX" --with-pjproject-bundled --without-libjwt \
+./configure --prefix="$PREFIX" --with-pjproject-bundled --without-libjwt --without-libcurl --without-srtp \
     --with-download-cache="$cache" --with-externals-cache="$cache" \
     --without-dahdi --without-pri --without-ss7 --without-gtk2 --without-radius \
     >"$work/configure.log" 2>&1 || { tail -n 40 "$work/configure.log" >&2; exit 1; }
