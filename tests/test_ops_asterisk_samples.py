@@ -177,3 +177,21 @@ def test_readme_says_how_softphones_register_and_to_ingest_the_knowledge_base():
     for needle in ("test-caller", "operator-desk", "5070", "kb ingest", "asterisk-core-sounds-en-gsm"):
         assert needle in text, needle
     assert "chan_local" not in text  # Asterisk 22 has no separate chan_local module
+
+
+def test_doctor_names_the_parsed_handoff_target_of_every_enabled_route(tmp_path):
+    from ai_operator.config import load_settings
+    from ai_operator.doctor.dialogue_checks import policy_checks
+    from tests.support.envfiles import example_text
+
+    env = tmp_path / "ai-operator.env"
+    env.write_text(example_text(ROUTE_FREIGHT_HANDOFF="PJSIP/operator-desk"))
+    settings = load_settings(env, environ={})
+    checks = {c.name: c for c in policy_checks(settings)}
+    enabled = [r for r in settings.routes.values() if r.enabled]
+    assert enabled
+    for route in enabled:
+        check = checks[f"route {route.name} handoff"]
+        assert check.status == "OK", check
+    assert checks["route test handoff"].detail == "dialplan ai-operator-handoff,operator,1"
+    assert checks["route freight handoff"].detail == "endpoint PJSIP/operator-desk"
