@@ -4,10 +4,10 @@
 #
 #   scripts/dial-test-route.sh [options] AUDIO
 #     -H HOST        Asterisk SIP address (default 127.0.0.1)
-#     -P PORT        Asterisk SIP port (default 5060)
+#     -P PORT        Asterisk SIP port (default 5070, the sample transport ai-operator-udp)
 #     -e EXTEN       extension to dial (default 100 = Stasis(ai-operator,test); 200 = freight)
 #     -u USER        SIP auth user (default test-caller)
-#     -p PASSWORD    SIP auth password (default $SIP_PASSWORD, else CHANGE-ME-TOO as in the sample)
+#     -p PASSWORD    SIP auth password (default $SIP_PASSWORD, else CHANGE-ME-test-caller as in the sample)
 #     -l SECONDS     how long to listen after speaking before hanging up (default 20)
 #     -m PORT        local RTP port (default 16000)
 #     -n             dry run: convert the audio, render the scenario, print the sipp command; do not dial
@@ -21,10 +21,10 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 SCENARIO_TEMPLATE="$HERE/sipp/uac-test-route.xml"
 
 HOST=127.0.0.1
-PORT=5060
+PORT=5070
 EXTEN=100
 AUTH_USER=test-caller
-AUTH_PASSWORD="${SIP_PASSWORD:-CHANGE-ME-TOO}"
+AUTH_PASSWORD="${SIP_PASSWORD:-CHANGE-ME-test-caller}"
 LISTEN_S=20
 MEDIA_PORT=16000
 DRY_RUN=0

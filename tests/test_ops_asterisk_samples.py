@@ -62,11 +62,20 @@ def test_http_and_ari_match_the_env_example():
     assert user["password"]
 
 
+# Section names in Asterisk 22's stock configs/samples/pjsip.conf.sample that a merge must not collide with.
+STOCK_PJSIP_SECTIONS = {"transport-udp", "transport-udp-ipv6", "transport-tcp", "transport-tls", "system", "global",
+                        "6001", "6002", "mytrunk", "acl"}
+
+
 def test_pjsip_references_resolve():
     sections = by_type(parse_conf(AST / "pjsip.conf"))
-    assert sections[("transport-udp", "transport")]["protocol"] == "udp"
+    transport = sections[("ai-operator-udp", "transport")]
+    assert transport["protocol"] == "udp"
+    # beside a stock transport on 5060, never on it
+    assert transport["bind"].rsplit(":", 1)[1] != "5060"
+    assert not {name for name, _ in sections} & STOCK_PJSIP_SECTIONS
     endpoints = {name: d for (name, kind), d in sections.items() if kind == "endpoint"}
-    assert set(endpoints) == {"test-caller", "freight-trunk"}
+    assert set(endpoints) == {"test-caller", "operator-desk", "freight-trunk"}
     contexts = {name for name, _ in parse_conf(AST / "extensions.conf")}
     for name, ep in endpoints.items():
         assert ep["allow"] == "ulaw,alaw" and ep["disallow"] == "all"
@@ -104,7 +113,13 @@ def test_dialplan_routes_fallback_handoff_outbound():
         assert any(a.startswith("Goto(ai-operator-busy") for a in apps[i + 1 :])
     busy = ctx["ai-operator-busy"]["s"]
     assert any(a.startswith("Playback(") for a in busy) and busy[-1].startswith("Hangup")
-    assert any(a.startswith("Dial(") for a in ctx["ai-operator-handoff"]["operator"])
+    dials = [a for a in ctx["ai-operator-handoff"]["operator"] if a.startswith("Dial(")]
+    assert dials
+    # the handoff dials an endpoint the sample defines (a second softphone registers as it)
+    endpoints = {name for (name, kind) in by_type(parse_conf(AST / "pjsip.conf")) if kind == "endpoint"}
+    for dial in dials:
+        tech, resource = dial[len("Dial(") :].split(",", 1)[0].split("/", 1)
+        assert tech == "PJSIP" and resource in endpoints, dial
     outbound = ctx["ai-operator-outbound"]["_X."]
     assert any("@freight-trunk" in a for a in outbound)
     globals_ = dict(dict(parse_conf(AST / "extensions.conf"))["globals"])
@@ -125,3 +140,58 @@ def test_readme_names_every_file_and_the_reload_commands():
         assert f"`{f.name}`" in text, f.name
     for cmd in ("module reload res_ari.so", "dialplan reload", "pjsip reload", "ari show apps"):
         assert cmd in text
+
+
+# The prompts of Debian's asterisk-core-sounds-en-gsm 1.6.1 the samples may use (a part of `dpkg -L`).
+CORE_SOUNDS = {"all-circuits-busy-now", "please-try-call-later", "please-try-again", "im-sorry", "tt-allbusy"}
+DEBIAN_SOUNDS = Path("/usr/share/asterisk/sounds/en_US_f_Allison")
+
+
+def test_the_fallback_plays_prompts_that_ship_with_the_core_sounds():
+    ctx = {name: _priorities(items) for name, items in parse_conf(AST / "extensions.conf")}
+    prompts = [p for app in ctx["ai-operator-busy"]["s"] if app.startswith("Playback(")
+               for p in app[len("Playback(") : -1].split(",", 1)[0].split("&")]
+    assert prompts and set(prompts) <= CORE_SOUNDS, prompts
+    if DEBIAN_SOUNDS.is_dir():  # where the package is installed, the files themselves
+        for prompt in prompts:
+            assert list(DEBIAN_SOUNDS.glob(f"{prompt}.*")), prompt
+
+
+def test_every_handoff_target_of_the_env_example_exists_in_the_samples():
+    from ai_operator.config.routes import HandoffTarget
+
+    env = env_example()
+    ctx = {name: _priorities(items) for name, items in parse_conf(AST / "extensions.conf")}
+    endpoints = {name for (name, kind) in by_type(parse_conf(AST / "pjsip.conf")) if kind == "endpoint"}
+    targets = [HandoffTarget.parse(v) for k, v in env.items() if k.startswith("ROUTE_") and k.endswith("_HANDOFF")]
+    assert targets
+    for target in targets:
+        if target.endpoint:
+            assert target.endpoint.split("/", 1)[1] in endpoints, target
+        else:
+            assert target.context in ctx and target.extension in ctx[target.context], target
+
+
+def test_readme_says_how_softphones_register_and_to_ingest_the_knowledge_base():
+    text = (AST / "README.md").read_text()
+    for needle in ("test-caller", "operator-desk", "5070", "kb ingest", "asterisk-core-sounds-en-gsm"):
+        assert needle in text, needle
+    assert "chan_local" not in text  # Asterisk 22 has no separate chan_local module
+
+
+def test_doctor_names_the_parsed_handoff_target_of_every_enabled_route(tmp_path):
+    from ai_operator.config import load_settings
+    from ai_operator.doctor.dialogue_checks import policy_checks
+    from tests.support.envfiles import example_text
+
+    env = tmp_path / "ai-operator.env"
+    env.write_text(example_text(ROUTE_FREIGHT_HANDOFF="PJSIP/operator-desk"))
+    settings = load_settings(env, environ={})
+    checks = {c.name: c for c in policy_checks(settings)}
+    enabled = [r for r in settings.routes.values() if r.enabled]
+    assert enabled
+    for route in enabled:
+        check = checks[f"route {route.name} handoff"]
+        assert check.status == "OK", check
+    assert checks["route test handoff"].detail == "dialplan ai-operator-handoff,operator,1"
+    assert checks["route freight handoff"].detail == "endpoint PJSIP/operator-desk"
