@@ -12,16 +12,14 @@ Log lines look like `uas event=invite at=<date>\\t<time>\\t<epoch.micros> key=va
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import re
 import shutil
 import subprocess
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from tests.support.ports import free_udp_range
-from tests.support.wait import eventually
+from tests.support.wait import eventually_sync
 
 SIPP_DIR = Path(__file__).resolve().parent / "sipp"
 LINE = re.compile(r"^uas event=(?P<event>\S+) at=\S+\t\S+\t(?P<epoch>\d+\.\d+)(?P<rest>.*)$")
@@ -48,15 +46,13 @@ def parse_log(text: str) -> list[UasEvent]:
 
 @dataclass
 class SippUas:
-    """One sipp process playing a called party. Use `async with SippUas.carrier(...)` (or `operator_desk`)."""
+    """One sipp process playing a called party. Use `with SippUas.carrier(...)` (or `operator_desk`)."""
 
     argv: list[str]
     workdir: Path
     port: int
     log_path: Path
-    proc: asyncio.subprocess.Process | None = None
-    output: bytes = b""
-    _reader: asyncio.Task[bytes] | None = field(default=None, repr=False)
+    proc: subprocess.Popen[bytes] | None = None
 
     @classmethod
     def carrier(cls, workdir: Path, *, rtp_ip: str, rtp_port: int) -> SippUas:
@@ -85,33 +81,32 @@ class SippUas:
         return cls(argv, workdir, port, log)
 
     # ---- life ------------------------------------------------------------------------------------------------
-    async def __aenter__(self) -> SippUas:
+    def start(self) -> SippUas:
         if shutil.which("sipp") is None:
             raise RuntimeError("sipp not found: `make` installs it (Debian package sip-tester)")
         self.workdir.mkdir(parents=True, exist_ok=True)
-        self.proc = await asyncio.create_subprocess_exec(*self.argv, cwd=self.workdir, stdin=subprocess.DEVNULL,
-                                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        assert self.proc.stdout is not None
-        self._reader = asyncio.create_task(self.proc.stdout.read())
+        self.proc = subprocess.Popen(self.argv, cwd=self.workdir, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL, start_new_session=True)
         return self
 
-    async def __aexit__(self, *_exc: object) -> None:
-        await self.stop()
+    def __enter__(self) -> SippUas:
+        return self.start()
 
-    async def stop(self) -> None:
-        """Stop sipp (it may have finished by itself) and keep what it printed."""
+    def __exit__(self, *_exc: object) -> None:
+        self.stop()
+
+    def stop(self) -> int | None:
+        """Stop sipp (it may have finished by itself); its exit code."""
         if self.proc is None:
-            return
-        if self.proc.returncode is None:
+            return None
+        if self.proc.poll() is None:
             self.proc.terminate()
             try:
-                await asyncio.wait_for(self.proc.wait(), STOP_TIMEOUT_S)
-            except TimeoutError:
+                self.proc.wait(STOP_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
                 self.proc.kill()
-                await self.proc.wait()
-        if self._reader is not None:
-            with contextlib.suppress(Exception):
-                self.output = await self._reader
+                self.proc.wait(STOP_TIMEOUT_S)
+        return self.proc.returncode
 
     # ---- what happened -----------------------------------------------------------------------------------------
     def events(self) -> list[UasEvent]:
@@ -123,10 +118,10 @@ class SippUas:
     def first(self, name: str) -> UasEvent | None:
         return next((e for e in self.events() if e.event == name), None)
 
-    async def wait_for(self, name: str, timeout: float) -> UasEvent:
+    def wait_for(self, name: str, timeout: float) -> UasEvent:
         """The first `name` event, waiting up to `timeout` s (a failure bound; names sipp's errors if it died)."""
         try:
-            return await eventually(lambda: self.first(name), timeout=timeout, what=f"sipp {name!r} ({self.log_path.name})")
+            return eventually_sync(lambda: self.first(name), timeout=timeout, what=f"sipp {name!r} ({self.log_path.name})")
         except AssertionError as exc:
             raise AssertionError(f"{exc}; sipp so far: {[e.event for e in self.events()]}; {self.diagnostics()}") from None
 
