@@ -23,6 +23,11 @@ async def ari_checks(settings: Settings) -> list[CheckResult]:
             return [CheckResult("ARI credentials", "FAIL", f"{url} refused ARI_USER={settings.ari.user}: check ari.conf")]
         except AriUnavailable as exc:
             return [CheckResult("ARI reachable", "FAIL", f"{exc}")]
+        except AriHttpError as exc:  # Asterisk's HTTP server answers, with an HTML page: not an ARI address
+            hint = (" - check that ARI_URL ends in /ari and that res_ari is loaded "
+                    "(asterisk -rx 'module show like res_ari')") if exc.status == 404 else ""
+            return [CheckResult("ARI reachable", "FAIL",
+                                f"{url} answered HTTP {exc.status} to GET /asterisk/info: not ARI{hint}")]
         except AriError as exc:
             return [CheckResult("ARI reachable", "FAIL", f"{url}: {exc}")]
         version = (info.get("system") or {}).get("version", "?")
