@@ -59,8 +59,9 @@ class SippUas:
         """The freight carrier: answers with `rtp_ip:rtp_port` (the test's RTP peer) in its SDP."""
         port = _free_udp_port()
         log = workdir / "carrier-sipp.log"
-        argv = ["sipp", "-sf", str(SIPP_DIR / "uas_carrier.xml"), "-i", "127.0.0.1", "-p", str(port), "-m", "1",
-                "-aa", "-key", "rtp_ip", rtp_ip, "-key", "rtp_port", str(rtp_port), *_common(workdir, log)]
+        # No -m 1: Asterisk's qualify OPTIONS (the sample trunk's qualify_frequency) would count as that one call.
+        argv = ["sipp", "-sf", str(SIPP_DIR / "uas_carrier.xml"), "-i", "127.0.0.1", "-p", str(port), "-aa",
+                "-key", "rtp_ip", rtp_ip, "-key", "rtp_port", str(rtp_port), *_common(workdir, log)]
         return cls(argv, workdir, port, log)
 
     @classmethod
