@@ -5,7 +5,7 @@ the OS handed out, logging every step with sipp's wall-clock timestamp into its 
 - `SippUas.carrier(...)`: answers Asterisk's INVITE with an SDP naming the test's RTP peer (sipp does the
   signalling only), then waits for the BYE; `remote_rtp` is where the peer sends (Asterisk's SDP).
 - `SippUas.operator_desk(...)`: registers as the sample's `operator-desk` (digest), then answers the handoff's
-  INVITE (sipp's out-of-call scenario) and speaks a WAV as RTP from its own media port.
+  INVITE (sipp's out-of-call scenario), speaks a WAV as RTP from its own media port and hangs up after a while.
 
 Log lines look like `uas event=invite at=<date>\\t<time>\\t<epoch.micros> key=value ...`.
 """
@@ -66,8 +66,12 @@ class SippUas:
 
     @classmethod
     def operator_desk(cls, workdir: Path, *, asterisk_sip: tuple[str, int], password: str, speech_wav: Path,
-                      user: str = "operator-desk") -> SippUas:
-        """The human: registers as `user` at Asterisk, then answers the handoff and loops `speech_wav`."""
+                      hold_s: float, user: str = "operator-desk") -> SippUas:
+        """The human: registers as `user` at Asterisk, then answers the handoff, loops `speech_wav` and hangs up
+        after `hold_s` (unless the caller did first)."""
+        workdir.mkdir(parents=True, exist_ok=True)
+        desk = workdir / "uas_operator_desk.xml"
+        desk.write_text((SIPP_DIR / "uas_operator_desk.xml").read_text().replace("@HOLD_MS@", str(int(hold_s * 1000))))
         port = _free_udp_port()
         media = free_udp_range(4)  # sipp binds its media port and the next ones (RTCP, video)
         log = workdir / "desk-sipp.log"
@@ -76,7 +80,7 @@ class SippUas:
                        check=True, capture_output=True)
         host, sip_port = asterisk_sip
         argv = ["sipp", f"{host}:{sip_port}", "-sf", str(SIPP_DIR / "uas_operator_desk_register.xml"),
-                "-oocsf", str(SIPP_DIR / "uas_operator_desk.xml"), "-i", "127.0.0.1", "-p", str(port),
+                "-oocsf", str(desk), "-i", "127.0.0.1", "-p", str(port),
                 "-mi", "127.0.0.1", "-mp", str(media), "-s", user, "-au", user, "-ap", password, "-m", "1", "-aa",
                 *_common(workdir, log)]
         return cls(argv, workdir, port, log)
