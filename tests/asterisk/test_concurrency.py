@@ -53,10 +53,16 @@ def rtp_sockets(pid: int, low: int, high: int) -> list[int]:
     return sorted(ports)
 
 
-def greeted(caller: SipCaller) -> float:
+def greeted(stack: Stack, caller: SipCaller) -> float:
     """Waits for the greeting to end; how surely its Russian line was heard (1.0: sample for sample)."""
-    caller.wait_media(60)
-    wait_reply(caller.rtp, 0, timeout=90)
+    try:
+        caller.wait_media(60)
+        wait_reply(caller.rtp, 0, timeout=90)
+    except AssertionError as exc:
+        assert stack.daemon is not None
+        call_id = caller.channel_id()
+        lines = [e for e in stack.daemon.events() if e.get("call_id") == call_id]
+        raise AssertionError(f"{exc}; the daemon about {call_id}: {lines}; Asterisk: {stack.pbx.tail(60)}") from None
     return contains(caller.rtp.pcm()[1], bot_line(GREETING.splitlines()[0], "ru"))
 
 
@@ -70,7 +76,7 @@ def test_ten_concurrent_calls_are_all_served_and_leave_nothing_behind(stack: Sta
     callers = [stack.dial("100", hangup_after_s=TALK_S) for _ in range(CALLS)]
     with ThreadPoolExecutor(CALLS) as pool:
         ids = list(pool.map(lambda c: c.channel_id(), callers))
-        scores = list(pool.map(greeted, callers))
+        scores = list(pool.map(lambda c: greeted(stack, c), callers))
     assert len(set(ids)) == CALLS
     assert min(scores) > HEARD_IN_FULL, f"greeting not heard in full by every caller: {scores}"
 
