@@ -159,7 +159,9 @@ class Call:
             self._last_activity = ev.at
             self.listener.reset_bargein()
             if self._pending_transfer == ev.utterance_id:
-                self.mailbox.post(TransferDue())
+                # As before a hang-up: the line's last frames still cross Asterisk's bridge to the caller when
+                # the pacer has sent them; leaving the bridge at once cut the end of "please stay on the line".
+                asyncio.get_running_loop().call_later(self.callend.grace_s, self.mailbox.post, TransferDue())
         self.mailbox.post(Wake())
 
     def _on_tts_error(self, utterance_id: str, exc: Exception) -> None:
