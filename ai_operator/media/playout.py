@@ -7,8 +7,8 @@ utterance's first frame goes out and `stopped` when its last one does, or at onc
 
 `Pacer` is the only timer: one asyncio task ticks on an absolute schedule t0 + k * 20 ms, so it does not drift;
 when it falls more than a few frames behind it skips ahead (counted in `late_ticks`) instead of bursting.
-Between its wake-ups, the receive path calls `Pacer.poll()` after each packet, so a due frame goes out even in
-the middle of a burst of incoming RTP.
+It is also the clock of the receive side: after sending a tick's frames it calls `receive` (the daemon's: read
+every call's socket), so all calls' incoming RTP is handled once per tick, and never ahead of a due frame.
 """
 
 from __future__ import annotations
@@ -234,8 +234,11 @@ class Pacer:
         clock: Callable[[], float] = time.monotonic,
         *,
         late_skip_frames: int = LATE_SKIP_FRAMES,
+        receive: Callable[[], object] | None = None,
     ) -> None:
         self.frame_s = frame_ms / 1000.0
+        self._receive = receive  # called after each tick's sends (reads every call's incoming RTP)
+        self.receive_errors = 0
         self._clock = clock
         self._late_skip = late_skip_frames
         self._streams: list[PlayoutStream] = []
@@ -307,18 +310,6 @@ class Pacer:
         self._k = k + 1
         self.ticks += 1
 
-    def poll(self) -> bool:
-        """Tick now if the current slot is due (True when it ticked). The receive path calls this between
-        packets, so a burst of incoming RTP cannot hold the outgoing frames back until the burst is over."""
-        t0 = self._t0
-        if t0 is None or self._task is None:
-            return False
-        now = self._clock()
-        if now < t0 + self._k * self.frame_s:
-            return False
-        self.tick(now)
-        return True
-
     async def _run(self) -> None:
         clock = self._clock
         while True:
@@ -326,10 +317,21 @@ class Pacer:
             now = clock()
             if due is not None and now < due:
                 await asyncio.sleep(due - now)
-                continue  # re-check: `poll` may have ticked this slot meanwhile
+                continue
             self.tick(now)
+            self._received()
             if due is not None and clock() >= self.next_due():  # type: ignore[operator]
                 await asyncio.sleep(0)  # stay fair to the loop when catching up
+
+    def _received(self) -> None:
+        if self._receive is None:
+            return
+        try:
+            self._receive()
+        except Exception as exc:  # the pacing task must go on whatever the receive side does
+            self.receive_errors += 1
+            if self.receive_errors == 1:
+                log.error("playout_receive_failed", error=repr(exc))
 
     async def start(self) -> None:
         """Start the pacing task (idempotent)."""
