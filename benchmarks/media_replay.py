@@ -20,6 +20,7 @@ import asyncio
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -125,7 +126,10 @@ def compare(args: argparse.Namespace) -> None:
         work = Path(tmp)
         speak(CALLER_LINE, work / "caller.npy")
         speak(BOT_LINE, work / "bot.npy")
-        trees = {f"baseline ({args.baseline})": export(args.baseline, work / "baseline"), "this tree": REPO}
+        snapshot = work / "this-tree"  # a copy: editing the tree meanwhile does not change what is measured
+        for package in ("ai_operator", "policies"):
+            shutil.copytree(REPO / package, snapshot / package, ignore=shutil.ignore_patterns("__pycache__"))
+        trees = {f"baseline ({args.baseline})": export(args.baseline, work / "baseline"), "this tree": snapshot}
         result: dict[str, Any] = {"calls": args.calls, "ticks": [args.short, args.ticks]}
         per = {}
         for name, tree in trees.items():

@@ -33,7 +33,6 @@ from ai_operator.media.timing import ErrorStats
 log = get_logger("media")
 
 LATE_SKIP_FRAMES = 3  # further behind than this: skip ahead instead of sending a burst
-STREAM_ERROR_WINDOW = 256  # recent send-time errors kept per stream
 STARTED = "started"
 STOPPED = "stopped"
 
@@ -58,7 +57,7 @@ class _Utterance:
         self.id = utterance_id
         self.pcm = pcm
         self.payload = payload
-        self.powers = frame_powers(pcm, FRAME_SAMPLES)  # per whole frame, for the echo reference
+        self.powers: list[float] = frame_powers(pcm, FRAME_SAMPLES).tolist()  # per whole frame (echo reference)
         self.pos = 0  # in samples
         self.final = final
         self.started = False
@@ -67,14 +66,13 @@ class _Utterance:
 class PlayoutStats:
     """Counters of one stream."""
 
-    __slots__ = ("callback_errors", "frames_sent", "send_errors_ms", "send_failures", "underruns")
+    __slots__ = ("callback_errors", "frames_sent", "send_failures", "underruns")
 
     def __init__(self) -> None:
         self.frames_sent = 0
         self.underruns = 0  # an unfinished utterance had no full frame ready at a tick
         self.send_failures = 0
         self.callback_errors = 0
-        self.send_errors_ms = ErrorStats(STREAM_ERROR_WINDOW)  # actual minus scheduled send time
 
 
 def _as_pcm(pcm: np.ndarray) -> np.ndarray:
@@ -135,7 +133,7 @@ class PlayoutStream:
                 bps = self._bytes_per_sample
                 tail.pcm = np.concatenate((tail.pcm[tail.pos :], arr))
                 tail.payload = tail.payload[tail.pos * bps :] + self.codec.encode(arr)
-                tail.powers = frame_powers(tail.pcm, FRAME_SAMPLES)
+                tail.powers = frame_powers(tail.pcm, FRAME_SAMPLES).tolist()
                 tail.pos = 0
             tail.final = final
             return
@@ -167,7 +165,8 @@ class PlayoutStream:
             log.error(log_event, error=repr(exc), **fields)
 
     def tick(self, k: int, now: float, error_ms: float) -> None:
-        """Send at most one frame for schedule slot `k` (called by the pacer)."""
+        """Send at most one frame for schedule slot `k` (called by the pacer; `error_ms`, how late the tick
+        is, is the pacer's statistic, kept once per tick, not per stream)."""
         if self._k0 is None:
             self._k0 = k
         queue = self._queue
@@ -175,7 +174,7 @@ class PlayoutStream:
             utt = queue[0]
             remaining = utt.pcm.size - utt.pos
             if remaining >= FRAME_SAMPLES or (utt.final and remaining > 0):
-                self._send_frame(utt, k, now, error_ms, remaining)
+                self._send_frame(utt, k, now, remaining)
                 return
             if not utt.final:
                 self.stats.underruns += 1
@@ -187,11 +186,11 @@ class PlayoutStream:
                 self._emit(PlayoutEvent(STOPPED, utt.id, now))
         self._gap = True
 
-    def _send_frame(self, utt: _Utterance, k: int, now: float, error_ms: float, remaining: int) -> None:
+    def _send_frame(self, utt: _Utterance, k: int, now: float, remaining: int) -> None:
         pos = utt.pos
         bps = self._bytes_per_sample
         if remaining >= FRAME_SAMPLES:
-            power = float(utt.powers[pos // FRAME_SAMPLES])
+            power = utt.powers[pos // FRAME_SAMPLES]
             payload = utt.payload[pos * bps : (pos + FRAME_SAMPLES) * bps]
         else:  # the partial last frame, padded with silence
             power = float(frame_powers(np.pad(utt.pcm[pos:], (0, FRAME_SAMPLES - remaining)), FRAME_SAMPLES)[0])
@@ -213,7 +212,6 @@ class PlayoutStream:
             if self.stats.send_failures == 1:
                 log.warning("playout_send_failed", error=repr(exc))
         self.stats.frames_sent += 1
-        self.stats.send_errors_ms.add(error_ms)
         if self._on_frame is not None:
             try:
                 self._on_frame(power, now)

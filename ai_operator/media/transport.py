@@ -111,14 +111,15 @@ class RtpReceiver:
 
     def __init__(self) -> None:
         self._poller: Any = select.epoll() if hasattr(select, "epoll") else select.poll()
-        self._by_fd: dict[int, RtpEndpoint] = {}
+        self._by_fd: dict[int, tuple[Callable[[int], tuple[bytes, Any]], RtpEndpoint]] = {}
 
     def __len__(self) -> int:
         return len(self._by_fd)
 
-    def add(self, endpoint: RtpEndpoint, fd: int) -> None:
+    def add(self, endpoint: RtpEndpoint, sock: socket.socket) -> None:
+        fd = sock.fileno()
         self._poller.register(fd, select.POLLIN)
-        self._by_fd[fd] = endpoint
+        self._by_fd[fd] = (sock.recvfrom, endpoint)
 
     def remove(self, fd: int) -> None:
         if self._by_fd.pop(fd, None) is not None:
@@ -133,9 +134,18 @@ class RtpReceiver:
             if not ready:
                 break
             for fd, _mask in ready:
-                endpoint = by_fd.get(fd)
-                if endpoint is not None:
-                    n += endpoint.read_one()
+                entry = by_fd.get(fd)
+                if entry is None:
+                    continue
+                try:
+                    data, addr = entry[0](2048)
+                except (BlockingIOError, InterruptedError):
+                    continue
+                except OSError as exc:
+                    entry[1].socket_error(exc)
+                    continue
+                entry[1].datagram_received(data, addr)
+                n += 1
         return n
 
     def close(self) -> None:
@@ -188,7 +198,7 @@ class RtpEndpoint:
         try:
             endpoint = cls(allocator, codec, on_audio, sock, on_silence)
             if receiver is not None:
-                receiver.add(endpoint, endpoint._fd)
+                receiver.add(endpoint, sock)
                 endpoint._receiver = receiver
             else:
                 endpoint._loop = asyncio.get_running_loop()
@@ -214,17 +224,20 @@ class RtpEndpoint:
         self.remote = (host, int(port))
 
     def read_one(self) -> int:
-        """Read and handle one queued datagram (the socket was reported readable); 1 if there was one."""
+        """Read and handle one queued datagram; 1 if there was one."""
         try:
             data, addr = self._sock.recvfrom(2048)
         except (BlockingIOError, InterruptedError):
             return 0
         except OSError as exc:
-            if not self._closed:
-                log.warning("rtp_socket_error", local_port=self.local_address[1], error=repr(exc))
+            self.socket_error(exc)
             return 0
         self.datagram_received(data, addr)
         return 1
+
+    def socket_error(self, exc: OSError) -> None:
+        if not self._closed:
+            log.warning("rtp_socket_error", local_port=self.local_address[1], error=repr(exc))
 
     def drain(self) -> int:
         """Read and handle every queued datagram; returns how many."""
