@@ -119,7 +119,10 @@ class EchoReference:
         if last is not None and slot > last + 1:  # caller frames not measured meanwhile (the bot was quiet):
             self._caller.push_zeros(slot - last - 1)  # they are not in the smoothed level
         self._caller_slot = slot if last is None else max(slot, last)
-        self._caller.push(power)
+        if power == 0.0:  # digital silence (most caller frames while the bot talks): free once the ring is silent
+            self._caller.push_zeros(1)
+        else:
+            self._caller.push(power)
 
     def bot_active(self, at: float) -> bool:
         """The bot's voice is in the echo window at `at`: caller frames need the echo test."""

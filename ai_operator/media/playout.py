@@ -131,9 +131,13 @@ class PlayoutStream:
                 raise ValueError(f"utterance {utterance_id!r} already ended (final=True was given)")
             if arr.size:
                 bps = self._bytes_per_sample
+                first, whole = tail.pos // FRAME_SAMPLES, (tail.pcm.size - tail.pos) // FRAME_SAMPLES
                 tail.pcm = np.concatenate((tail.pcm[tail.pos :], arr))
                 tail.payload = tail.payload[tail.pos * bps :] + self.codec.encode(arr)
-                tail.powers = frame_powers(tail.pcm, FRAME_SAMPLES).tolist()
+                # the whole frames queued before keep their power; only the rest (a partial frame + the new
+                # audio) is measured: a line streamed in many chunks is measured once, not once per chunk
+                rest = frame_powers(tail.pcm[whole * FRAME_SAMPLES :], FRAME_SAMPLES).tolist()
+                tail.powers = tail.powers[first : first + whole] + rest
                 tail.pos = 0
             tail.final = final
             return
