@@ -166,7 +166,6 @@ class RtpEndpoint:
         self.stats = RtpStats()
         self._sock = sock
         self._fd = sock.fileno()
-        self._connected = False  # after set_remote: the socket only hears the remote
         self.local_address: tuple[str, int] = sock.getsockname()[:2]
         self.remote: tuple[str, int] | None = None
         self._receiver: RtpReceiver | None = None
@@ -214,34 +213,17 @@ class RtpEndpoint:
             except socket.gaierror as exc:
                 raise ValueError(f"RTP remote address {host!r}: {exc}") from None
         self.remote = (host, int(port))
-        # Connected, the socket gets only the remote's datagrams (the kernel drops anyone else's) and reads and
-        # sends need no address: no address formatting per packet, no route lookup per send. What was queued
-        # before is read now, judged by its sender's address as before.
-        self._connected = False
-        self._sock.connect(self.remote)
-        while self.read_one():
-            pass
-        self._connected = True
 
     def read_one(self) -> int:
         """Read and handle one queued datagram; 1 if there was one."""
         try:
-            if self._connected:
-                data = self._sock.recv(2048)
-            else:
-                data, addr = self._sock.recvfrom(2048)
-                if self.remote is None or addr[1] != self.remote[1] or addr[0] != self.remote[0]:
-                    self.stats.dropped_foreign += 1
-                    TOTALS.dropped_foreign += 1
-                    return 1
+            data, addr = self._sock.recvfrom(2048)
         except (BlockingIOError, InterruptedError):
-            return 0
-        except ConnectionRefusedError:  # an ICMP "port unreachable" for an earlier send: the remote is gone
             return 0
         except OSError as exc:
             self.socket_error(exc)
             return 0
-        self.packet_received(data)
+        self.datagram_received(data, addr)
         return 1
 
     def socket_error(self, exc: OSError) -> None:
@@ -255,9 +237,15 @@ class RtpEndpoint:
             n += 1
         return n
 
-    def packet_received(self, data: bytes) -> None:
-        """One datagram from the remote: checked, counted, and its audio handed on."""
+    def datagram_received(self, data: bytes, addr: tuple[str | Any, int]) -> None:
+        """One datagram: only the remote's are kept (a stranger's are counted and dropped), checked, counted,
+        and the audio handed on."""
         stats = self.stats
+        remote = self.remote
+        if remote is None or addr[1] != remote[1] or addr[0] != remote[0]:
+            stats.dropped_foreign += 1
+            TOTALS.dropped_foreign += 1
+            return
         codec = self.codec
         if len(data) > RTP_HEADER_SIZE and data[0] == _PLAIN_V2:  # fast path: no CSRC/extension/padding
             payload_type = data[1] & 0x7F
@@ -294,12 +282,10 @@ class RtpEndpoint:
 
     def send_frame(self, packet: bytes) -> None:
         """Send one RTP datagram to the remote; a no-op before `set_remote` or after `close`."""
-        if not self._connected or self._closed:
+        remote = self.remote
+        if remote is None or self._closed:
             return
-        try:
-            self._sock.send(packet)
-        except ConnectionRefusedError:  # ICMP "port unreachable" from an earlier packet: the remote has gone
-            return
+        self._sock.sendto(packet, remote)
         self.stats.sent += 1
         TOTALS.sent += 1
 
