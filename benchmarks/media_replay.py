@@ -43,8 +43,6 @@ class Clock:
 async def replay(args: argparse.Namespace) -> dict[str, Any]:
     import socket
 
-    from media_micro import MicroCall  # type: ignore[import-not-found]  # run as a script from benchmarks/
-
     from ai_operator.config.schema import VadSettings
     from ai_operator.media import transport
     from ai_operator.media.bargein import BargeInDetector
@@ -53,6 +51,11 @@ async def replay(args: argparse.Namespace) -> dict[str, Any]:
     from ai_operator.media.playout import Pacer, PlayoutStream
     from ai_operator.media.rtp import build_header
     from ai_operator.media.vad import UtteranceSegmenter
+
+    try:
+        from benchmarks.media_micro import MicroCall
+    except ImportError:  # run as a script against a baseline tree: this file's folder is on the path
+        from media_micro import MicroCall  # type: ignore[import-not-found,no-redef]
 
     codec, v, clock = get_codec("ulaw"), VadSettings(), Clock()
     reply = np.load(args.bot)
@@ -84,6 +87,7 @@ async def replay(args: argparse.Namespace) -> dict[str, Any]:
         endpoints.append(ep)
         peers.append(peer)
     silence = codec.silence_payload()
+    base = transport.TOTALS.received
     for k in range(args.ticks):
         clock.t = 1000.0 + k * FRAME_S
         pacer.tick(clock.t)
@@ -91,7 +95,7 @@ async def replay(args: argparse.Namespace) -> dict[str, Any]:
             pos = (k + 37 * i) % cycle
             peer.sendto(build_header(0, pos == 0, k, 160 * k, i) + (speech[pos] if pos < len(speech) else silence),
                         ep.local_address)
-        want = (k + 1) * args.calls
+        want = base + (k + 1) * args.calls
         while transport.TOTALS.received < want:
             if receiver is not None:
                 receiver.drain()
@@ -103,7 +107,8 @@ async def replay(args: argparse.Namespace) -> dict[str, Any]:
                 except BlockingIOError:
                     break
     return {"heard": sum(c.heard for c in calls), "barge_ins": sum(c.barge_ins for c in calls),
-            "frames_out": sum(c.stream.stats.frames_sent for c in calls), "packets_in": transport.TOTALS.received}
+            "frames_out": sum(c.stream.stats.frames_sent for c in calls),
+            "packets_in": transport.TOTALS.received - base}
 
 
 def instructions(tree: Path, ticks: int, args: argparse.Namespace, work: Path) -> tuple[int, dict[str, Any]]:
