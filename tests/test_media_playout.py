@@ -229,3 +229,34 @@ def test_failing_callbacks_are_counted_and_playout_goes_on() -> None:
     # 2 frames (2 on_frame failures) + started + stopped (2 on_event failures); the stream still finished
     assert len(sent) == 2 and stream.stats.callback_errors == 4
     assert not stream.speaking and pacer.stream_errors == 0
+
+
+def test_streamed_chunks_give_the_same_frames_and_powers_as_one_enqueue() -> None:
+    """A line streamed in uneven chunks while it plays: the same packets and the same per-frame powers for the
+    echo reference as the whole line enqueued at once (powers are measured once per frame, not per chunk)."""
+    rng = np.random.default_rng(3)
+    pcm = (rng.standard_normal(160 * 40 + 77) * 3000).astype(np.int16)
+
+    def play(chunked: bool) -> tuple[list[bytes], list[float]]:
+        clock = FakeClock()
+        sent: list[bytes] = []
+        powers: list[float] = []
+        stream = PlayoutStream(get_codec("ulaw"), sent.append, ssrc=1, clock=clock,
+                               on_frame=lambda power, at: powers.append(power))
+        stream._seq, stream._ts_base = 0, 0
+        pacer = Pacer(clock=clock)
+        pacer.add(stream)
+        if not chunked:
+            stream.enqueue(pcm, "u")
+        else:
+            cuts = sorted(rng.choice(np.arange(1, pcm.size), 12, replace=False))
+            for a, b in itertools.pairwise([0, *cuts, pcm.size]):
+                stream.enqueue(pcm[a:b], "u", final=False)
+                run_ticks(clock, pacer, int(rng.integers(0, 3)))
+            stream.enqueue(pcm[:0], "u", final=True)
+        run_ticks(clock, pacer, 60)
+        return sent, powers
+
+    whole, chunked = play(False), play(True)
+    assert [RtpPacket.parse(p).payload for p in whole[0]] == [RtpPacket.parse(p).payload for p in chunked[0]]
+    assert len(whole[1]) == 41 and np.allclose(whole[1], chunked[1], rtol=1e-12, atol=0)

@@ -21,7 +21,7 @@ from ai_operator.daemon.services import Services
 from ai_operator.logs import get_logger, register_secret
 from ai_operator.media.codecs import get_codec
 from ai_operator.media.playout import Pacer
-from ai_operator.media.transport import TOTALS, PortAllocator
+from ai_operator.media.transport import TOTALS, PortAllocator, RtpReceiver
 from ai_operator.ops.gc_tuning import settle_heap
 from ai_operator.ops.overload import LagProbe, LoadState
 
@@ -145,7 +145,9 @@ class Daemon:
         async with AsyncExitStack() as stack:
             metrics = self.metrics = self.overrides.get("metrics") or Metrics()
             records, knowledge = await self._open_storage(stack)
-            pacer = Pacer()
+            receiver = RtpReceiver()  # every call's RTP is read once per pacer tick, after its frames went out
+            stack.callback(receiver.close)
+            pacer = Pacer(receive=receiver.drain)
             await pacer.start()
             stack.push_async_callback(pacer.stop)
             metrics.set_rtp_source(lambda: rtp_totals(pacer))
@@ -158,7 +160,7 @@ class Daemon:
             self.svc = Services(
                 settings=s, ari=ari, records=records, knowledge=knowledge, pacer=pacer,
                 ports=PortAllocator(s.rtp.host, s.rtp.port_min, s.rtp.port_max), codec=get_codec(s.rtp.codec),
-                metrics=metrics, load=load,
+                metrics=metrics, load=load, receiver=receiver,
                 stt_override=self.overrides.get("stt"), tts_override=self.overrides.get("tts"),
                 model_override=self.overrides.get("model"), observer=self.overrides.get("observer"),
             )

@@ -36,7 +36,7 @@ from ai_operator.daemon.turn_log import TurnLog
 from ai_operator.logs import get_logger
 from ai_operator.media.bargein import BargeInDetector
 from ai_operator.media.frames import SAMPLE_RATE
-from ai_operator.media.listener import BargedIn, CallerListener, Dropped, Heard, SpeechBegan
+from ai_operator.media.listener import BargedIn, CallerListener, Dropped, Heard, ListenEvent, SpeechBegan
 from ai_operator.media.playout import PlayoutEvent
 from ai_operator.media.vad import UtteranceEnded, UtteranceSegmenter
 from ai_operator.turn_driver import Turn, TurnDriver
@@ -88,7 +88,8 @@ class Call:
         )
         self.turn_log = TurnLog(self.call_id, records=svc.records, metrics=svc.metrics,
                                 end_silence_ms=vad.end_silence_ms, state_field=self.policy.state_field)
-        self.media = MediaLeg(svc, self.call_id, on_audio=self._on_audio, on_playout=self._on_playout,
+        self.media = MediaLeg(svc, self.call_id, on_audio=self._on_audio, on_silence=self._on_silence,
+                              on_playout=self._on_playout,
                               on_bot_frame=self.listener.note_bot_power)
         self.em_channel_id = self.media.em_channel_id
         self.speaker: Speaker | None = None
@@ -122,11 +123,24 @@ class Call:
         speaking = self.speaker is not None and self.speaker.busy
         return self.mailbox.waiting > 0 or speaking or self.listener.segmenter.in_speech
 
-    # ---- the audio path (synchronous, per 20 ms frame) ---------------------------------------------------------
+    # ---- the audio path (synchronous, per 20 ms frame, read by the pacer's tick) -------------------------------
     def _on_audio(self, frame: np.ndarray) -> None:
         now = time.monotonic()
         stream = self.media.stream
-        for ev in self.listener.feed(frame, now, stream is not None and stream.speaking):
+        events = self.listener.feed(frame, now, stream is not None and stream.speaking)
+        if events:
+            self._heard(events, now)
+
+    def _on_silence(self) -> None:
+        """A frame of digital silence (most of a call): the same decisions as `_on_audio`, without the work."""
+        now = time.monotonic()
+        stream = self.media.stream
+        events = self.listener.feed_silent(now, stream is not None and stream.speaking)
+        if events:
+            self._heard(events, now)
+
+    def _heard(self, events: list[ListenEvent], now: float) -> None:
+        for ev in events:
             match ev:
                 case SpeechBegan():
                     self._last_activity = now
@@ -141,7 +155,6 @@ class Call:
                     self.svc.metrics.utterances_dropped_total.labels(reason=reason).inc()
                 case BargedIn():
                     self._barge_in(now)
-        self.svc.pacer.poll()  # a frame due during a burst of incoming RTP goes out now, not after the burst
 
     def _barge_in(self, now: float) -> None:
         cut = self.speaker.cut() if self.speaker else None

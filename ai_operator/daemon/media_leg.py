@@ -30,6 +30,7 @@ class MediaLeg:
         call_id: str,
         *,
         on_audio: Callable[[np.ndarray], None],
+        on_silence: Callable[[], None] | None = None,
         on_playout: Callable[[PlayoutEvent], None],
         on_bot_frame: Callable[[float, float], None],
     ) -> None:
@@ -37,6 +38,7 @@ class MediaLeg:
         self.call_id = call_id
         self.em_channel_id = f"{call_id}-media"
         self._on_audio = on_audio
+        self._on_silence = on_silence
         self._on_playout = on_playout
         self._on_bot_frame = on_bot_frame
         self.em_started: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -52,7 +54,8 @@ class MediaLeg:
 
     async def open(self) -> None:
         svc, ari = self.svc, self.svc.ari
-        self.endpoint = await RtpEndpoint.open(svc.ports, svc.codec, self._on_audio)
+        self.endpoint = await RtpEndpoint.open(svc.ports, svc.codec, self._on_audio, on_silence=self._on_silence,
+                                               receiver=svc.receiver)
         bridge = await ari.create_bridge("mixing", name=f"ai-operator-{self.call_id}")
         self.bridge_id = bridge.id
         host, port = self.endpoint.local_address

@@ -51,20 +51,32 @@ def frame_level_db(pcm: np.ndarray) -> float:
 
 
 class _PowerRing:
-    __slots__ = ("_i", "_sum", "_values")
+    """The last `size` frame powers and their running sum. Once the whole ring is silence, more silence changes
+    nothing (the sum stays, and which slot is overwritten next does not matter: it is all zeros), so
+    `push_zeros` stops there: a long quiet stretch costs nothing per frame."""
+
+    __slots__ = ("_i", "_size", "_sum", "_values", "_zeros")
 
     def __init__(self, size: int) -> None:
         self._values = [0.0] * size
+        self._size = size
         self._i = 0
         self._sum = 0.0
+        self._zeros = size  # trailing zeros pushed (the ring starts silent)
 
     def push(self, power: float) -> None:
-        self._sum += power - self._values[self._i]
-        self._values[self._i] = power
-        self._i = (self._i + 1) % len(self._values)
+        i = self._i
+        self._sum += power - self._values[i]
+        self._values[i] = power
+        self._i = i + 1 if i + 1 < self._size else 0
+        self._zeros = self._zeros + 1 if power == 0.0 else 0
+
+    def push_zeros(self, count: int) -> None:
+        for _ in range(min(count, self._size - self._zeros)):
+            self.push(0.0)
 
     def mean(self) -> float:
-        return max(0.0, self._sum) / len(self._values)
+        return max(0.0, self._sum) / self._size
 
 
 class EchoReference:
@@ -77,9 +89,7 @@ class EchoReference:
     def __init__(self, frame_ms: int = FRAME_MS, margin_db: float = ECHO_MARGIN_DB) -> None:
         self._frame_s = frame_ms / 1000.0
         self._bot = _PowerRing(max(1, ECHO_WINDOW_MS // frame_ms))
-        self._bot_size = max(1, ECHO_WINDOW_MS // frame_ms)
         self._caller = _PowerRing(max(1, CALLER_WINDOW_MS // frame_ms))
-        self._caller_size = max(1, CALLER_WINDOW_MS // frame_ms)
         self._margin = 10 ** (-margin_db / 10)
         self._last_slot: int | None = None
         self._caller_slot: int | None = None
@@ -90,8 +100,7 @@ class EchoReference:
         last = self._last_slot
         if last is None or slot <= last + 1:
             return
-        for _ in range(min(slot - last - 1, self._bot_size)):
-            self._bot.push(0.0)
+        self._bot.push_zeros(slot - last - 1)
         self._last_slot = slot - 1
 
     def note_bot_power(self, power: float, at: float) -> None:
@@ -108,10 +117,12 @@ class EchoReference:
         self._fill_to(slot - 1)
         last = self._caller_slot
         if last is not None and slot > last + 1:  # caller frames not measured meanwhile (the bot was quiet):
-            for _ in range(min(slot - last - 1, self._caller_size)):  # they are not in the smoothed level
-                self._caller.push(0.0)
+            self._caller.push_zeros(slot - last - 1)  # they are not in the smoothed level
         self._caller_slot = slot if last is None else max(slot, last)
-        self._caller.push(power)
+        if power == 0.0:  # digital silence (most caller frames while the bot talks): free once the ring is silent
+            self._caller.push_zeros(1)
+        else:
+            self._caller.push(power)
 
     def bot_active(self, at: float) -> bool:
         """The bot's voice is in the echo window at `at`: caller frames need the echo test."""

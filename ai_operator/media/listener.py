@@ -76,10 +76,20 @@ class CallerListener:
 
     def feed(self, frame: np.ndarray, now: float, bot_speaking: bool) -> list[ListenEvent]:
         """One caller frame at `now`; `bot_speaking`: an utterance of the bot is playing (for barge-in)."""
+        bot_active = self.echo.bot_active(now)
+        events = self.segmenter.feed(frame, now)
+        return self._listen(events, frame_power(frame) if bot_active else 0.0, now, bot_active, bot_speaking)
+
+    def feed_silent(self, now: float, bot_speaking: bool) -> list[ListenEvent]:
+        """Exactly `feed` of a frame of digital silence (power 0), without decoding or measuring it."""
+        bot_active = self.echo.bot_active(now)
+        return self._listen(self.segmenter.feed_silent(now), 0.0, now, bot_active, bot_speaking)
+
+    def _listen(self, events: list[SpeechStarted | UtteranceEnded], power: float, now: float, bot_active: bool,
+                bot_speaking: bool) -> list[ListenEvent]:
         out: list[ListenEvent] = []
         seg = self.segmenter
-        bot_active = self.echo.bot_active(now)
-        for ev in seg.feed(frame, now):
+        for ev in events:
             if isinstance(ev, SpeechStarted):
                 self._under_bot = bot_active
                 self._caller_frames = 0
@@ -88,7 +98,7 @@ class CallerListener:
                 out.append(self._ended(ev))
         counts = False
         if bot_active:
-            self.echo.note_caller_power(frame_power(frame), now)
+            self.echo.note_caller_power(power, now)
             counts = seg.last_frame_speech and self.echo.caller_dominant()
         elif seg.last_frame_speech:
             counts = True

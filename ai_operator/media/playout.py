@@ -7,8 +7,8 @@ utterance's first frame goes out and `stopped` when its last one does, or at onc
 
 `Pacer` is the only timer: one asyncio task ticks on an absolute schedule t0 + k * 20 ms, so it does not drift;
 when it falls more than a few frames behind it skips ahead (counted in `late_ticks`) instead of bursting.
-Between its wake-ups, the receive path calls `Pacer.poll()` after each packet, so a due frame goes out even in
-the middle of a burst of incoming RTP.
+It is also the clock of the receive side: after sending a tick's frames it calls `receive` (the daemon's: read
+every call's socket), so all calls' incoming RTP is handled once per tick, and never ahead of a due frame.
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ from ai_operator.media.timing import ErrorStats
 log = get_logger("media")
 
 LATE_SKIP_FRAMES = 3  # further behind than this: skip ahead instead of sending a burst
-STREAM_ERROR_WINDOW = 256  # recent send-time errors kept per stream
 STARTED = "started"
 STOPPED = "stopped"
 
@@ -58,7 +57,7 @@ class _Utterance:
         self.id = utterance_id
         self.pcm = pcm
         self.payload = payload
-        self.powers = frame_powers(pcm, FRAME_SAMPLES)  # per whole frame, for the echo reference
+        self.powers: list[float] = frame_powers(pcm, FRAME_SAMPLES).tolist()  # per whole frame (echo reference)
         self.pos = 0  # in samples
         self.final = final
         self.started = False
@@ -67,14 +66,13 @@ class _Utterance:
 class PlayoutStats:
     """Counters of one stream."""
 
-    __slots__ = ("callback_errors", "frames_sent", "send_errors_ms", "send_failures", "underruns")
+    __slots__ = ("callback_errors", "frames_sent", "send_failures", "underruns")
 
     def __init__(self) -> None:
         self.frames_sent = 0
         self.underruns = 0  # an unfinished utterance had no full frame ready at a tick
         self.send_failures = 0
         self.callback_errors = 0
-        self.send_errors_ms = ErrorStats(STREAM_ERROR_WINDOW)  # actual minus scheduled send time
 
 
 def _as_pcm(pcm: np.ndarray) -> np.ndarray:
@@ -133,9 +131,13 @@ class PlayoutStream:
                 raise ValueError(f"utterance {utterance_id!r} already ended (final=True was given)")
             if arr.size:
                 bps = self._bytes_per_sample
+                first, whole = tail.pos // FRAME_SAMPLES, (tail.pcm.size - tail.pos) // FRAME_SAMPLES
                 tail.pcm = np.concatenate((tail.pcm[tail.pos :], arr))
                 tail.payload = tail.payload[tail.pos * bps :] + self.codec.encode(arr)
-                tail.powers = frame_powers(tail.pcm, FRAME_SAMPLES)
+                # the whole frames queued before keep their power; only the rest (a partial frame + the new
+                # audio) is measured: a line streamed in many chunks is measured once, not once per chunk
+                rest = frame_powers(tail.pcm[whole * FRAME_SAMPLES :], FRAME_SAMPLES).tolist()
+                tail.powers = tail.powers[first : first + whole] + rest
                 tail.pos = 0
             tail.final = final
             return
@@ -167,7 +169,8 @@ class PlayoutStream:
             log.error(log_event, error=repr(exc), **fields)
 
     def tick(self, k: int, now: float, error_ms: float) -> None:
-        """Send at most one frame for schedule slot `k` (called by the pacer)."""
+        """Send at most one frame for schedule slot `k` (called by the pacer; `error_ms`, how late the tick
+        is, is the pacer's statistic, kept once per tick, not per stream)."""
         if self._k0 is None:
             self._k0 = k
         queue = self._queue
@@ -175,7 +178,7 @@ class PlayoutStream:
             utt = queue[0]
             remaining = utt.pcm.size - utt.pos
             if remaining >= FRAME_SAMPLES or (utt.final and remaining > 0):
-                self._send_frame(utt, k, now, error_ms, remaining)
+                self._send_frame(utt, k, now, remaining)
                 return
             if not utt.final:
                 self.stats.underruns += 1
@@ -187,11 +190,11 @@ class PlayoutStream:
                 self._emit(PlayoutEvent(STOPPED, utt.id, now))
         self._gap = True
 
-    def _send_frame(self, utt: _Utterance, k: int, now: float, error_ms: float, remaining: int) -> None:
+    def _send_frame(self, utt: _Utterance, k: int, now: float, remaining: int) -> None:
         pos = utt.pos
         bps = self._bytes_per_sample
         if remaining >= FRAME_SAMPLES:
-            power = float(utt.powers[pos // FRAME_SAMPLES])
+            power = utt.powers[pos // FRAME_SAMPLES]
             payload = utt.payload[pos * bps : (pos + FRAME_SAMPLES) * bps]
         else:  # the partial last frame, padded with silence
             power = float(frame_powers(np.pad(utt.pcm[pos:], (0, FRAME_SAMPLES - remaining)), FRAME_SAMPLES)[0])
@@ -213,7 +216,6 @@ class PlayoutStream:
             if self.stats.send_failures == 1:
                 log.warning("playout_send_failed", error=repr(exc))
         self.stats.frames_sent += 1
-        self.stats.send_errors_ms.add(error_ms)
         if self._on_frame is not None:
             try:
                 self._on_frame(power, now)
@@ -234,8 +236,11 @@ class Pacer:
         clock: Callable[[], float] = time.monotonic,
         *,
         late_skip_frames: int = LATE_SKIP_FRAMES,
+        receive: Callable[[], object] | None = None,
     ) -> None:
         self.frame_s = frame_ms / 1000.0
+        self._receive = receive  # called after each tick's sends (reads every call's incoming RTP)
+        self.receive_errors = 0
         self._clock = clock
         self._late_skip = late_skip_frames
         self._streams: list[PlayoutStream] = []
@@ -307,18 +312,6 @@ class Pacer:
         self._k = k + 1
         self.ticks += 1
 
-    def poll(self) -> bool:
-        """Tick now if the current slot is due (True when it ticked). The receive path calls this between
-        packets, so a burst of incoming RTP cannot hold the outgoing frames back until the burst is over."""
-        t0 = self._t0
-        if t0 is None or self._task is None:
-            return False
-        now = self._clock()
-        if now < t0 + self._k * self.frame_s:
-            return False
-        self.tick(now)
-        return True
-
     async def _run(self) -> None:
         clock = self._clock
         while True:
@@ -326,10 +319,21 @@ class Pacer:
             now = clock()
             if due is not None and now < due:
                 await asyncio.sleep(due - now)
-                continue  # re-check: `poll` may have ticked this slot meanwhile
+                continue
             self.tick(now)
+            self._received()
             if due is not None and clock() >= self.next_due():  # type: ignore[operator]
                 await asyncio.sleep(0)  # stay fair to the loop when catching up
+
+    def _received(self) -> None:
+        if self._receive is None:
+            return
+        try:
+            self._receive()
+        except Exception as exc:  # the pacing task must go on whatever the receive side does
+            self.receive_errors += 1
+            if self.receive_errors == 1:
+                log.error("playout_receive_failed", error=repr(exc))
 
     async def start(self) -> None:
         """Start the pacing task (idempotent)."""

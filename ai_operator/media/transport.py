@@ -2,8 +2,13 @@
 
 This is the only socket code of the media path. `RtpEndpoint` receives Asterisk's RTP on a local port, keeps
 only packets from the media address Asterisk told us (UNICASTRTP_LOCAL_ADDRESS/PORT), decodes good 20 ms frames
-and hands them to `on_audio`; everything else is dropped and counted (never logged per packet).
-`send_frame` sends ready-made RTP datagrams (built by the playout pacer) to that address.
+and hands them to `on_audio`; a frame that is exactly the codec's digital silence goes to `on_silence` instead,
+undecoded, when one is given. Everything else is dropped and counted (never logged per packet).
+`send_frame` sends ready-made RTP datagrams (built by the playout pacer) straight to that address.
+
+Reading is batched: with an `RtpReceiver` (the daemon's: one epoll set for every call, drained by the pacer once
+per 20 ms tick) there is no callback per datagram; an endpoint opened without one reads whenever its socket is
+readable (`loop.add_reader`), everything queued at once.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import errno
 import ipaddress
+import select
 import socket
 from collections.abc import Callable
 from typing import Any
@@ -97,35 +103,101 @@ class RtpStats:
 TOTALS = RtpStats()  # process-wide, for metrics
 
 
-class RtpEndpoint(asyncio.DatagramProtocol):
+class RtpReceiver:
+    """Every call's socket in one epoll set; `drain()` reads whatever is queued on any of them (the pacer calls it
+    once per tick), so the event loop wakes once per 20 ms for all calls instead of once per datagram."""
+
+    MAX_ROUNDS = 4  # more queued than this on a socket (after a stall): the rest is read at the next ticks
+
+    def __init__(self) -> None:
+        self._poller: Any = select.epoll() if hasattr(select, "epoll") else select.poll()
+        self._by_fd: dict[int, RtpEndpoint] = {}
+
+    def __len__(self) -> int:
+        return len(self._by_fd)
+
+    def add(self, endpoint: RtpEndpoint, sock: socket.socket) -> None:
+        fd = sock.fileno()
+        self._poller.register(fd, select.POLLIN)
+        self._by_fd[fd] = endpoint
+
+    def remove(self, fd: int) -> None:
+        if self._by_fd.pop(fd, None) is not None:
+            self._poller.unregister(fd)
+
+    def drain(self) -> int:
+        """Read every queued datagram of every socket (one read per ready socket per round); returns how many."""
+        poll, by_fd = self._poller.poll, self._by_fd
+        n = 0
+        for _ in range(self.MAX_ROUNDS):
+            ready = poll(0)
+            if not ready:
+                break
+            for fd, _mask in ready:
+                endpoint = by_fd.get(fd)
+                if endpoint is not None:
+                    n += endpoint.read_one()
+        return n
+
+    def close(self) -> None:
+        self._by_fd.clear()
+        if hasattr(self._poller, "close"):
+            self._poller.close()
+
+
+class RtpEndpoint:
     """One call's RTP socket."""
 
-    def __init__(self, allocator: PortAllocator, codec: Codec, on_audio: Callable[[np.ndarray], None]) -> None:
+    def __init__(
+        self,
+        allocator: PortAllocator,
+        codec: Codec,
+        on_audio: Callable[[np.ndarray], None],
+        sock: socket.socket,
+        on_silence: Callable[[], None] | None = None,
+    ) -> None:
         self._allocator = allocator
         self.codec = codec
         self.on_audio = on_audio
+        self.on_silence = on_silence
+        self._silence = codec.silence_payload()
+        self._payload_types = frozenset({codec.payload_type, *codec.accepted_payload_types})
+        self._frame_bytes = codec.bytes_per_frame
         self.stats = RtpStats()
-        self.local_address: tuple[str, int] = ("", 0)
+        self._sock = sock
+        self._fd = sock.fileno()
+        self.local_address: tuple[str, int] = sock.getsockname()[:2]
         self.remote: tuple[str, int] | None = None
-        self._transport: asyncio.DatagramTransport | None = None
+        self._receiver: RtpReceiver | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._closed = False
         self._released = asyncio.Event()
         self._callback_errors = 0
 
     @classmethod
     async def open(
-        cls, allocator: PortAllocator, codec: Codec, on_audio: Callable[[np.ndarray], None]
+        cls,
+        allocator: PortAllocator,
+        codec: Codec,
+        on_audio: Callable[[np.ndarray], None],
+        *,
+        on_silence: Callable[[], None] | None = None,
+        receiver: RtpReceiver | None = None,
     ) -> RtpEndpoint:
-        """Bind a port from `allocator` and start receiving."""
+        """Bind a port from `allocator` and start receiving (drained by `receiver`, else when readable)."""
         sock = allocator.bind()
-        endpoint = cls(allocator, codec, on_audio)
-        endpoint.local_address = sock.getsockname()[:2]
-        loop = asyncio.get_running_loop()
         try:
-            await loop.create_datagram_endpoint(lambda: endpoint, sock=sock)
+            endpoint = cls(allocator, codec, on_audio, sock, on_silence)
+            if receiver is not None:
+                receiver.add(endpoint, sock)
+                endpoint._receiver = receiver
+            else:
+                endpoint._loop = asyncio.get_running_loop()
+                endpoint._loop.add_reader(endpoint._fd, endpoint.drain)
         except BaseException:
+            port = sock.getsockname()[1]
             sock.close()
-            allocator.release(endpoint.local_address[1])
+            allocator.release(port)
             raise
         return endpoint
 
@@ -142,10 +214,32 @@ class RtpEndpoint(asyncio.DatagramProtocol):
                 raise ValueError(f"RTP remote address {host!r}: {exc}") from None
         self.remote = (host, int(port))
 
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self._transport = transport  # type: ignore[assignment]
+    def read_one(self) -> int:
+        """Read and handle one queued datagram; 1 if there was one."""
+        try:
+            data, addr = self._sock.recvfrom(2048)
+        except (BlockingIOError, InterruptedError):
+            return 0
+        except OSError as exc:
+            self.socket_error(exc)
+            return 0
+        self.datagram_received(data, addr)
+        return 1
+
+    def socket_error(self, exc: OSError) -> None:
+        if not self._closed:
+            log.warning("rtp_socket_error", local_port=self.local_address[1], error=repr(exc))
+
+    def drain(self) -> int:
+        """Read and handle every queued datagram; returns how many."""
+        n = 0
+        while not self._closed and self.read_one():
+            n += 1
+        return n
 
     def datagram_received(self, data: bytes, addr: tuple[str | Any, int]) -> None:
+        """One datagram: only the remote's are kept (a stranger's are counted and dropped), checked, counted,
+        and the audio handed on."""
         stats = self.stats
         remote = self.remote
         if remote is None or addr[1] != remote[1] or addr[0] != remote[0]:
@@ -165,32 +259,33 @@ class RtpEndpoint(asyncio.DatagramProtocol):
                 return
             payload_type = packet.payload_type
             payload = packet.payload
-        if not codec.accepts(payload_type):
+        if payload_type not in self._payload_types:
             stats.dropped_wrong_pt += 1
             TOTALS.dropped_wrong_pt += 1
             return
-        if len(payload) != codec.bytes_per_frame:
+        if len(payload) != self._frame_bytes:
             stats.dropped_wrong_size += 1
             TOTALS.dropped_wrong_size += 1
             return
         stats.received += 1
         TOTALS.received += 1
         try:
-            self.on_audio(codec.decode(payload))
+            on_silence = self.on_silence
+            if on_silence is not None and payload == self._silence:  # digital silence: nothing to decode
+                on_silence()
+            else:
+                self.on_audio(codec.decode(payload))
         except Exception as exc:  # a broken consumer must not kill the socket; say so once
             self._callback_errors += 1
             if self._callback_errors == 1:
                 log.error("rtp_on_audio_failed", local_port=self.local_address[1], error=repr(exc))
 
-    def error_received(self, exc: Exception) -> None:
-        log.warning("rtp_socket_error", local_port=self.local_address[1], error=repr(exc))
-
     def send_frame(self, packet: bytes) -> None:
         """Send one RTP datagram to the remote; a no-op before `set_remote` or after `close`."""
-        transport = self._transport
-        if self.remote is None or transport is None or self._closed:
+        remote = self.remote
+        if remote is None or self._closed:
             return
-        transport.sendto(packet, self.remote)
+        self._sock.sendto(packet, remote)
         self.stats.sent += 1
         TOTALS.sent += 1
 
@@ -203,19 +298,13 @@ class RtpEndpoint(asyncio.DatagramProtocol):
         if self._closed:
             return
         self._closed = True
-        if self._transport is not None:
-            self._transport.close()  # the socket closes on the next loop pass; connection_lost releases the port
-        else:
-            self._release()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._closed = True
-        self._release()
-
-    def _release(self) -> None:
-        if not self._released.is_set():
-            self._allocator.release(self.local_address[1])
-            self._released.set()
+        if self._receiver is not None:
+            self._receiver.remove(self._fd)
+        elif self._loop is not None and not self._loop.is_closed():
+            self._loop.remove_reader(self._fd)
+        self._sock.close()
+        self._allocator.release(self.local_address[1])
+        self._released.set()
 
     async def wait_closed(self) -> None:
         """Until the socket is closed and its port is back in the allocator."""

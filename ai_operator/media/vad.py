@@ -3,11 +3,18 @@
 An utterance starts after `start_ms` of consecutive speech frames and carries `PREROLL_MS` of audio from before
 the first speech frame; it ends after `end_silence_ms` of non-speech (the audio is trimmed to the last speech
 frame plus `POSTROLL_MS`), or is cut at `max_utterance_s` (truncated=True).
+
+`feed_silent` is `feed` of a frame of digital silence (all samples 0) without the work: the caller's line is
+silent most of a call. It is exact, not an approximation: webrtcvad's state under zero input settles (its
+filter states decay to a fixed point; its model is only updated above a minimum energy; its hangover counts
+down to 0), so after `VAD_SETTLE_FRAMES` zero frames another one changes nothing and its verdict is "no
+speech". The first `VAD_SETTLE_FRAMES` silent frames of a run still go through webrtcvad.
 """
 
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,6 +29,9 @@ POSTROLL_MS = 200
 VALID_FRAME_MS = (10, 20, 30)
 SILENCE_PEAK = 100  # int16 peak (about -50 dBFS): quieter frames are never speech (line noise, digital silence)
 VALID_SAMPLE_RATES = (8000, 16000, 32000, 48000)
+# zero frames webrtcvad gets before its state is known to be settled (its longest hangover is 14 frames of 10 ms;
+# its filters forget a full-scale frame in a few frames): from then on a zero frame is not fed to it
+VAD_SETTLE_FRAMES = 16
 
 
 @dataclass(frozen=True)
@@ -73,6 +83,9 @@ class UtteranceSegmenter:
         self._warmup_frames = WARMUP_MS // frame_ms
         self._frames_seen = 0
         self._preroll: deque[np.ndarray] = deque(maxlen=PREROLL_MS // frame_ms + self._start_frames)
+        self._zero = np.zeros(self.frame_samples, dtype=np.int16)
+        self._zero.setflags(write=False)  # shared by every silent frame kept (utterance audio is concatenated)
+        self._zero_run = 0  # consecutive frames of digital silence fed (webrtcvad settled after VAD_SETTLE_FRAMES)
         self.reset()
 
     def reset(self) -> None:
@@ -93,6 +106,7 @@ class UtteranceSegmenter:
         return self._verdict(self._check(frame))
 
     def _verdict(self, arr: np.ndarray) -> bool:
+        self._zero_run = 0
         speech = self._vad.is_speech(arr.tobytes(), self.sample_rate)
         self._frames_seen += 1
         return speech and self._frames_seen > self._warmup_frames
@@ -109,14 +123,40 @@ class UtteranceSegmenter:
     def feed(self, frame: np.ndarray, now: float) -> list[SpeechStarted | UtteranceEnded]:
         """One frame received at `now`; returns what happened (usually nothing)."""
         arr = self._check(frame)
-        speech = self._verdict(arr)
+        return self._segment(arr, self._verdict(arr), now, arr.copy)
+
+    def feed_silent(self, now: float) -> list[SpeechStarted | UtteranceEnded]:
+        """Exactly `feed(zeros, now)`: a frame of digital silence, given to webrtcvad only until it has settled."""
+        zero = self._zero
+        run = self._zero_run
+        if run >= VAD_SETTLE_FRAMES and not self.in_speech:  # the usual case, `_idle` of a non-speech frame
+            self._frames_seen += 1
+            self._zero_run = run + 1
+            self.last_frame_speech = False
+            self._preroll.append(zero)
+            self._run = 0
+            return []
+        if run < VAD_SETTLE_FRAMES:
+            speech = self._verdict(zero)  # may still say speech: webrtcvad's hangover
+        else:
+            self._frames_seen += 1
+            speech = False
+        self._zero_run = run + 1
+        return self._segment(zero, speech, now, self._shared_zero)
+
+    def _shared_zero(self) -> np.ndarray:
+        return self._zero
+
+    def _segment(
+        self, arr: np.ndarray, speech: bool, now: float, keep: Callable[[], np.ndarray]
+    ) -> list[SpeechStarted | UtteranceEnded]:
         self.last_frame_speech = speech
         if not self.in_speech:
-            return self._idle(arr, speech, now)
-        self._frames.append(arr.copy())
+            return self._idle(keep(), speech, now)
+        self._frames.append(keep())
         # webrtcvad keeps saying "speech" for a few frames after speech stops (its hangover, 60-100 ms); for the
         # end of the utterance a frame whose peak is below SILENCE_PEAK is silence whatever the VAD says
-        if speech and int(np.abs(arr).max()) >= SILENCE_PEAK:
+        if speech and arr is not self._zero and int(np.abs(arr).max()) >= SILENCE_PEAK:
             self._silence = 0
             self._last_speech_index = len(self._frames)
             self._last_speech_at = now
@@ -128,8 +168,8 @@ class UtteranceSegmenter:
             return [self._finish(now, truncated=True)]
         return []
 
-    def _idle(self, arr: np.ndarray, speech: bool, now: float) -> list[SpeechStarted | UtteranceEnded]:
-        self._preroll.append(arr.copy())
+    def _idle(self, kept: np.ndarray, speech: bool, now: float) -> list[SpeechStarted | UtteranceEnded]:
+        self._preroll.append(kept)
         if not speech:
             self._run = 0
             return []

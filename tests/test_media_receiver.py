@@ -1,0 +1,128 @@
+"""Tick-driven receive: every call's socket in one `RtpReceiver`, read only when the pacer's tick drains it, after
+that tick's frames went out. Real UDP sockets on 127.0.0.1, ports from the OS."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+
+import numpy as np
+
+from ai_operator.media.codecs import FRAME_SAMPLES, get_codec
+from ai_operator.media.playout import Pacer, PlayoutStream
+from ai_operator.media.rtp import build_header
+from ai_operator.media.transport import PortAllocator, RtpEndpoint, RtpReceiver
+from tests.support.wait import eventually
+
+HOST = "127.0.0.1"
+
+
+def _udp() -> socket.socket:
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind((HOST, 0))
+    return s
+
+
+def _ports(n: int) -> PortAllocator:
+    """A range of `n` ports starting at one the OS hands out (the allocator skips any taken meanwhile)."""
+    with _udp() as probe:
+        base = min(probe.getsockname()[1], 65535 - n)
+    return PortAllocator(HOST, base, base + n - 1)
+
+
+async def _queued(sock: socket.socket) -> bool:
+    """True once `sock` has a datagram waiting (the kernel has delivered what was sent)."""
+    import select
+
+    return bool(select.select([sock], [], [], 0)[0])
+
+
+async def test_datagrams_wait_for_drain_and_digital_silence_is_not_decoded() -> None:
+    codec = get_codec("ulaw")
+    receiver = RtpReceiver()
+    audio: dict[int, list[np.ndarray]] = {0: [], 1: []}
+    silent = {0: 0, 1: 0}
+    alloc = _ports(20)
+    eps = [await RtpEndpoint.open(alloc, codec, audio[i].append, receiver=receiver,
+                                  on_silence=lambda i=i: silent.__setitem__(i, silent[i] + 1)) for i in (0, 1)]
+    peers = [_udp(), _udp()]
+    try:
+        assert len(receiver) == 2
+        for ep, peer in zip(eps, peers, strict=True):
+            ep.set_remote(*peer.getsockname())
+        tone = codec.encode((np.sin(np.arange(FRAME_SAMPLES) / 3) * 6000).astype(np.int16))
+        for seq in range(3):
+            peers[0].sendto(build_header(0, False, seq, 0, 1) + tone, eps[0].local_address)
+            peers[1].sendto(build_header(0, False, seq, 0, 2) + codec.silence_payload(), eps[1].local_address)
+        await eventually(lambda: _queued(eps[0]._sock), what="datagrams queued")
+        await eventually(lambda: _queued(eps[1]._sock), what="datagrams queued")
+        await asyncio.sleep(0)  # give the loop a pass: nothing reads a receiver's sockets but its drain
+        assert audio[0] == [] and silent[1] == 0 and eps[0].stats.received == 0
+        got = 0
+        while got < 6:  # the kernel may still be delivering the last ones
+            got += receiver.drain()
+            await asyncio.sleep(0.001)
+        assert len(audio[0]) == 3 and silent == {0: 0, 1: 3} and audio[1] == []
+        assert np.array_equal(audio[0][0], codec.decode(tone))
+        assert eps[0].stats.received == 3 and eps[1].stats.received == 3
+    finally:
+        for ep in eps:
+            ep.close()
+        for p in peers:
+            p.close()
+    assert len(receiver) == 0 and receiver.drain() == 0 and alloc.in_use == 0
+
+
+async def test_a_backlog_is_read_a_few_per_tick_so_sends_are_not_held_back() -> None:
+    codec = get_codec("ulaw")
+    receiver = RtpReceiver()
+    frames: list[np.ndarray] = []
+    ep = await RtpEndpoint.open(_ports(4), codec, frames.append, receiver=receiver)
+    peer = _udp()
+    try:
+        ep.set_remote(*peer.getsockname())
+        backlog = 3 * RtpReceiver.MAX_ROUNDS
+        for seq in range(backlog):
+            peer.sendto(build_header(0, False, seq, 0, 1) + bytes(160), ep.local_address)
+        await eventually(lambda: _queued(ep._sock), what="datagrams queued")
+        reads = []
+        while sum(reads) < backlog:
+            reads.append(receiver.drain())
+            await asyncio.sleep(0.001)
+        assert max(reads) <= RtpReceiver.MAX_ROUNDS and len(frames) == backlog
+    finally:
+        ep.close()
+        peer.close()
+
+
+async def test_the_pacer_reads_after_each_ticks_sends() -> None:
+    order: list[str] = []
+    codec = get_codec("ulaw")
+    stream = PlayoutStream(codec, lambda packet: order.append("send"))
+    stream.enqueue(np.full(FRAME_SAMPLES * 50, 1000, dtype=np.int16), "u")
+    pacer = Pacer(receive=lambda: order.append("receive"))
+    pacer.add(stream)
+    await pacer.start()
+    try:
+        await eventually(lambda: order.count("receive") >= 5, what="five ticks")
+    finally:
+        await pacer.stop()
+    assert order[:6] == ["send", "receive"] * 3
+
+
+async def test_a_failing_receive_does_not_stop_the_pacer() -> None:
+    sent: list[bytes] = []
+    stream = PlayoutStream(get_codec("ulaw"), sent.append)
+    stream.enqueue(np.full(FRAME_SAMPLES * 20, 1000, dtype=np.int16), "u")
+
+    def broken() -> None:
+        raise RuntimeError("receive bug")
+
+    pacer = Pacer(receive=broken)
+    pacer.add(stream)
+    await pacer.start()
+    try:
+        await eventually(lambda: len(sent) >= 5, what="frames after failing receives")
+    finally:
+        await pacer.stop()
+    assert pacer.receive_errors >= 4
