@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from ai_operator.config import Settings
+from ai_operator.doctor.instance_checks import instance_checks
 
 REPO = Path(__file__).resolve().parent.parent
 UNIT = REPO / "systemd" / "ai-operator.service"
@@ -269,6 +270,9 @@ def test_install_instances_writes_one_env_file_each(tmp_path):
     assert all(a[1] < b[0] for a, b in itertools.pairwise(ranges)), ranges
     assert len({s.ops.metrics_port for s in seen}) == 3
     assert "systemctl enable --now ai-operator@1 ai-operator@2 ai-operator@3" in r.stdout
+    checks = instance_checks(conf / "1.env")  # what doctor says of them: distinct, one database still to set
+    assert [c.status for c in checks] == ["WARN", "OK"], checks
+    assert "1.env, 2.env, 3.env leave DATABASE_URL empty" in checks[0].detail
 
     (conf / "2.env").write_text("ARI_APP=edited\n")
     r = _run_install(dest, "--no-venv", "--instances", "3")
