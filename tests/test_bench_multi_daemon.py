@@ -84,3 +84,13 @@ def test_daemon_counts_are_checked() -> None:
     for bad in ("0", "two", "1,,2", "9"):
         with pytest.raises(SystemExit, match="--daemons"):
             daemon_counts(bad)
+
+
+def test_readme_k_daemon_figures_come_from_the_committed_report() -> None:
+    from benchmarks.multi_readme import BLOCK, README, REPO, render
+
+    found = BLOCK.search(README.read_text())
+    assert found is not None, "README.md has no multi-daemon block"
+    report = json.loads((REPO / found.group("source")).read_text())
+    assert found.group(0) == render(report, found.group("source")), "run python -m benchmarks.multi_readme --write"
+    assert [r["daemons"]["k"] for r in report["media"] if r.get("daemons")]  # a --daemons report
