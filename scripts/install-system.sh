@@ -216,4 +216,11 @@ Next steps ($INSTANCES daemons on this Asterisk node, README "Scaling out"):
   4. Start:   systemctl enable --now $(seq -f 'ai-operator@%g' -s ' ' 1 "$INSTANCES")
   5. Watch:   journalctl -u 'ai-operator@*' -f
 NEXT
+    if [ -e "$ROOT_SYSCONF/ai-operator.env" ]; then
+        cat <<NEXT
+  $ENV_FILE (the single daemon's) is still there: once the instances replace it,
+  systemctl disable --now ai-operator and move that file out of $SYSCONFDIR (doctor takes every *.env there
+  as a daemon of this host).
+NEXT
+    fi
 fi

@@ -279,6 +279,16 @@ def test_install_instances_writes_one_env_file_each(tmp_path):
     assert r.returncode == 0, r.stderr
     assert (conf / "2.env").read_text() == "ARI_APP=edited\n"
     assert "kept existing /etc/ai-operator/2.env" in r.stdout
+    assert "ai-operator.env (the single daemon's) is still there" not in r.stdout
+
+
+def test_instances_beside_a_single_daemon_say_what_to_retire(tmp_path):
+    dest = tmp_path / "root"
+    assert _run_install(dest, "--no-venv").returncode == 0  # a host that ran one daemon
+    r = _run_install(dest, "--no-venv", "--instances", "2")
+    assert r.returncode == 0, r.stderr
+    assert "/etc/ai-operator/ai-operator.env (the single daemon's) is still there" in r.stdout
+    assert "systemctl disable --now ai-operator " in r.stdout
 
 
 def test_install_rejects_bad_instance_counts(tmp_path):
