@@ -205,7 +205,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("doctor", "check the installation; one line per check (all groups unless --check-* chosen)")
     p.add_argument("--json", action="store_true", help="a JSON report on stdout")
     p.add_argument("--check-dialogue", action="store_true", help="routes, policies, catalogs, regions, self-test")
-    p.add_argument("--check-system", action="store_true", help="env file permissions and ARI password, state dir, RTP ports")
+    p.add_argument("--check-system", action="store_true", help="env file permissions and ARI password, state dir, RTP ports, other instances' env files")
     p.add_argument("--check-speech", action="store_true", help="espeak voices, STT/TTS/model endpoints")
     p.add_argument("--check-ari", action="store_true", help="ARI reachable, credentials, app, externalMedia")
     p.add_argument("--check-database", action="store_true", help="database, pgvector, knowledge base")

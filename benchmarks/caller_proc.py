@@ -5,6 +5,9 @@ the greeting, says its dialogue's lines one at a time (each after the reply to t
 full, plus a short thinking pause) and, after the goodbye, waits for the bot to hang up; then it places the next
 call. Slots start staggered over one average call, so calls end and new ones arrive at a steady rate. From the
 window's end on, nobody starts a new line or call: replies in progress are heard out, then everyone hangs up.
+With several daemons (the spec's `apps` and `metrics_urls`, `multi_daemon`), calls go to the apps round-robin
+and each falls over to the next app when one sends it back, as the dialplan split of README "Scaling out" does;
+the RTP counters are summed over the daemons.
 
 Meanwhile: the kernel-timestamped capture of every call (`bench_peer`), the daemon's `/metrics` RTP counters
 every `scrape_s`, and (realtime, monotonic) clock readings. Progress goes to stdout as JSON lines
@@ -79,6 +82,8 @@ class Callers:
         self.t0 = self.t1 = 0
         self.settle_s = 0.0
         self._count = 0
+        self.apps: list[str] = spec.get("apps") or [spec["app"]]
+        self.metrics_urls: list[str] = spec.get("metrics_urls") or [spec["metrics_url"]]
 
     # -- one call ----------------------------------------------------------------------------------
     async def _reply(self, peer: RecordingPeer, start: int, frames: int, ref_ns: int) -> str:
@@ -117,7 +122,10 @@ class Callers:
         index = self._count
         self._count += 1
         placed = time.monotonic_ns()
-        sim = await self.pbx.place_call(self.spec["route"], caller_number=f"+7701{index:07d}")
+        first = index % len(self.apps)  # round-robin, then the dialplan split's fall-over
+        apps = self.apps[first:] + self.apps[:first]
+        sim = await self.pbx.place_call(self.spec["route"], app=apps[0], then=tuple(apps[1:]),
+                                        caller_number=f"+7701{index:07d}")
         log = cap.CallLog(index=index, variant=variant_index, channel_id=sim.channel_id, placed_ns=placed)
         self.logs.append((log, None))
         slot = len(self.logs) - 1
@@ -192,9 +200,11 @@ class Callers:
             while time.monotonic_ns() <= self.t1 + every * S:
                 req = time.monotonic_ns()
                 try:
-                    async with session.get(self.spec["metrics_url"]) as resp:
-                        text = await resp.text()
-                    self.scrapes.append((req, time.monotonic_ns(), packets_read(text)))
+                    read = 0
+                    for url in self.metrics_urls:
+                        async with session.get(url) as resp:
+                            read += packets_read(await resp.text())
+                    self.scrapes.append((req, time.monotonic_ns(), read))
                 except (aiohttp.ClientError, ValueError, TimeoutError):
                     self.scrape_failures += 1
                 await asyncio.sleep(max(0.0, (req + every * S - time.monotonic_ns()) / S))
@@ -204,18 +214,20 @@ class Callers:
         (database, prewarming) must not turn the first calls away."""
         import aiohttp
 
-        url = self.spec["metrics_url"].rsplit("/", 1)[0] + "/healthz"
+        urls = [u.rsplit("/", 1)[0] + "/healthz" for u in self.metrics_urls]
         started = time.monotonic()
         calm_since: float | None = None
         async with aiohttp.ClientSession() as session:
             while time.monotonic() - started < SETTLE_TIMEOUT_S:
-                try:
-                    async with session.get(url) as resp:
-                        health = await resp.json(content_type=None)
-                except (aiohttp.ClientError, ValueError):
-                    health = {"overloaded": True}
+                overloaded = False
+                for url in urls:
+                    try:
+                        async with session.get(url) as resp:
+                            overloaded |= bool((await resp.json(content_type=None)).get("overloaded", False))
+                    except (aiohttp.ClientError, ValueError):
+                        overloaded = True
                 now = time.monotonic()
-                calm_since = (calm_since or now) if not health.get("overloaded", False) else None
+                calm_since = (calm_since or now) if not overloaded else None
                 if calm_since is not None and now - calm_since >= SETTLED_S:
                     break
                 await asyncio.sleep(0.2)
@@ -238,7 +250,7 @@ class Callers:
         url = await self.pbx.start()
         emit("ari", url=url)
         deadline = time.monotonic() + SUBSCRIBE_TIMEOUT_S
-        while spec["app"] not in self.pbx.apps:
+        while not set(self.apps) <= self.pbx.apps:
             if time.monotonic() > deadline:
                 raise TimeoutError("the daemon did not subscribe to the simulated PBX in time")
             await asyncio.sleep(0.05)

@@ -50,8 +50,9 @@ def budgets(report: dict[str, Any]) -> dict[str, Any]:
     """Every budget of the report, named `n<N>.<budget>` for the media runs."""
     out: dict[str, Any] = {}
     for run in report.get("media") or []:
+        split = f".k{run['daemons']['k']}" if run.get("daemons") else ""  # K daemons (benchmarks/multi_daemon.py)
         for name, v in (run.get("budgets") or {}).items():
-            out[f"n{run['calls']}.{name}"] = {k: v[k] for k in ("value", "op", "limit", "verdict")}
+            out[f"n{run['calls']}{split}.{name}"] = {k: v[k] for k in ("value", "op", "limit", "verdict")}
     for p in report.get("policy") or []:
         if "p99_ms" in p:
             out[f"policy_{p['policy']}_p99_ms"] = _verdict(p["p99_ms"], "<", POLICY_P99_BUDGET_MS)
@@ -96,6 +97,10 @@ def render_table(report: dict[str, Any]) -> str:
                          f"{c.get('daemon_runqueue_wait_pct')} % of the window")
             if not r["valid"]["ok"]:
                 parts.append(f"N={r['calls']} run not valid: " + "; ".join(r["valid"]["problems"]))
+        if any(r.get("daemons") for r in media):
+            from benchmarks.multi_daemon import render
+
+            parts.extend(render(media))
     if report.get("policy"):
         parts.append("\n2. policy cost")
         rows = [[p["policy"], "skipped: " + p["skipped"], "", "", ""] if "skipped" in p else

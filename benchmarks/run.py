@@ -9,6 +9,8 @@ A full `make bench` (N = 200 and 400, 120 s windows) takes about 12 minutes: per
 preparation and warm-up (one average call), the window, up to half a minute for replies in progress, and the
 analysis. `--quick`: 3 calls, a 4 s window, a small knowledge base, fewer policy decisions (about a minute).
 `--stall-ms 150` injects one 150 ms event-loop stall into the daemon mid-window (the benchmark must FAIL).
+`--daemons 1,2`: at each N, the node split over K daemons (`multi_daemon`: own ARI app, RTP range, metrics port
+and STATE_DIR each, one shared PostgreSQL), one run per K, with per-daemon CPU and K against K=1.
 """
 
 from __future__ import annotations
@@ -46,16 +48,35 @@ QUICK_KB_SEARCHES = 60
 ALL = ("media", "policy", "kb")
 
 
-async def media_runs(sizes: tuple[int, ...], options: Any, workdir: Path) -> list[dict[str, Any]]:
+async def media_runs(sizes: tuple[int, ...], options: Any, workdir: Path,
+                     daemons: tuple[int, ...] = ()) -> list[dict[str, Any]]:
     from benchmarks.media_bench import prepare_stage, run_media
+    from benchmarks.multi_daemon import run_multi
 
     print("media: preparing the knowledge base, the dialogues and the TTS cache", flush=True)
     stage = await prepare_stage(workdir)
     runs = []
     for n in sizes:
-        print(f"media: N={n}, window {options.window_s:g} s", flush=True)
-        runs.append(await run_media(n, stage, options))
+        for k in daemons:
+            print(f"media: N={n} over K={k} daemons, window {options.window_s:g} s", flush=True)
+            runs.append(await run_multi(n, k, stage, options))
+        if not daemons:
+            print(f"media: N={n}, window {options.window_s:g} s", flush=True)
+            runs.append(await run_media(n, stage, options))
     return runs
+
+
+def daemon_counts(text: str | None) -> tuple[int, ...]:
+    """`--daemons 1,2` -> (1, 2); each from 1 to 8."""
+    if not text:
+        return ()
+    try:
+        counts = tuple(int(x) for x in text.split(","))
+    except ValueError:
+        counts = ()
+    if not counts or any(not 1 <= k <= 8 for k in counts):
+        raise SystemExit(f"--daemons: {text!r}: give comma-separated daemon counts from 1 to 8, e.g. 1,2")
+    return counts
 
 
 def machine() -> dict[str, Any]:
@@ -94,7 +115,7 @@ def run_all(args: argparse.Namespace, argv: list[str]) -> dict[str, Any]:
     workdir = Path(tempfile.mkdtemp(prefix="ai-operator-bench-"))
     try:
         if "media" in only:
-            report["media"] = asyncio.run(media_runs(sizes, options, workdir))
+            report["media"] = asyncio.run(media_runs(sizes, options, workdir, daemon_counts(args.daemons)))
     finally:
         if args.keep:
             report["workdir"] = str(workdir)
@@ -138,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stall-at", type=float, help="seconds into the window for --stall-ms (default: half)")
     parser.add_argument("--profile", action="store_true", help="cProfile the daemon for the window (kept with --keep)")
     parser.add_argument("--no-pin", action="store_true", help="do not pin the daemon and the callers to CPUs")
+    parser.add_argument("--daemons", help="comma-separated daemon counts K per node, e.g. 1,2 (benchmarks/multi_daemon.py)")
     parser.add_argument("--only", help=f"comma-separated subset of {','.join(ALL)}")
     parser.add_argument("--reports", default=str(REPORTS), help="where to write the report")
     parser.add_argument("--keep", action="store_true", help="keep the work dir (logs, capture, daemon profile)")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import stat
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from ai_operator.config import Settings
+from ai_operator.doctor.instance_checks import instance_checks
 
 REPO = Path(__file__).resolve().parent.parent
 UNIT = REPO / "systemd" / "ai-operator.service"
@@ -191,3 +193,105 @@ def test_install_builds_the_venv(tmp_path):
     ).stdout.strip()
     assert version
     assert f"installed ai-operator {version}" in r.stdout
+
+
+# ---- several daemons per node: the template unit and the instances' env files -------------------------------------
+TEMPLATE_CHANGES = {  # (section, key) -> the template's value; every other setting is the single unit's
+    ("Unit", "Description"): "ai-operator %i - AI phone operator for Asterisk (ARI)",
+    ("Service", "ExecStart"): "/opt/ai-operator/venv/bin/ai-operator run --env /etc/ai-operator/%i.env",
+    ("Service", "StateDirectory"): "ai-operator/%i",
+    ("Service", "WorkingDirectory"): "/var/lib/ai-operator/%i",
+    ("Service", "ReadWritePaths"): "/var/lib/ai-operator/%i",
+}
+
+
+def test_install_derives_the_template_from_the_unit(tmp_path):
+    dest = tmp_path / "root"
+    r = _run_install(dest, "--no-venv")
+    assert r.returncode == 0, r.stderr
+    template = parse_unit((dest / "etc/systemd/system/ai-operator@.service").read_text())
+    single = parse_unit(UNIT.read_text())
+    assert template.keys() == single.keys()
+    for section, keys in single.items():
+        assert template[section].keys() == keys.keys(), section
+        for key, values in keys.items():
+            expected = [TEMPLATE_CHANGES[(section, key)]] if (section, key) in TEMPLATE_CHANGES else values
+            assert template[section][key] == expected, f"[{section}] {key}"
+
+
+def test_template_follows_prefix_and_state_dir(tmp_path):
+    dest = tmp_path / "root"
+    r = _run_install(dest, "--no-venv", PREFIX="/srv/aio", SYSCONFDIR="/etc/aio", STATEDIR="/srv/state")
+    assert r.returncode == 0, r.stderr
+    svc = parse_unit((dest / "etc/systemd/system/ai-operator@.service").read_text())["Service"]
+    assert _one(svc, "ExecStart") == "/srv/aio/venv/bin/ai-operator run --env /etc/aio/%i.env"
+    assert _one(svc, "ReadWritePaths") == "/srv/state/%i" and _one(svc, "WorkingDirectory") == "/srv/state/%i"
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="apt-get install systemd")
+def test_systemd_analyze_verify_template_instance(tmp_path):
+    """`ai-operator@2.service` (verify finds the template beside it), with ExecStart made runnable as above."""
+    dest = tmp_path / "root"
+    assert _run_install(dest, "--no-venv").returncode == 0
+    units = tmp_path / "units"
+    units.mkdir()
+    text = (dest / "etc/systemd/system/ai-operator@.service").read_text()
+    (units / "ai-operator@.service").write_text(_runnable(text))
+    result = subprocess.run(["systemd-analyze", "verify", str(units / "ai-operator@2.service")],
+                            capture_output=True, text=True, timeout=30, check=False)
+    assert result.returncode == 0, result.stderr
+    ours = [line for line in (result.stdout + result.stderr).splitlines() if "ai-operator@" in line]
+    assert ours == [], "\n".join(ours)
+    # not vacuous: the instance is really loaded from the template (a typo in it is reported for the instance)
+    (units / "ai-operator@.service").write_text(_runnable(text).replace("ProtectHome=yes", "ProtectHomee=yes"))
+    typo = subprocess.run(["systemd-analyze", "verify", str(units / "ai-operator@2.service")],
+                          capture_output=True, text=True, timeout=30, check=False)
+    assert "ProtectHomee" in typo.stderr
+
+
+def test_install_instances_writes_one_env_file_each(tmp_path):
+    from ai_operator.config import load_settings
+
+    dest = tmp_path / "root"
+    r = _run_install(dest, "--no-venv", "--instances", "3")
+    assert r.returncode == 0, r.stderr
+    conf = dest / "etc/ai-operator"
+    assert not (conf / "ai-operator.env").exists()  # this host runs instances, not the single unit
+    seen = []
+    for i in (1, 2, 3):
+        env = conf / f"{i}.env"
+        assert _mode(env) == 0o640
+        s = load_settings(env, environ={})
+        seen.append(s)
+        assert s.ari.app == f"ai-operator-{i}"
+        assert s.storage.state_dir == Path(f"/var/lib/ai-operator/{i}")
+        assert (dest / f"var/lib/ai-operator/{i}").is_dir()
+    ranges = sorted((s.rtp.port_min, s.rtp.port_max) for s in seen)
+    assert all(a[1] < b[0] for a, b in itertools.pairwise(ranges)), ranges
+    assert len({s.ops.metrics_port for s in seen}) == 3
+    assert "systemctl enable --now ai-operator@1 ai-operator@2 ai-operator@3" in r.stdout
+    checks = instance_checks(conf / "1.env")  # what doctor says of them: distinct, one database still to set
+    assert [c.status for c in checks] == ["WARN", "OK"], checks
+    assert "1.env, 2.env, 3.env leave DATABASE_URL empty" in checks[0].detail
+
+    (conf / "2.env").write_text("ARI_APP=edited\n")
+    r = _run_install(dest, "--no-venv", "--instances", "3")
+    assert r.returncode == 0, r.stderr
+    assert (conf / "2.env").read_text() == "ARI_APP=edited\n"
+    assert "kept existing /etc/ai-operator/2.env" in r.stdout
+    assert "ai-operator.env (the single daemon's) is still there" not in r.stdout
+
+
+def test_instances_beside_a_single_daemon_say_what_to_retire(tmp_path):
+    dest = tmp_path / "root"
+    assert _run_install(dest, "--no-venv").returncode == 0  # a host that ran one daemon
+    r = _run_install(dest, "--no-venv", "--instances", "2")
+    assert r.returncode == 0, r.stderr
+    assert "/etc/ai-operator/ai-operator.env (the single daemon's) is still there" in r.stdout
+    assert "systemctl disable --now ai-operator " in r.stdout
+
+
+def test_install_rejects_bad_instance_counts(tmp_path):
+    for bad in ("x", "-1", "17"):
+        r = _run_install(tmp_path / bad, "--no-venv", "--instances", bad)
+        assert r.returncode != 0 and "--instances must be a whole number from 1 to 16" in r.stderr, bad

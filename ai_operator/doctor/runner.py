@@ -21,6 +21,7 @@ async def _dialogue(settings: Settings, env_path: str) -> list[CheckResult]:
 
 async def _system(settings: Settings, env_path: str) -> list[CheckResult]:
     from ai_operator.doctor import system_checks as sc
+    from ai_operator.doctor.instance_checks import instance_checks
     from ai_operator.doctor.service_checks import stop_timeout
 
     return [
@@ -29,6 +30,7 @@ async def _system(settings: Settings, env_path: str) -> list[CheckResult]:
         sc.ari_password_set(settings.ari.password),
         sc.state_dir_writable(settings.storage.state_dir),
         sc.rtp_port_range_bindable(settings.rtp.host, settings.rtp.port_min, settings.rtp.port_max, settings.call.max_calls),
+        *instance_checks(env_path),
     ]
 
 

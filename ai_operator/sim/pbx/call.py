@@ -34,6 +34,8 @@ class SimCall:
         self.state = "ring"
         self.hung_up_by: str | None = None
         self.continued: dict[str, object] | None = None
+        self.apps: list[str] = []  # the Stasis apps the call entered, in order
+        self.dialplan: list[str] = []  # the apps the dialplan tries next when one sends the call back (continue)
         self.redirected_to: str | None = None
         self.received: list[tuple[float, RtpPacket]] = []
         self.media_format: str | None = None  # the externalMedia format of the bridged channel

@@ -103,7 +103,13 @@ class PbxCore(BridgeOps):
         return None
 
     # -- the caller's side -----------------------------------------------------------------------------
-    def new_inbound(self, route: str, app: str, caller_number: str, codec: str | None) -> SimCall:
+    def app_registered(self, app: str) -> bool:  # pragma: no cover - overridden
+        """Whether a websocket subscribes to `app` (else `Stasis(app)` fails at once)."""
+        return True
+
+    def new_inbound(
+        self, route: str, app: str, caller_number: str, codec: str | None, then: tuple[str, ...] = ()
+    ) -> SimCall:
         ch = SimChannel(
             id=self._ids.channel_id(),
             name=f"PJSIP/caller-{self._ids.suffix()}",
@@ -114,6 +120,8 @@ class PbxCore(BridgeOps):
             app_data=f"{app},{route}",
         )
         call = SimCall(self, ch.id, route, codec)  # type: ignore[arg-type]
+        call.apps.append(app)
+        call.dialplan.extend(then)
         ch.call = call
         ch.in_stasis = True
         self.channels[ch.id] = ch
@@ -196,10 +204,30 @@ class PbxCore(BridgeOps):
         self._leave_bridge(ch)
         self._channel_event(ch, "StasisEnd")
         ch.in_stasis = False
+        target = {k: params.get(k) for k in ("context", "extension", "priority", "label")}
+        if not any(target.values()) and self._next_stasis(ch):
+            return
         self._forget(ch)  # the dialplan carries the call on, out of our sight
         if ch.call is not None:
-            ch.call.continued = {k: params.get(k) for k in ("context", "extension", "priority", "label")}
+            ch.call.continued = target
             ch.call.mark_ended("dialplan", None)
+
+    def _next_stasis(self, ch: SimChannel) -> bool:
+        """A `continue` to the next priority runs the dialplan split's next `Stasis(<app>,<route>)`
+        (`SimCall.dialplan`): the same channel, still unanswered, enters the next app. An app no websocket
+        subscribes to fails at once (STASISSTATUS=FAILED) and the dialplan goes on to the one after."""
+        call = ch.call
+        while call is not None and call.dialplan:
+            app = call.dialplan.pop(0)
+            ch.priority += 1
+            if not self.app_registered(app):
+                ch.variables["STASISSTATUS"] = "FAILED"
+                continue
+            ch.app, ch.app_data, ch.in_stasis = app, f"{app},{call.route}", True
+            call.apps.append(app)
+            self._channel_event(ch, "StasisStart", args=[call.route])
+            return True
+        return False
 
     def op_redirect(self, channel_id: str, endpoint: str) -> None:
         ch = self.stasis_channel(channel_id)

@@ -153,11 +153,16 @@ class SimulatedPbx(PbxCore):
         app: str = "ai-operator",
         caller_number: str = "+77010000001",
         codec: str | None = None,
+        then: tuple[str, ...] = (),
     ) -> SimCall:
-        """An inbound call: a ringing PJSIP channel enters Stasis(app, route)."""
+        """An inbound call: a ringing PJSIP channel enters Stasis(app, route); `then`: the dialplan split's next
+        apps, each tried in turn when the one before sends the call back (`continue` to the next priority)."""
         if app not in self._clients:
             raise RuntimeError(f"no websocket is subscribed to application {app!r}: Stasis would fail")
-        return self.new_inbound(route, app, caller_number, codec)
+        return self.new_inbound(route, app, caller_number, codec, then)
+
+    def app_registered(self, app: str) -> bool:
+        return app in self._clients
 
     def expect_originate(self) -> asyncio.Future[SimCall]:
         """A future resolved with the SimCall of the next originated channel once it enters Stasis."""
