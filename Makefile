@@ -35,7 +35,7 @@ test: install
 
 # Asterisk 22.10.1 built into $(ASTERISK_PREFIX) (once; about 15-25 minutes on two cores), then the tests that
 # place whole calls through it (tests/asterisk/). `make test` runs them too, and fails without the build unless
-# AI_OPERATOR_SKIP_ASTERISK=1.
+# AI_OPERATOR_SKIP_ASTERISK=1; a clone with no build and no vendored sources skips them, saying why.
 ASTERISK_PREFIX ?= /opt/ai-operator-asterisk
 asterisk: install
 	AI_OPERATOR_ASTERISK_PREFIX=$(ASTERISK_PREFIX) scripts/asterisk-build.sh

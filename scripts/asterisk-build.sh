@@ -3,6 +3,7 @@
 # prefix outside the repository, for the real-PBX tests and for a reader following README by hand.
 #
 #   scripts/asterisk-build.sh [PREFIX]        (default: $AI_OPERATOR_ASTERISK_PREFIX or /opt/ai-operator-asterisk)
+#   scripts/asterisk-build.sh --sources       prints where the vendored sources are looked for, and exits
 #
 # Idempotent: when PREFIX already holds this version (PREFIX/.ai-operator-build says so and sbin/asterisk
 # exists), it returns at once. Sources are verified by sha256 before anything is unpacked. Build
@@ -19,6 +20,10 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 PREFIX=${1:-${AI_OPERATOR_ASTERISK_PREFIX:-/opt/ai-operator-asterisk}}
 VENDOR=${AI_OPERATOR_ASTERISK_SOURCES:-$here/../shared/vendor/asterisk}
 STAMP="$PREFIX/.ai-operator-build"
+if [ "${1:-}" = "--sources" ]; then
+    echo "$VENDOR"
+    exit 0
+fi
 JOBS=${JOBS:-$(nproc)}
 
 if [ -x "$PREFIX/sbin/asterisk" ] && [ -f "$STAMP" ] && grep -qx "asterisk=$VERSION" "$STAMP"; then

@@ -2,8 +2,10 @@
 22 with the real daemon process and a real SIP caller (see `tests/support/asterisk/`).
 
 These tests are part of `make test` and CI. When the Asterisk build (`scripts/asterisk-build.sh`, `make
-asterisk`) or sipp is missing they FAIL, saying what to do; only a person who sets
-`AI_OPERATOR_SKIP_ASTERISK=1` on purpose gets them skipped.
+asterisk`) or sipp is missing they FAIL, saying what to do. They are skipped, with the reason, only when a person
+sets `AI_OPERATOR_SKIP_ASTERISK=1` on purpose, or when a clone has nothing beside it: no build and no vendored
+sources to build from (`scripts/asterisk-build.sh --sources` says where). CI sets `AI_OPERATOR_REQUIRE_ASTERISK=1`, which turns that
+last skip into a failure too.
 
 - `stack`: one environment (Asterisk, STT server, daemon with the sample knowledge base) shared by the whole
   session. A test using it must leave it as it found it: no reload, restart or stop.
@@ -20,9 +22,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.asterisk import Stack, asterisk_binary, asterisk_prefix
+from tests.support.asterisk import (
+    Stack,
+    asterisk_binary,
+    asterisk_prefix,
+    asterisk_sources,
+    asterisk_sources_present,
+)
 
 SKIP_ENV = "AI_OPERATOR_SKIP_ASTERISK"
+REQUIRE_ENV = "AI_OPERATOR_REQUIRE_ASTERISK"
 HERE = Path(__file__).resolve().parent
 
 
@@ -49,6 +58,10 @@ def asterisk_ready() -> None:
         return
     if os.environ.get(SKIP_ENV) == "1":
         pytest.skip(f"{SKIP_ENV}=1: {reason}")
+    nothing_beside = asterisk_binary() is None and not asterisk_sources_present()
+    if nothing_beside and os.environ.get(REQUIRE_ENV) != "1":
+        pytest.skip(f"no Asterisk build in {asterisk_prefix()} and no sources to build it from in "
+                    f"{asterisk_sources()} (a clone with nothing beside it); {REQUIRE_ENV}=1 makes this a failure")
     pytest.fail(reason, pytrace=False)
 
 

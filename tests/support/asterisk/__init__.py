@@ -28,11 +28,20 @@ from __future__ import annotations
 from tests.support.asterisk.caller import Ending, SipCaller
 from tests.support.asterisk.daemon_proc import DaemonProcess, daemon_env, kb_ingest
 from tests.support.asterisk.heard import Spurt, contains, last_voiced_ns, talkspurts, wait_reply
-from tests.support.asterisk.pbx import Asterisk, PbxPorts, PbxSecrets, asterisk_binary, asterisk_prefix
+from tests.support.asterisk.pbx import (
+                                        Asterisk,
+                                        PbxPorts,
+                                        PbxSecrets,
+                                        asterisk_binary,
+                                        asterisk_prefix,
+                                        asterisk_sources,
+                                        asterisk_sources_present,
+)
 from tests.support.asterisk.rtp_peer import RtpPeer, Said
 from tests.support.asterisk.speech import LocalOpenAI, caller_clip
 from tests.support.asterisk.stack import Stack, bot_line
 
 __all__ = ["Asterisk", "DaemonProcess", "Ending", "LocalOpenAI", "PbxPorts", "PbxSecrets", "RtpPeer", "Said",
-           "SipCaller", "Spurt", "Stack", "asterisk_binary", "asterisk_prefix", "bot_line", "caller_clip",
+           "SipCaller", "Spurt", "Stack", "asterisk_binary", "asterisk_prefix", "asterisk_sources",
+           "asterisk_sources_present", "bot_line", "caller_clip",
            "contains", "daemon_env", "kb_ingest", "last_voiced_ns", "talkspurts", "wait_reply"]

@@ -51,6 +51,20 @@ def asterisk_binary(prefix: Path | None = None) -> Path | None:
     return binary if os.access(binary, os.X_OK) else None
 
 
+def asterisk_sources() -> Path:
+    """Where `scripts/asterisk-build.sh` takes the vendored sources from (the script says; it honours
+    `$AI_OPERATOR_ASTERISK_SOURCES`)."""
+    done = subprocess.run([str(REPO / "scripts" / "asterisk-build.sh"), "--sources"], capture_output=True,
+                          text=True, timeout=30, check=True)
+    return Path(done.stdout.strip())
+
+
+def asterisk_sources_present() -> bool:
+    """True when the sources the build script needs are there (so a missing build is a mistake, not a clone
+    with nothing beside it)."""
+    return any(asterisk_sources().glob("asterisk-*.tar.*"))
+
+
 def free_udp_port(host: str = "0.0.0.0") -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
         s.bind((host, 0))
