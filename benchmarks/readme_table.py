@@ -81,14 +81,21 @@ def render(report: dict[str, Any], source: str) -> str:
                      f"{run['pinning'].get('callers') or 'none'} (callers used "
                      f"{cell(_get(run, ('cpu', 'callers_cores')), '{:.2f}')} cores).")
     sizing = [r for r in runs if _get(r, ("cpu", "s_per_call_minute"))]
-    if sizing:
+    clean = [r for r in sizing if r.get("verdict") == "PASS" and _get(r, ("valid", "ok"))]
+    if clean:
+        r = max(clean, key=lambda run: run["calls"])
+        per = r["cpu"]["s_per_call_minute"]
+        lines.append(f"- The knee: N = {r['calls']} is the largest N whose budgets all PASS, so one daemon on one core "
+                     f"takes `MAX_CALLS={r['calls']}` (the default; doctor prints the rule): {r['calls']} calls x "
+                     f"{per:.3f} CPU s per call-minute / 60 = {r['calls'] * per / 60:.2f} core for the daemon and "
+                     "its database.")
+    elif sizing:
         r = sizing[0]
         per = r["cpu"]["s_per_call_minute"]
         calls = r["figures"]["calls"]["mean_concurrent"]
-        caveat = ("" if r.get("verdict") == "PASS" else
-                  " This run FAILED its budgets, so that is what the calls cost, not what the node can carry.")
         lines.append(f"- Sizing from the N = {r['calls']} run: {calls:.0f} calls x {per:.3f} CPU s per call-minute / 60 "
-                     f"= {calls * per / 60:.2f} core for the daemon and its database.{caveat}")
+                     f"= {calls * per / 60:.2f} core for the daemon and its database. This run FAILED its budgets, "
+                     "so that is what the calls cost, not what the node can carry.")
     policy = [p for p in report.get("policy") or [] if "p99_ms" in p]
     if policy:
         lines.append("- Policy cost: " + ", ".join(f"{p['policy']} {p['decisions_per_s']:,} decisions/s (p99 "

@@ -11,6 +11,7 @@ from ai_operator.ops.metrics import Metrics
 from benchmarks.bench_peer import RecordingPeer, SendTally
 from benchmarks.caller_proc import packets_read
 from benchmarks.capture import parse_packets
+from tests.support.wait import eventually
 
 
 class _Call:
@@ -23,17 +24,40 @@ class _Call:
         self.media += 1
 
 
+PROBE_SSRC = 55  # the warm-up datagrams, told apart from the test's own (77)
+
+
+async def _arrival_stamping_on(peer: RecordingPeer, sender: socket.socket) -> None:
+    """Wait until the kernel stamps datagrams on arrival. The first socket on a host that asks for timestamps turns
+    arrival stamping on through a deferred kernel work item; until it runs, a datagram is stamped when it is read."""
+    probes = 0
+
+    async def stamped_on_arrival() -> bool:
+        nonlocal probes
+        probes += 1
+        before = time.time_ns()
+        sender.sendto(build_header(0, False, probes, 0, PROBE_SSRC) + b"\xff" * 160, peer.local)
+        after = time.time_ns()
+        await peer.until_received(probes)
+        last = parse_packets(peer.capture)["t"].tolist()[-1]
+        return before <= last <= after
+
+    await eventually(stamped_on_arrival, what="the kernel stamping datagrams on arrival")
+
+
 async def test_received_packets_carry_kernel_timestamps_and_their_headers() -> None:
     peer = RecordingPeer("ulaw", ("127.0.0.1", 9))
     await peer.open()
     try:
         with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sender:
+            await _arrival_stamping_on(peer, sender)
+            probes = peer.received
             before = time.time_ns()
             for i in range(5):
                 sender.sendto(build_header(0, i == 0, 100 + i, 8000 + 160 * i, 77) + b"\xff" * 160, peer.local)
             after = time.time_ns()
-            await peer.until_received(5)
-        packets = parse_packets(peer.capture)
+            await peer.until_received(probes + 5)
+        packets = parse_packets(peer.capture)[probes:]
     finally:
         peer.close()
     assert packets["seq"].tolist() == [100, 101, 102, 103, 104] and set(packets["ssrc"].tolist()) == {77}

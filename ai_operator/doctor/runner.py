@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Awaitable, Callable
 from typing import TextIO
 
@@ -23,6 +24,7 @@ async def _system(settings: Settings, env_path: str) -> list[CheckResult]:
     from ai_operator.doctor import system_checks as sc
     from ai_operator.doctor.instance_checks import instance_checks
     from ai_operator.doctor.service_checks import stop_timeout
+    from ai_operator.ops.sizing import sizing_check
 
     return [
         stop_timeout(settings),
@@ -30,6 +32,7 @@ async def _system(settings: Settings, env_path: str) -> list[CheckResult]:
         sc.ari_password_set(settings.ari.password),
         sc.state_dir_writable(settings.storage.state_dir),
         sc.rtp_port_range_bindable(settings.rtp.host, settings.rtp.port_min, settings.rtp.port_max, settings.call.max_calls),
+        sizing_check(settings.call.max_calls, len(os.sched_getaffinity(0))),
         *instance_checks(env_path),
     ]
 
