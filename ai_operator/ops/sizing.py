@@ -2,7 +2,8 @@
 
 `MEASURED` is copied from the committed benchmark report the README's figures come from (a test keeps the two
 equal, and keeps the `MAX_CALLS` default at the knee): the largest N whose media budgets all PASSed on one daemon
-pinned to one core, and the CPU seconds per call-minute of the daemon and its database there. The rule is the
+pinned to one core, and the CPU seconds per call-minute of the daemon and its database there. (A second run on the
+same box, committed beside it, was clean at that N too; the README says so.) The rule is the
 README's "Sizing a node": one daemon per core left after Asterisk, each with `MAX_CALLS` at or below the knee.
 `sizing_check` is pure (the host's CPU count is given).
 """
