@@ -41,7 +41,7 @@ def sizing_check(max_calls: int, cpus: int, measured: Measured = MEASURED) -> Ch
     """doctor's sizing line: this host's rule, and a WARN when `MAX_CALLS` is past the measured knee."""
     name = "sizing"
     k = daemons_for(cpus)
-    where = f"measured in {measured.report} ({measured.cpus} x {measured.cpu_model})"
+    where = f"measured in {measured.report} on {measured.cpus} x {measured.cpu_model}"
     if measured.clean_calls is None:
         return CheckResult(name, "WARN", f"no N ran clean ({where}), so MAX_CALLS={max_calls} is not backed by a "
                                          "measurement: run `make bench` on this host and set MAX_CALLS to the "
