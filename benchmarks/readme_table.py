@@ -49,6 +49,12 @@ def _load(avg: list[float] | None) -> str:
     return " / ".join(f"{x:.1f}" for x in avg) if avg else "-"
 
 
+def knee_run(runs: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The run with the largest N whose budgets all PASS in a valid run (what `MAX_CALLS` is sized to), or None."""
+    clean = [r for r in runs if r.get("verdict") == "PASS" and _get(r, ("valid", "ok"))]
+    return max(clean, key=lambda run: run["calls"]) if clean else None
+
+
 def render(report: dict[str, Any], source: str) -> str:
     """The README block for `report` (committed at `source`, relative to the repository)."""
     runs = report.get("media") or []
@@ -81,9 +87,9 @@ def render(report: dict[str, Any], source: str) -> str:
                      f"{run['pinning'].get('callers') or 'none'} (callers used "
                      f"{cell(_get(run, ('cpu', 'callers_cores')), '{:.2f}')} cores).")
     sizing = [r for r in runs if _get(r, ("cpu", "s_per_call_minute"))]
-    clean = [r for r in sizing if r.get("verdict") == "PASS" and _get(r, ("valid", "ok"))]
-    if clean:
-        r = max(clean, key=lambda run: run["calls"])
+    knee = knee_run(sizing)
+    if knee is not None:
+        r = knee
         per = r["cpu"]["s_per_call_minute"]
         lines.append(f"- The knee: N = {r['calls']} is the largest N whose budgets all PASS, so one daemon on one core "
                      f"takes `MAX_CALLS={r['calls']}` (the default; doctor prints the rule): {r['calls']} calls x "
