@@ -40,6 +40,7 @@ STALL_MS_ENV = "AI_OPERATOR_BENCH_STALL_MS"
 STALL_AT_ENV = "AI_OPERATOR_BENCH_STALL_AT_S"
 STALL_MIN_LEFT_SAMPLES = 4000  # the stall hits a reply with at least this much (0.5 s) left to play
 STALL_POLL_S = 0.01
+SLOW_STEP_MS = 2.0  # a loop step that held the loop this long is noted (by name) in the figures
 log = get_logger("bench")
 
 
@@ -72,6 +73,45 @@ class GcPauses:
                 for g, v in self.pauses_ms.items()}
 
 
+class SlowSteps:
+    """Event-loop steps (a callback, or one step of a task) that held the loop longer than `limit_ms`: where the
+    loop's stalls come from. Named by the task's coroutine (and the line it next waits at) or the callback."""
+
+    def __init__(self, limit_ms: float = SLOW_STEP_MS) -> None:
+        self.limit_s = limit_ms / 1000
+        self.steps: dict[str, list[float]] = {}
+        run = asyncio.events.Handle._run
+        probe = self
+
+        def timed_run(handle: asyncio.Handle) -> None:
+            t = time.perf_counter()
+            run(handle)
+            took = time.perf_counter() - t
+            if took >= probe.limit_s:
+                probe.steps.setdefault(_step_name(handle), []).append(took * 1000)
+
+        asyncio.events.Handle._run = timed_run  # type: ignore[method-assign]
+
+    def reset(self) -> None:
+        self.steps.clear()
+
+    def summary(self, top: int = 12) -> list[dict[str, Any]]:
+        rows = sorted(self.steps.items(), key=lambda kv: -sum(kv[1]))[:top]
+        return [{"step": name, "count": len(v), "max_ms": round(max(v), 2), "total_ms": round(sum(v), 1)}
+                for name, v in rows]
+
+
+def _step_name(handle: asyncio.Handle) -> str:
+    callback = getattr(handle, "_callback", None)
+    task = getattr(callback, "__self__", None)
+    if isinstance(task, asyncio.Task):
+        coro: Any = task.get_coro()
+        frame = getattr(coro, "cr_frame", None)
+        where = f" @{frame.f_code.co_name}:{frame.f_lineno}" if frame is not None else ""
+        return f"task {getattr(coro, '__qualname__', repr(coro))}{where}"
+    return f"callback {getattr(callback, '__qualname__', repr(callback))}"
+
+
 class Figures:
     """The daemon's own figures for the window: pacer, RTP totals, GC pauses and every call's turn latencies."""
 
@@ -84,6 +124,7 @@ class Figures:
         self.peak_calls = 0
         self.stalled: dict[str, float] | None = None
         self.gc = GcPauses()
+        self.slow = SlowSteps()
 
     def poll_calls(self) -> None:
         """Keep a reference to each live call's latency list (it outlives the call)."""
@@ -105,6 +146,7 @@ class Figures:
         self.turn_base = {cid: len(lst) for cid, lst in self.turn_lists.items()}
         self.base = _counters(pacer)
         self.gc.reset()
+        self.slow.reset()
         self.peak_calls = 0
         self.window_started = time.monotonic()
 
@@ -120,6 +162,7 @@ class Figures:
         out["send_error_tick_start_ms"] = pacer.send_error_ms.summary()
         out["send_error_last_frame_ms"] = pacer.tick_end_error_ms.summary()
         out["gc"] = self.gc.summary()
+        out["slow_steps"] = self.slow.summary()
         out["ports"] = {"size": svc.ports.size, "in_use": svc.ports.in_use}
         bridge: list[float] = []
         for cid, lst in self.turn_lists.items():

@@ -71,6 +71,7 @@ class Options:
     profile: bool = False
     pin: bool = True
     seed: int = 8
+    max_calls: int | None = None  # the daemon's MAX_CALLS; None: 2 N (never reached). Below N: an overload run
 
 
 def write_env(path: Path, values: dict[str, Any]) -> None:
@@ -262,7 +263,7 @@ async def run_media(n: int, stage: Stage, options: Options) -> dict[str, Any]:
         env = run_dir / "daemon.env"
         write_env(env, {**base_env(stage.state_dir), "ARI_URL": url, "ARI_USER": APP, "ARI_PASSWORD": password,
                         "ARI_APP": APP, "METRICS_HOST": "127.0.0.1", "METRICS_PORT": metrics_port,
-                        "MAX_CALLS": max(2 * n, 10), "RTP_PORT_MIN": port_min, "RTP_PORT_MAX": port_max})
+                        "MAX_CALLS": options.max_calls or max(2 * n, 10), "RTP_PORT_MIN": port_min, "RTP_PORT_MAX": port_max})
         daemon = start_daemon(run_dir, env, stage.plan_path, cpus["daemon"], options, options.window_s)
         window = await callers.event("window", START_TIMEOUT_S)
         t0, t1 = window["t0_ns"], window["t1_ns"]
@@ -317,7 +318,8 @@ def assemble(n: int, options: Options, warmup: float, cpus: dict[str, list[int]]
         problems.append(f"the callers' 20 ms ticks were {lag:.0f} ms late (p99): the load generator fell behind "
                         "(its audio reached the daemon in bursts)")
     return {
-        "calls": n, "window_s": round(window, 2), "warmup_s": round(warmup, 1), "pinning": cpus,
+        "calls": n, "max_calls": options.max_calls, "window_s": round(window, 2), "warmup_s": round(warmup, 1),
+        "pinning": cpus,
         "stall_injected_ms": options.stall_ms or None, "stall": own.get("stall"),
         "load_average": {"window_start": [round(x, 2) for x in loads_[0]], "window_end": [round(x, 2) for x in loads_[1]]},
         "cpu": {
@@ -348,6 +350,7 @@ def assemble(n: int, options: Options, warmup: float, cpus: dict[str, list[int]]
             "own_send_error_p99_ms": round(send["p99_ms"], 3) if "p99_ms" in send else None,
             "own_send_error_max_ms": round(send["max_ms"], 3) if "max_ms" in send else None,
             "own_bridge_p95_ms": percentile(own.get("bridge_ms") or [], 95), "gc": own.get("gc"),
+            "slow_steps": own.get("slow_steps"),
         },
         "run_dir": str(run_dir),
     }

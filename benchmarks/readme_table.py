@@ -50,8 +50,10 @@ def _load(avg: list[float] | None) -> str:
 
 
 def knee_run(runs: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The run with the largest N whose budgets all PASS in a valid run (what `MAX_CALLS` is sized to), or None."""
-    clean = [r for r in runs if r.get("verdict") == "PASS" and _get(r, ("valid", "ok"))]
+    """The run with the largest N whose budgets all PASS in a valid run (what `MAX_CALLS` is sized to), or None.
+    An overload run (`--max-calls` below N: the calls past it were refused) carries fewer than N: never the knee."""
+    clean = [r for r in runs if r.get("verdict") == "PASS" and _get(r, ("valid", "ok"))
+             and not (r.get("max_calls") or r["calls"]) < r["calls"]]
     return max(clean, key=lambda run: run["calls"]) if clean else None
 
 

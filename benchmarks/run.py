@@ -106,7 +106,8 @@ def run_all(args: argparse.Namespace, argv: list[str]) -> dict[str, Any]:
     options = Options(window_s=args.window or (QUICK_WINDOW_S if args.quick else FULL_WINDOW_S),
                       warmup_s=args.warmup if args.warmup is not None else (QUICK_WARMUP_S if args.quick else None),
                       stagger_s=QUICK_STAGGER_S if args.quick else None, stall_ms=args.stall_ms or 0.0,
-                      stall_at_s=args.stall_at, profile=args.profile, pin=not args.no_pin)
+                      stall_at_s=args.stall_at, profile=args.profile, pin=not args.no_pin,
+                      max_calls=args.max_calls)
     report: dict[str, Any] = {
         "started_at": datetime.now(UTC).isoformat(timespec="seconds"), "quick": args.quick,
         "command": shlex.join(["python", "-m", "benchmarks.run", *argv]), "git": git_commit(), "machine": machine(),
@@ -158,6 +159,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stall-ms", type=float, help="inject one event-loop stall of this length into the daemon")
     parser.add_argument("--stall-at", type=float, help="seconds into the window for --stall-ms (default: half)")
     parser.add_argument("--profile", action="store_true", help="cProfile the daemon for the window (kept with --keep)")
+    parser.add_argument("--max-calls", type=int, help="the daemon's MAX_CALLS (default 2 N, never reached); "
+                        "below N it is an overload run: the calls past it are refused, those in progress judged")
     parser.add_argument("--no-pin", action="store_true", help="do not pin the daemon and the callers to CPUs")
     parser.add_argument("--daemons", help="comma-separated daemon counts K per node, e.g. 1,2 (benchmarks/multi_daemon.py)")
     parser.add_argument("--only", help=f"comma-separated subset of {','.join(ALL)}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import time
 
 import numpy as np
 
@@ -100,14 +101,14 @@ async def test_the_pacer_reads_after_each_ticks_sends() -> None:
     codec = get_codec("ulaw")
     stream = PlayoutStream(codec, lambda packet: order.append("send"))
     stream.enqueue(np.full(FRAME_SAMPLES * 50, 1000, dtype=np.int16), "u")
-    pacer = Pacer(receive=lambda: order.append("receive"))
+    pacer = Pacer(receive=lambda: order.append("receive"), after_tick=lambda: order.append("after"))
     pacer.add(stream)
     await pacer.start()
     try:
-        await eventually(lambda: order.count("receive") >= 5, what="five ticks")
+        await eventually(lambda: order.count("after") >= 5, what="five ticks")
     finally:
         await pacer.stop()
-    assert order[:6] == ["send", "receive"] * 3
+    assert order[:9] == ["send", "receive", "after"] * 3
 
 
 async def test_a_failing_receive_does_not_stop_the_pacer() -> None:
@@ -126,3 +127,38 @@ async def test_a_failing_receive_does_not_stop_the_pacer() -> None:
     finally:
         await pacer.stop()
     assert pacer.receive_errors >= 4
+
+
+async def test_each_drain_reports_how_long_the_oldest_unread_datagram_waited() -> None:
+    codec = get_codec("ulaw")
+    ages: list[float] = []
+    receiver = RtpReceiver(on_age=ages.append)
+    frames: list[np.ndarray] = []
+    ep = await RtpEndpoint.open(_ports(4), codec, frames.append, receiver=receiver)
+    peer = _udp()
+    window: list[tuple[float, float]] = []  # (sent, read) of each round
+    seq = 0
+    try:
+        ep.set_remote(*peer.getsockname())
+
+        async def one_round() -> bool:
+            # the kernel turns arrival stamping on through deferred work: the first datagrams may come unstamped
+            nonlocal seq
+            sent = time.time()
+            peer.sendto(build_header(0, False, seq, 0, 1) + bytes(160), ep.local_address)
+            seq += 1
+            await eventually(lambda: _queued(ep._sock), what="datagram queued")
+            got = receiver.drain()
+            window.append((sent, time.time()))
+            assert got == 1
+            return bool(ages)
+
+        await eventually(one_round, what="a stamped datagram")
+    finally:
+        ep.close()
+        peer.close()
+    assert len(frames) == seq and ep.stats.received == seq
+    sent, read = window[-1]
+    arrived = read - ages[-1]  # the arrival time the age implies lies between the send and the read
+    assert sent - 0.001 <= arrived <= read
+    assert len(ages) == 1  # one sample per drain at most, and an unstamped datagram gives none

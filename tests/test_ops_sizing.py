@@ -90,3 +90,16 @@ async def test_doctor_system_group_prints_the_sizing_line(tmp_path):
         assert sizing[0].status == "WARN" and "MAX_CALLS=10000 is past the measured knee" in sizing[0].detail
     else:
         assert sizing[0].status == "WARN" and "no N ran clean" in sizing[0].detail
+
+
+def _run(calls: int, verdict: str, max_calls: int | None = None, valid: bool = True) -> dict[str, Any]:
+    return {"calls": calls, "max_calls": max_calls, "verdict": verdict, "valid": {"ok": valid, "problems": []}}
+
+
+def test_the_knee_is_the_largest_clean_valid_run_and_never_an_overload_run():
+    runs = [_run(200, "PASS"), _run(400, "PASS"), _run(500, "FAIL"), _run(600, "PASS", max_calls=400),
+            _run(450, "PASS", valid=False)]
+    assert knee_run(runs)["calls"] == 400
+    assert knee_run([_run(600, "PASS", max_calls=400)]) is None
+    assert knee_run([_run(300, "PASS", max_calls=300)])["calls"] == 300  # a cap at N refuses nothing
+    assert knee_run([_run(100, "FAIL")]) is None

@@ -22,7 +22,7 @@ from ai_operator.logs import get_logger, register_secret
 from ai_operator.media.codecs import get_codec
 from ai_operator.media.playout import Pacer
 from ai_operator.media.transport import TOTALS, PortAllocator, RtpReceiver
-from ai_operator.ops.gc_tuning import settle_heap
+from ai_operator.ops.gc_tuning import PacedCollector
 from ai_operator.ops.overload import LagProbe, LoadState
 
 log = get_logger("daemon")
@@ -47,6 +47,7 @@ class Daemon:
         self._db_retry: asyncio.Task[None] | None = None
         self.db_supervisor: Any = None  # restarts the embedded PostgreSQL / notices outages (storage/supervisor.py)
         self.metrics: Any = None
+        self.collector: PacedCollector | None = None  # the garbage collector's passes, paced by the pacer
 
     # ---- signals ----------------------------------------------------------------------------------------------
     def reload(self) -> bool:
@@ -145,12 +146,18 @@ class Daemon:
         async with AsyncExitStack() as stack:
             metrics = self.metrics = self.overrides.get("metrics") or Metrics()
             records, knowledge = await self._open_storage(stack)
-            receiver = RtpReceiver()  # every call's RTP is read once per pacer tick, after its frames went out
+            # every call's RTP is read once per pacer tick, after its frames went out
+            receiver = RtpReceiver(on_age=metrics.rtp_receive_age_seconds.observe)
             stack.callback(receiver.close)
             pacer = Pacer(receive=receiver.drain)
+            collector = self.collector = PacedCollector(load=lambda: pacer.streams)  # GC in the slack after a tick
+            collector.install()
+            stack.callback(collector.remove)
+            pacer.after_tick = collector.after_tick
             await pacer.start()
             stack.push_async_callback(pacer.stop)
             metrics.set_rtp_source(lambda: rtp_totals(pacer))
+            metrics.set_gc_source(collector.figures)
             load = LoadState(behind_lag_ms=s.ops.overload_lag_ms)
             probe = LagProbe(load, on_lag=metrics.loop_lag_seconds.observe)
             probe.start()
@@ -194,7 +201,8 @@ class Daemon:
                 metrics.ari_reconnects_total.inc()
                 await manager.reconcile()
             else:
-                settle_heap()  # start-up is over: keep the collector off what it made
+                if self.collector is not None:
+                    self.collector.settle()  # start-up is over: keep the collector off what it made
                 notifier.ready(f"ARI connected to {s.ari.url}")
                 self.ready.set()
                 log.info("ready", app=s.ari.app, ari=s.ari.url, rtp=f"{s.rtp.host}:{s.rtp.port_min}-{s.rtp.port_max}",

@@ -8,7 +8,9 @@ utterance's first frame goes out and `stopped` when its last one does, or at onc
 `Pacer` is the only timer: one asyncio task ticks on an absolute schedule t0 + k * 20 ms, so it does not drift;
 when it falls more than a few frames behind it skips ahead (counted in `late_ticks`) instead of bursting.
 It is also the clock of the receive side: after sending a tick's frames it calls `receive` (the daemon's: read
-every call's socket), so all calls' incoming RTP is handled once per tick, and never ahead of a due frame.
+every call's socket), so all calls' incoming RTP is handled once per tick, and never ahead of a due frame; then
+`after_tick` (the daemon's: a garbage-collection pass when one is due, `ops/gc_tuning.py`), with the rest of the
+tick ahead of it.
 """
 
 from __future__ import annotations
@@ -237,9 +239,11 @@ class Pacer:
         *,
         late_skip_frames: int = LATE_SKIP_FRAMES,
         receive: Callable[[], object] | None = None,
+        after_tick: Callable[[], object] | None = None,
     ) -> None:
         self.frame_s = frame_ms / 1000.0
         self._receive = receive  # called after each tick's sends (reads every call's incoming RTP)
+        self.after_tick = after_tick  # then this, with the rest of the tick ahead (the daemon's paced GC)
         self.receive_errors = 0
         self._clock = clock
         self._late_skip = late_skip_frames
@@ -322,6 +326,7 @@ class Pacer:
                 continue
             self.tick(now)
             self._received()
+            self._after()
             if due is not None and clock() >= self.next_due():  # type: ignore[operator]
                 await asyncio.sleep(0)  # stay fair to the loop when catching up
 
@@ -334,6 +339,16 @@ class Pacer:
             self.receive_errors += 1
             if self.receive_errors == 1:
                 log.error("playout_receive_failed", error=repr(exc))
+
+    def _after(self) -> None:
+        if self.after_tick is None:
+            return
+        try:
+            self.after_tick()
+        except Exception as exc:
+            self.receive_errors += 1
+            if self.receive_errors == 1:
+                log.error("playout_after_tick_failed", error=repr(exc))
 
     async def start(self) -> None:
         """Start the pacing task (idempotent)."""

@@ -8,16 +8,21 @@ undecoded, when one is given. Everything else is dropped and counted (never logg
 
 Reading is batched: with an `RtpReceiver` (the daemon's: one epoll set for every call, drained by the pacer once
 per 20 ms tick) there is no callback per datagram; an endpoint opened without one reads whenever its socket is
-readable (`loop.add_reader`), everything queued at once.
+readable (`loop.add_reader`), everything queued at once. Once per drain the receiver reads one socket's first
+datagram with its kernel arrival time (`SO_TIMESTAMPNS`) and reports how long it waited unread (`on_age`): the
+age of the oldest unread caller audio, sampled every tick, for /metrics.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
 import ipaddress
 import select
 import socket
+import struct
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -31,6 +36,9 @@ log = get_logger("media")
 
 _PLAIN_V2 = 0x80  # first header byte of a version-2 packet without padding, extension or CSRC
 RECEIVE_BUFFER_BYTES = 256 * 1024
+SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)  # Linux's value; Python does not name it
+_TIMESPEC = struct.Struct("@qq")
+_ANCILLARY_BYTES = socket.CMSG_SPACE(_TIMESPEC.size)
 
 
 class NoFreePort(RuntimeError):
@@ -68,6 +76,8 @@ class PortAllocator:
             try:
                 sock.setblocking(False)
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RECEIVE_BUFFER_BYTES)
+                with contextlib.suppress(OSError):  # arrival stamps: only for the receive-age sample
+                    sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
                 sock.bind((self.host, port))
             except OSError as exc:
                 sock.close()
@@ -109,9 +119,11 @@ class RtpReceiver:
 
     MAX_ROUNDS = 4  # more queued than this on a socket (after a stall): the rest is read at the next ticks
 
-    def __init__(self) -> None:
+    def __init__(self, on_age: Callable[[float], None] | None = None) -> None:
         self._poller: Any = select.epoll() if hasattr(select, "epoll") else select.poll()
         self._by_fd: dict[int, RtpEndpoint] = {}
+        self._on_age = on_age  # seconds the sampled socket's oldest datagram waited unread, once per drain
+        self._turn = 0
 
     def __len__(self) -> int:
         return len(self._by_fd)
@@ -129,15 +141,29 @@ class RtpReceiver:
         """Read every queued datagram of every socket (one read per ready socket per round); returns how many."""
         poll, by_fd = self._poller.poll, self._by_fd
         n = 0
-        for _ in range(self.MAX_ROUNDS):
+        for round_ in range(self.MAX_ROUNDS):
             ready = poll(0)
             if not ready:
                 break
+            if round_ == 0 and self._on_age is not None:
+                self._turn = (self._turn + 1) % len(ready)
+                n += self._read_aged(by_fd.get(ready[self._turn][0]))
+                ready = ready[: self._turn] + ready[self._turn + 1 :]
             for fd, _mask in ready:
                 endpoint = by_fd.get(fd)
                 if endpoint is not None:
                     n += endpoint.read_one()
         return n
+
+    def _read_aged(self, endpoint: RtpEndpoint | None) -> int:
+        if endpoint is None or self._on_age is None:
+            return 0
+        arrived = endpoint.read_one_stamped()
+        if arrived is None:
+            return 0
+        if arrived > 0:
+            self._on_age(max(0.0, time.time() - arrived))
+        return 1
 
     def close(self) -> None:
         self._by_fd.clear()
@@ -225,6 +251,24 @@ class RtpEndpoint:
             return 0
         self.datagram_received(data, addr)
         return 1
+
+    def read_one_stamped(self) -> float | None:
+        """`read_one` that also returns the datagram's kernel arrival time (epoch seconds; 0.0 when the kernel
+        did not stamp it), or None when nothing was queued."""
+        try:
+            data, ancillary, _flags, addr = self._sock.recvmsg(2048, _ANCILLARY_BYTES)
+        except (BlockingIOError, InterruptedError):
+            return None
+        except OSError as exc:
+            self.socket_error(exc)
+            return None
+        arrived = 0.0
+        for level, kind, payload in ancillary:
+            if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS and len(payload) >= _TIMESPEC.size:
+                sec, nsec = _TIMESPEC.unpack_from(payload)
+                arrived = sec + nsec / 1e9
+        self.datagram_received(data, addr)
+        return arrived
 
     def socket_error(self, exc: OSError) -> None:
         if not self._closed:

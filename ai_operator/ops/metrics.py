@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
-from prometheus_client.core import CounterMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from ai_operator.logs import get_logger
@@ -72,6 +72,38 @@ class RtpCollector(Collector):
                                       "outgoing frames skipped because the pacer fell behind (audio cut)")
         skipped.add_metric([], float(totals.get("skipped_frames", 0)))
         yield skipped
+
+
+GcSource = Callable[[], Mapping[str, list[float]]]
+"""Returns the garbage collector's figures per generation 0..2: `passes`, `pause_seconds` (total), `pause_max_seconds`."""
+
+
+class GcCollector(Collector):
+    """The garbage collector's passes and pauses (each one stops the event loop), read at scrape time."""
+
+    def __init__(self) -> None:
+        self.source: GcSource | None = None
+
+    def collect(self) -> Iterator[CounterMetricFamily | GaugeMetricFamily]:
+        figures: Mapping[str, list[float]] = {}
+        if self.source is not None:
+            try:
+                figures = self.source()
+            except Exception as exc:  # a broken source must not break /metrics
+                log.warning("metrics_gc_source_failed", error=repr(exc))
+        passes = CounterMetricFamily(f"{NAMESPACE}_gc_passes", "garbage-collection passes, by generation",
+                                     labels=["generation"])
+        pause = CounterMetricFamily(f"{NAMESPACE}_gc_pause_seconds",
+                                    "time the event loop stood still in garbage collection, by generation",
+                                    labels=["generation"])
+        worst = GaugeMetricFamily(f"{NAMESPACE}_gc_pause_max_seconds", "the longest garbage-collection pause so far",
+                                  labels=["generation"])
+        for generation in range(3):
+            label = [str(generation)]
+            passes.add_metric(label, float(figures.get("passes", [0, 0, 0])[generation]))
+            pause.add_metric(label, float(figures.get("pause_seconds", [0, 0, 0])[generation]))
+            worst.add_metric(label, float(figures.get("pause_max_seconds", [0, 0, 0])[generation]))
+        yield from (passes, pause, worst)
 
 
 class Metrics:
@@ -144,6 +176,14 @@ class Metrics:
             registry=r,
             buckets=(0.001, 0.002, 0.005, 0.01, 0.02, 0.04, 0.06, 0.1, 0.2, 0.5, 1.0),
         )
+        self.rtp_receive_age_seconds = Histogram(
+            "rtp_receive_age_seconds",
+            "how long the oldest unread caller audio had waited when the daemon read it (kernel arrival time; "
+            "one call's socket sampled per 20 ms tick)",
+            namespace=ns,
+            registry=r,
+            buckets=(0.005, 0.01, 0.02, 0.03, 0.04, 0.06, 0.1, 0.2, 0.5, 1.0),
+        )
         self.overloaded = Gauge("overloaded", "1 while the daemon is behind and refuses new calls", namespace=ns,
                                 registry=r)
         self.database_up = Gauge(
@@ -161,6 +201,8 @@ class Metrics:
         )
         self._rtp = RtpCollector()
         r.register(self._rtp)
+        self._gc = GcCollector()
+        r.register(self._gc)
         self._prime()
 
     def _prime(self) -> None:
@@ -179,6 +221,10 @@ class Metrics:
     def set_rtp_source(self, source: RtpSource | None) -> None:
         """Register the callable the media layer exposes its RTP totals through (None detaches it)."""
         self._rtp.source = source
+
+    def set_gc_source(self, source: GcSource | None) -> None:
+        """Register the callable the paced garbage collector exposes its figures through (None detaches it)."""
+        self._gc.source = source
 
     def observe_stage(self, stage: str, seconds: float) -> None:
         """Record one turn-stage latency; an unknown stage name is a programming error."""

@@ -95,6 +95,8 @@ class CachedTTS:
         if audio is not None:
             self.hits += 1
             for start in range(0, audio.size, CACHED_CHUNK_SAMPLES):
+                if start:
+                    await asyncio.sleep(0)  # one chunk per loop step: a long line never holds the pacer up
                 yield audio[start : start + CACHED_CHUNK_SAMPLES]
             return
         parts: list[np.ndarray] = []
