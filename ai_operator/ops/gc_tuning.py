@@ -10,7 +10,7 @@ pause alone put the worst stream's jitter over budget. So:
   frozen out of the collector's reach (`gc.freeze`);
 - `PacedCollector.after_tick` (called by the pacer after each tick) runs a young pass as soon as
   `YOUNG_PASS_OBJECTS` new objects are pending (1-5 ms), and a middle pass every `MIDDLE_EVERY` young ones
-  (5-16 ms at 400-550 calls), each with most of the 20 ms tick still ahead of it;
+  (every 10 took 8-16 ms at 200-550 calls; every 5 halves that), each with most of the 20 ms tick ahead of it;
 - a full pass walks every object of every call (83 ms at 550 calls, 130,000 objects): it is due every
   `FULL_EVERY` middle passes but runs only with at most `FULL_PASS_FREE_CALLS` calls in progress or when its
   predicted pause (the last full pass's, scaled by the calls then and now) fits `FULL_PASS_BUDGET_MS`, i.e. when
@@ -36,7 +36,7 @@ from ai_operator.logs import get_logger
 log = get_logger("gc")
 
 YOUNG_PASS_OBJECTS = 2_000  # pending new objects that make the next tick run a young pass (about 1 ms of work)
-MIDDLE_EVERY = 10  # young passes per middle pass (CPython's own default)
+MIDDLE_EVERY = 5  # young passes per middle pass (CPython's is 10: at 400 calls that middle pass took 13 ms)
 FULL_EVERY = 10  # middle passes per full pass (CPython's own default)
 FULL_PASS_BUDGET_MS = 8.0  # a full pass predicted to stop the loop longer than this waits for a quieter moment
 FULL_PASS_MAX_DEFER_S = 3600.0  # ... but no longer than this after the previous full pass
