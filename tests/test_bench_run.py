@@ -37,8 +37,20 @@ def test_runner_judges_real_calls_and_writes_one_report(tmp_path: Path, capsys: 
     records = run["records"]
     assert records["calls_answered"] == 2 and records["calls_recorded"] == 2 == records["calls_ended"]
     assert records["turns_recorded"] >= 2  # the greeting and at least one caller turn of each call
+    daemon = run["daemon"]
+    assert isinstance(daemon["slow_steps"], list) and set(daemon["gc"]) == {"gen0", "gen1", "gen2"}
     out = capsys.readouterr().out
     assert "cpu s/call-min" in out and "verdict:" in out
+
+
+@pytest.mark.slow
+def test_an_overload_run_refuses_the_calls_past_max_calls_and_judges_the_rest(tmp_path: Path) -> None:
+    argv = ["--quick", "--n", "3", "--max-calls", "1", "--window", "10", "--only", "media", "--reports", str(tmp_path)]
+    assert main(argv) == 0
+    run = json.loads((tmp_path / "latest.json").read_text())["media"][0]
+    assert run["calls"] == 3 and run["max_calls"] == 1
+    assert run["figures"]["calls"]["refused"] >= 1  # sent back to the dialplan, counted
+    assert run["records"]["calls_answered"] >= 1 and run["figures"]["audio"]["replies_judged"] >= 1
 
 
 @pytest.mark.slow

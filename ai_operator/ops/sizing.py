@@ -28,8 +28,9 @@ class Measured:
     cpu_model: str
 
 
-MEASURED = Measured(clean_calls=100, cpu_s_per_call_minute=0.1302,
-                    report="benchmarks/reports/2026-12-02-quiet-n100-n300.json", cpus=2, cpu_model="AMD EPYC")
+MEASURED = Measured(clean_calls=400, cpu_s_per_call_minute=0.0869,
+                    report="benchmarks/reports/2026-12-02-xeon-n200-n400-run1.json", cpus=2,
+                    cpu_model="Intel(R) Xeon(R) Processor")
 
 
 def daemons_for(cpus: int) -> int:
