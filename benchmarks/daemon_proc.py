@@ -4,7 +4,9 @@
 runs the real `Daemon` (ARI URL, database, TTS from the env file: espeak-ng behind the line cache) with one
 benchmark double: `ScriptedSTT` recognises which of the plan's caller lines was said. No model.
 Signals: SIGUSR1 starts the measurement window (resets the pacer's send-error statistics, notes the counters);
-SIGUSR2 ends it and writes the daemon's own figures for the window to `--out`; SIGTERM stops the daemon.
+SIGUSR2 ends it and writes the daemon's own figures for the window to `--out` (pacer, RTP totals, garbage-collection
+pauses, turn latencies, and the loop steps that held the event loop `SLOW_STEP_MS` or longer, by name: where a
+stall came from); SIGTERM stops the daemon.
 With `--cpus`, the process (and the embedded PostgreSQL it starts) is pinned to those CPUs. With `--profile`,
 cProfile runs for the window.
 

@@ -14,9 +14,8 @@ pause alone put the worst stream's jitter over budget. So:
 - a full pass walks every object of every call (83 ms at 550 calls, 130,000 objects): it is due every
   `FULL_EVERY` middle passes but runs only with at most `FULL_PASS_FREE_CALLS` calls in progress or when its
   predicted pause (the last full pass's, scaled by the calls then and now) fits `FULL_PASS_BUDGET_MS`, i.e. when
-  the daemon is quiet; under steady load it is
-  deferred, at most `FULL_PASS_MAX_DEFER_S`, so cyclic garbage that outlived the middle passes is still
-  reclaimed (an unforeseen long pause is logged: `gc_full_pass`);
+  the daemon is quiet; under steady load it is deferred, at most `FULL_PASS_MAX_DEFER_S`, so cyclic garbage that
+  outlived the middle passes is still reclaimed (a pause over the budget is logged: `gc_full_pass`);
 - the automatic thresholds stay as a safety net (`SAFETY_THRESHOLDS`): they trip only if the pacer stops
   collecting.
 
