@@ -12,9 +12,11 @@ from __future__ import annotations
 import os
 import subprocess
 import threading
+import time
 import warnings
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ai_operator.logs import get_logger
 
@@ -22,7 +24,10 @@ log = get_logger("storage")
 
 PGDATA_DIRNAME = "pgdata"
 STOP_TIMEOUT_S = 30.0
+SLOW_START_S = 120.0  # pgserver's pg_ctl gives up after 10 s; crash recovery on a busy box may take longer
+READY_POLL_S = 0.25
 
+T = TypeVar("T")
 _lock = threading.Lock()
 _refcounts: dict[Path, int] = {}
 
@@ -54,9 +59,9 @@ class EmbeddedServer:
             if os.geteuid() == 0:  # never as root, never a new user: see pg_root.py
                 from ai_operator.storage.pg_root import start_as_account
 
-                server = start_as_account(self.pgdata)
+                server = self._patiently(lambda: start_as_account(self.pgdata))
             else:
-                server = pgserver.get_server(self.pgdata, cleanup_mode="stop")
+                server = self._patiently(lambda: pgserver.get_server(self.pgdata, cleanup_mode="stop"))
         except (subprocess.SubprocessError, OSError, AssertionError, RuntimeError) as exc:
             raise EmbeddedServerError(
                 f"embedded PostgreSQL in {self.pgdata} did not start ({exc}); see {self.pgdata / 'log'}"
@@ -125,12 +130,35 @@ class EmbeddedServer:
                 if pid is not None and not self.alive():
                     (self.pgdata / "postmaster.pid").unlink(missing_ok=True)
                     log.warning("embedded_db_stale_lock_removed", pgdata=str(self.pgdata), pid=pid)
-                self._server.ensure_postgres_running()
+                self._patiently(self._server.ensure_postgres_running)
         except (subprocess.SubprocessError, OSError, AssertionError) as exc:
             raise EmbeddedServerError(
                 f"embedded PostgreSQL in {self.pgdata} did not restart ({exc}); see {self.pgdata / 'log'}"
             ) from exc
         return str(self._server.get_uri())
+
+    def _patiently(self, start: Callable[[], T]) -> T:
+        """`start()`; when its pg_ctl gave up waiting (pgserver allows 10 s) while the postmaster it launched goes
+        on starting (crash recovery after a kill, on a busy box), wait up to `SLOW_START_S` for that postmaster to
+        be ready and call `start()` again, which then finds it running."""
+        try:
+            return start()
+        except subprocess.TimeoutExpired:
+            deadline = time.monotonic() + SLOW_START_S
+            log.warning("embedded_db_slow_start", pgdata=str(self.pgdata), waiting_s=SLOW_START_S)
+            while not self._ready():
+                if time.monotonic() >= deadline or not self.alive():
+                    raise
+                time.sleep(READY_POLL_S)
+            return start()
+
+    def _ready(self) -> bool:
+        """The postmaster named in `postmaster.pid` runs and says it accepts connections."""
+        try:
+            lines = (self.pgdata / "postmaster.pid").read_text().splitlines()
+        except OSError:
+            return False
+        return self.alive() and len(lines) > 7 and lines[7].strip() == "ready"
 
 
 def _process_state(pid: int) -> str | None:
