@@ -245,6 +245,7 @@ class Pacer:
         self._receive = receive  # called after each tick's sends (reads every call's incoming RTP)
         self.after_tick = after_tick  # then this, with the rest of the tick ahead (the daemon's paced GC)
         self.receive_errors = 0
+        self.after_tick_errors = 0
         self._clock = clock
         self._late_skip = late_skip_frames
         self._streams: list[PlayoutStream] = []
@@ -345,9 +346,9 @@ class Pacer:
             return
         try:
             self.after_tick()
-        except Exception as exc:
-            self.receive_errors += 1
-            if self.receive_errors == 1:
+        except Exception as exc:  # nor whatever the collector does
+            self.after_tick_errors += 1
+            if self.after_tick_errors == 1:
                 log.error("playout_after_tick_failed", error=repr(exc))
 
     async def start(self) -> None:
