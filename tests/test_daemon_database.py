@@ -93,6 +93,7 @@ async def _kill_database_mid_call(daemon_base: Any, replies: list[tuple[str | No
         assert outcome.reply.text == say("kb_unavailable", "ru")
         assert outcome.timings["kb_ms"] < 5000  # not the pool's 30 s
         assert records.spooled > 0
+        assert daemon.db_supervisor.restarts == 0  # still held down: the outage above was real, not a race
         daemon.db_supervisor.retry_now()
         await eventually(lambda: metric(stage, "ai_operator_database_restarts_total", {"result": "ok"}) == 1, 60,
                          "the daemon restarting its PostgreSQL")

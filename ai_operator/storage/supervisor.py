@@ -48,17 +48,18 @@ class DatabaseSupervisor:
         on_down: Hook | None = None,
         on_up: Hook | None = None,
         metrics: Any = None,
-        check_s: float = CHECK_S,
-        backoff_initial_s: float = BACKOFF_INITIAL_S,
-        backoff_max_s: float = BACKOFF_MAX_S,
+        check_s: float | None = None,
+        backoff_initial_s: float | None = None,
+        backoff_max_s: float | None = None,
     ) -> None:
+        """Timings left as None take the module's defaults as they are when the supervisor is made."""
         self.db = db
         self.on_down = on_down
         self.on_up = on_up
         self.metrics = metrics
-        self.check_s = check_s
-        self.backoff_initial_s = backoff_initial_s
-        self.backoff_max_s = backoff_max_s
+        self.check_s = CHECK_S if check_s is None else check_s
+        self.backoff_initial_s = BACKOFF_INITIAL_S if backoff_initial_s is None else backoff_initial_s
+        self.backoff_max_s = BACKOFF_MAX_S if backoff_max_s is None else backoff_max_s
         self.up = True
         self.outages = 0
         self.restarts = 0
