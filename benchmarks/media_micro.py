@@ -76,7 +76,11 @@ class MicroCall:
 
     def on_silence(self) -> None:
         stream = self.stream
-        self._events(self.listener.feed_silent(self.clock(), stream is not None and stream.speaking))
+        speaking = stream is not None and stream.speaking
+        skip = getattr(self.listener, "skip_silent", None)  # (a baseline may not have it)
+        if skip is not None and skip(speaking):
+            return
+        self._events(self.listener.feed_silent(self.clock(), speaking))
 
     def _events(self, events: list[Any]) -> None:
         for ev in events:

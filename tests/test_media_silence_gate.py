@@ -1,5 +1,6 @@
 """The digital-silence gate is exact: frames of digital silence handled by `feed_silent` (no decode, webrtcvad
-skipped once it has settled) give the same events and the same listener state as feeding the zero frames.
+skipped once it has settled), or skipped by `skip_silent` when nothing can happen, give the same events and the
+same listener state as feeding the zero frames.
 
 Real webrtcvad, real espeak-ng speech, real echo reference; streams are synthesized with seeds so a failure
 is reproducible.
@@ -109,21 +110,24 @@ def stream(seed: int, speech: list[np.ndarray]) -> list[tuple[np.ndarray, bool, 
 def test_gated_and_fed_streams_give_identical_events_and_state(seed: int) -> None:
     speech = [speak("Здравствуйте, я хотел бы узнать баланс"), speak("да", "ru"), speak("One two three", "en")]
     fed, gated = listener(), listener()
-    gated_frames = 0
+    gated_frames = skipped_frames = 0
     for i, (frame, bot_speaking, bot_power) in enumerate(stream(seed, speech)):
         t = 500.0 + i * FRAME_S
         if bot_power is not None:
             fed.note_bot_power(bot_power, t)
             gated.note_bot_power(bot_power, t)
         expected = fed.feed(frame, t, bot_speaking)
-        if frame is ZERO:
-            got = gated.feed_silent(t, bot_speaking)
+        if frame is ZERO:  # the daemon's way: skip when nothing can happen, else the gate
+            skipped = gated.skip_silent(bot_speaking)
+            got = [] if skipped else gated.feed_silent(t, bot_speaking)
             gated_frames += 1
+            skipped_frames += skipped
         else:
             got = gated.feed(frame, t, bot_speaking)
         assert same(expected, got), f"frame {i}: {expected} != {got}"
         assert state(fed) == state(gated), f"frame {i}"
     assert gated_frames > 200  # the gate was exercised, settled runs included
+    assert 0 < skipped_frames < gated_frames  # and so was the skip, but not for every silent frame
 
 
 

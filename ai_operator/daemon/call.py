@@ -133,9 +133,12 @@ class Call:
 
     def _on_silence(self) -> None:
         """A frame of digital silence (most of a call): the same decisions as `_on_audio`, without the work."""
-        now = time.monotonic()
         stream = self.media.stream
-        events = self.listener.feed_silent(now, stream is not None and stream.speaking)
+        speaking = stream is not None and stream.current_utterance is not None
+        if self.listener.skip_silent(speaking):
+            return
+        now = time.monotonic()
+        events = self.listener.feed_silent(now, speaking)
         if events:
             self._heard(events, now)
 

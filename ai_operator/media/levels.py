@@ -71,6 +71,11 @@ class _PowerRing:
         self._i = i + 1 if i + 1 < self._size else 0
         self._zeros = self._zeros + 1 if power == 0.0 else 0
 
+    @property
+    def silent(self) -> bool:
+        """Every slot is silence (more silence changes nothing)."""
+        return self._zeros >= self._size
+
     def push_zeros(self, count: int) -> None:
         for _ in range(min(count, self._size - self._zeros)):
             self.push(0.0)
@@ -128,6 +133,13 @@ class EchoReference:
         """The bot's voice is in the echo window at `at`: caller frames need the echo test."""
         self._fill_to(int(at / self._frame_s) - 1)
         return self._bot.mean() > BOT_FLOOR_POWER
+
+    @property
+    def bot_silent(self) -> bool:
+        """The bot's whole echo window is silence: `bot_active` is False at any later time until the bot sends
+        again."""
+        bot = self._bot
+        return bot.silent and bot.mean() <= BOT_FLOOR_POWER  # (the running sum may keep a rounding residue)
 
     def caller_dominant(self) -> bool:
         """The caller's recent level is above the bot's recent output level minus the margin."""

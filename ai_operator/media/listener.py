@@ -85,6 +85,16 @@ class CallerListener:
         bot_active = self.echo.bot_active(now)
         return self._listen(self.segmenter.feed_silent(now), 0.0, now, bot_active, bot_speaking)
 
+    def skip_silent(self, bot_speaking: bool) -> bool:
+        """`feed_silent` of a frame when nothing can happen (the usual case: the line and the bot both quiet,
+        the VAD settled): its counters only, no clock read; returns False, doing nothing, when that is not so."""
+        segmenter = self.segmenter
+        if bot_speaking or not segmenter.settled or not self.echo.bot_silent:
+            return False
+        segmenter.skip_silent()
+        self.bargein.feed(False, False)
+        return True
+
     def _listen(self, events: list[SpeechStarted | UtteranceEnded], power: float, now: float, bot_active: bool,
                 bot_speaking: bool) -> list[ListenEvent]:
         out: list[ListenEvent] = []

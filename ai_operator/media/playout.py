@@ -37,6 +37,7 @@ log = get_logger("media")
 LATE_SKIP_FRAMES = 3  # further behind than this: skip ahead instead of sending a burst
 STARTED = "started"
 STOPPED = "stopped"
+_NO_SAMPLES = np.zeros(0, dtype=np.int16)
 
 
 @dataclass(frozen=True)
@@ -50,19 +51,41 @@ class PlayoutEvent:
 
 
 class _Utterance:
-    """Queued audio: PCM (for the echo reference) and the same audio already encoded (one encode per chunk,
-    so a tick only slices bytes)."""
+    """Queued audio as ready-to-send frames: each whole 20 ms frame encoded once with its power (for the echo
+    reference), so a tick only takes the next one. A streamed line's chunks rarely end on a frame boundary: the
+    samples past the last whole frame wait in `carry` for the next chunk, or are padded with the codec's silence
+    at the end of the line. Adding a chunk costs that chunk only, however much is still queued."""
 
-    __slots__ = ("final", "id", "payload", "pcm", "pos", "powers", "started")
+    __slots__ = ("carry", "final", "id", "payloads", "powers", "started")
 
-    def __init__(self, utterance_id: str, pcm: np.ndarray, payload: bytes, final: bool) -> None:
+    def __init__(self, utterance_id: str) -> None:
         self.id = utterance_id
-        self.pcm = pcm
-        self.payload = payload
-        self.powers: list[float] = frame_powers(pcm, FRAME_SAMPLES).tolist()  # per whole frame (echo reference)
-        self.pos = 0  # in samples
-        self.final = final
+        self.payloads: deque[bytes] = deque()
+        self.powers: deque[float] = deque()
+        self.carry = _NO_SAMPLES  # fewer than a frame's samples, waiting for the rest
+        self.final = False
         self.started = False
+
+    def add(self, pcm: np.ndarray, codec: Codec, pad: bytes, final: bool) -> None:
+        """Append audio; with `final`, the line ends here (a partial last frame is padded)."""
+        carry = self.carry
+        arr = np.concatenate((carry, pcm)) if carry.size else pcm
+        whole = arr.size // FRAME_SAMPLES * FRAME_SAMPLES
+        if whole:
+            encoded = codec.encode(arr[:whole])
+            step = len(encoded) // (whole // FRAME_SAMPLES)
+            self.payloads.extend(encoded[i : i + step] for i in range(0, len(encoded), step))
+            self.powers.extend(frame_powers(arr[:whole], FRAME_SAMPLES).tolist())
+        rest = arr[whole:]
+        if final and rest.size:
+            padded = np.zeros(FRAME_SAMPLES, dtype=np.int16)
+            padded[: rest.size] = rest
+            encoded = codec.encode(rest)
+            self.payloads.append(encoded + pad[len(encoded) :])
+            self.powers.append(float(frame_powers(padded, FRAME_SAMPLES)[0]))
+            rest = _NO_SAMPLES
+        self.carry = rest.copy() if rest.size else _NO_SAMPLES
+        self.final = final
 
 
 class PlayoutStats:
@@ -100,7 +123,6 @@ class PlayoutStream:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.codec = codec
-        self._bytes_per_sample = codec.bytes_per_frame // FRAME_SAMPLES
         self._pad = codec.silence_payload()
         self._send = send
         self._on_event = on_event
@@ -128,22 +150,12 @@ class PlayoutStream:
         """Queue audio of `utterance_id`. Streamed TTS calls it with final=False, then final=True (may be empty)."""
         arr = _as_pcm(pcm)
         tail = self._queue[-1] if self._queue else None
-        if tail is not None and tail.id == utterance_id:
-            if tail.final:
-                raise ValueError(f"utterance {utterance_id!r} already ended (final=True was given)")
-            if arr.size:
-                bps = self._bytes_per_sample
-                first, whole = tail.pos // FRAME_SAMPLES, (tail.pcm.size - tail.pos) // FRAME_SAMPLES
-                tail.pcm = np.concatenate((tail.pcm[tail.pos :], arr))
-                tail.payload = tail.payload[tail.pos * bps :] + self.codec.encode(arr)
-                # the whole frames queued before keep their power; only the rest (a partial frame + the new
-                # audio) is measured: a line streamed in many chunks is measured once, not once per chunk
-                rest = frame_powers(tail.pcm[whole * FRAME_SAMPLES :], FRAME_SAMPLES).tolist()
-                tail.powers = tail.powers[first : first + whole] + rest
-                tail.pos = 0
-            tail.final = final
-            return
-        self._queue.append(_Utterance(utterance_id, arr.copy(), self.codec.encode(arr), final))
+        if tail is None or tail.id != utterance_id:
+            tail = _Utterance(utterance_id)
+            self._queue.append(tail)
+        elif tail.final:
+            raise ValueError(f"utterance {utterance_id!r} already ended (final=True was given)")
+        tail.add(arr, self.codec, self._pad, final)
 
     def flush(self) -> str | None:
         """Barge-in: drop everything queued. Emits stopped(interrupted=True) for the utterance in progress and
@@ -178,9 +190,8 @@ class PlayoutStream:
         queue = self._queue
         while queue:
             utt = queue[0]
-            remaining = utt.pcm.size - utt.pos
-            if remaining >= FRAME_SAMPLES or (utt.final and remaining > 0):
-                self._send_frame(utt, k, now, remaining)
+            if utt.payloads:
+                self._send_frame(utt, k, now)
                 return
             if not utt.final:
                 self.stats.underruns += 1
@@ -192,16 +203,9 @@ class PlayoutStream:
                 self._emit(PlayoutEvent(STOPPED, utt.id, now))
         self._gap = True
 
-    def _send_frame(self, utt: _Utterance, k: int, now: float, remaining: int) -> None:
-        pos = utt.pos
-        bps = self._bytes_per_sample
-        if remaining >= FRAME_SAMPLES:
-            power = utt.powers[pos // FRAME_SAMPLES]
-            payload = utt.payload[pos * bps : (pos + FRAME_SAMPLES) * bps]
-        else:  # the partial last frame, padded with silence
-            power = float(frame_powers(np.pad(utt.pcm[pos:], (0, FRAME_SAMPLES - remaining)), FRAME_SAMPLES)[0])
-            payload = utt.payload[pos * bps :] + self._pad[remaining * bps :]
-        utt.pos = pos + FRAME_SAMPLES
+    def _send_frame(self, utt: _Utterance, k: int, now: float) -> None:
+        payload = utt.payloads.popleft()
+        power = utt.powers.popleft()
         marker = self._gap or not utt.started
         if not utt.started:
             utt.started = True
@@ -223,7 +227,7 @@ class PlayoutStream:
                 self._on_frame(power, now)
             except Exception as exc:
                 self._callback_failed("playout_frame_callback_failed", exc)
-        if utt.final and utt.pos >= utt.pcm.size:
+        if utt.final and not utt.payloads:
             self._queue.popleft()
             self.current_utterance = None
             self._emit(PlayoutEvent(STOPPED, utt.id, now))

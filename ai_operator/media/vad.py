@@ -130,11 +130,7 @@ class UtteranceSegmenter:
         zero = self._zero
         run = self._zero_run
         if run >= VAD_SETTLE_FRAMES and not self.in_speech:  # the usual case, `_idle` of a non-speech frame
-            self._frames_seen += 1
-            self._zero_run = run + 1
-            self.last_frame_speech = False
-            self._preroll.append(zero)
-            self._run = 0
+            self.skip_silent()
             return []
         if run < VAD_SETTLE_FRAMES:
             speech = self._verdict(zero)  # may still say speech: webrtcvad's hangover
@@ -143,6 +139,19 @@ class UtteranceSegmenter:
             speech = False
         self._zero_run = run + 1
         return self._segment(zero, speech, now, self._shared_zero)
+
+    @property
+    def settled(self) -> bool:
+        """Idle on digital silence long enough that another silent frame is `skip_silent`'s counters only."""
+        return self._zero_run >= VAD_SETTLE_FRAMES and not self.in_speech
+
+    def skip_silent(self) -> None:
+        """`feed_silent` of a frame while `settled` (it returns no event there)."""
+        self._frames_seen += 1
+        self._zero_run += 1
+        self.last_frame_speech = False
+        self._preroll.append(self._zero)
+        self._run = 0
 
     def _shared_zero(self) -> np.ndarray:
         return self._zero
