@@ -1,7 +1,10 @@
 """The private embedded PostgreSQL (pgserver) that runs in STATE_DIR/pgdata when no DATABASE_URL is given.
 
 Owns starting and stopping the server process (run by root: as an unprivileged account, see pg_root.py),
-telling whether it is alive, and restarting it after it died. pgserver is synchronous: every method here
+telling whether it is alive, and restarting it after it died. The server it starts never preempts the daemon:
+its processes run under `SCHED_BATCH` (`yield_to_the_daemon`): same fair share of the CPU, but a backend woken
+by a query waits for the daemon's loop to sleep (at most until the next 20 ms tick) instead of taking the CPU
+from it in the middle of a tick, where every call's audio would stand still meanwhile. pgserver is synchronous: every method here
 blocks, so async code calls them through `asyncio.to_thread`. Several `Database` objects of one process may share one data directory;
 an in-process reference count stops the server only when the last one closes (pgserver itself keeps the count
 across processes, so a second daemon on the same STATE_DIR keeps it running).
@@ -71,6 +74,7 @@ class EmbeddedServer:
                 _refcounts[self.pgdata] = _refcounts.get(self.pgdata, 0) + 1
                 self._held = True
         self._server = server
+        yield_to_the_daemon(self.postmaster_pid())
         log.info("embedded_db_started", pgdata=str(self.pgdata))
         return str(server.get_uri())
 
@@ -120,22 +124,34 @@ class EmbeddedServer:
 
     def restart(self) -> str:
         """Start the server again after it stopped or died; same data directory and socket. A lock file left by a
-        postmaster that was killed (gone, or a zombie nobody has reaped) is removed first, else PostgreSQL
-        would refuse to start. Raises `EmbeddedServerError` (naming the server log) when it does not start."""
+        postmaster that was killed (gone, or a zombie nobody has reaped yet), and its socket's lock, are removed
+        first, else PostgreSQL would refuse to start. Raises `EmbeddedServerError` (naming the server log) when it does not start."""
         if self._server is None:
             return self.start()
         try:
             with self._server._lock:  # pgserver's inter-process lock: one start at a time per machine
                 pid = self.postmaster_pid()
                 if pid is not None and not self.alive():
-                    (self.pgdata / "postmaster.pid").unlink(missing_ok=True)
-                    log.warning("embedded_db_stale_lock_removed", pgdata=str(self.pgdata), pid=pid)
+                    self._remove_stale_locks(pid)
                 self._patiently(self._server.ensure_postgres_running)
+                yield_to_the_daemon(self.postmaster_pid())
         except (subprocess.SubprocessError, OSError, AssertionError) as exc:
             raise EmbeddedServerError(
                 f"embedded PostgreSQL in {self.pgdata} did not restart ({exc}); see {self.pgdata / 'log'}"
             ) from exc
         return str(self._server.get_uri())
+
+    def _remove_stale_locks(self, pid: int) -> None:
+        """The lock files of a dead postmaster: `postmaster.pid`, and its socket's lock (PostgreSQL refuses to
+        start while the PID in it exists, and a killed postmaster stays a zombie until init reaps it)."""
+        (self.pgdata / "postmaster.pid").unlink(missing_ok=True)
+        for lock in self.pgdata.glob(".s.PGSQL.*.lock"):
+            try:
+                if lock.read_text().split("\n", 1)[0].strip() == str(pid):
+                    lock.unlink()
+            except OSError:
+                continue
+        log.warning("embedded_db_stale_lock_removed", pgdata=str(self.pgdata), pid=pid)
 
     def _patiently(self, start: Callable[[], T]) -> T:
         """`start()`; when its pg_ctl gave up waiting (pgserver allows 10 s) while the postmaster it launched goes
@@ -159,6 +175,40 @@ class EmbeddedServer:
         except OSError:
             return False
         return self.alive() and len(lines) > 7 and lines[7].strip() == "ready"
+
+
+def yield_to_the_daemon(postmaster: int | None) -> int:
+    """Put the postmaster and its processes under `SCHED_BATCH` (the backends it forks later inherit it); returns
+    how many were changed. A server this process may not change (another owner's) is left as it is, and said."""
+    if postmaster is None or not hasattr(os, "SCHED_BATCH"):
+        return 0
+    changed = 0
+    for pid in [postmaster, *_children(postmaster)]:
+        try:
+            os.sched_setscheduler(pid, os.SCHED_BATCH, os.sched_param(0))
+            changed += 1
+        except ProcessLookupError:
+            continue  # a backend that just ended
+        except OSError as exc:
+            log.warning("embedded_db_priority_unchanged", pid=pid, error=str(exc))
+            break
+    return changed
+
+
+def _children(parent: int) -> list[int]:
+    """The processes whose parent is `parent`, from /proc."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rpartition(")")[2].split()
+        if len(fields) > 1 and fields[1] == str(parent):
+            found.append(int(entry.name))
+    return found
 
 
 def _process_state(pid: int) -> str | None:
