@@ -31,6 +31,7 @@ from typing import Any
 from ai_operator.config import load_settings
 from ai_operator.daemon.app import Daemon
 from ai_operator.logs import configure_logging, get_logger
+from ai_operator.media.frames import FRAME_SAMPLES
 from ai_operator.media.timing import ErrorStats
 from ai_operator.media.transport import TOTALS
 from ai_operator.sim.instant import ScriptedSTT
@@ -127,6 +128,7 @@ class Figures:
         self.stalled: dict[str, float] | None = None
         self.gc = GcPauses()
         self.slow = SlowSteps()
+        self.gc_waited_base = 0
 
     def poll_calls(self) -> None:
         """Keep a reference to each live call's latency list (it outlives the call)."""
@@ -136,6 +138,10 @@ class Figures:
         self.peak_calls = max(self.peak_calls, len(manager.calls))
         for call_id, call in list(manager.calls.items()):
             self.turn_lists.setdefault(call_id, call.turn_log.bridge)
+
+    def _gc_waited(self) -> int:
+        collector = getattr(self.daemon, "collector", None)
+        return 0 if collector is None else collector.passes_waited
 
     def start_window(self) -> None:
         svc = self.daemon.svc
@@ -148,6 +154,8 @@ class Figures:
         self.turn_base = {cid: len(lst) for cid, lst in self.turn_lists.items()}
         self.base = _counters(pacer)
         self.gc.reset()
+        pacer.overruns.clear()
+        self.gc_waited_base = self._gc_waited()
         self.slow.reset()
         self.peak_calls = 0
         self.window_started = time.monotonic()
@@ -164,6 +172,9 @@ class Figures:
         out["send_error_tick_start_ms"] = pacer.send_error_ms.summary()
         out["send_error_last_frame_ms"] = pacer.tick_end_error_ms.summary()
         out["gc"] = self.gc.summary()
+        out["gc_waited_ticks"] = self._gc_waited() - self.gc_waited_base  # ticks a due pass waited for room
+        out["overruns"] = [{k: round(v * 1000.0, 2) for k, v in vars(o).items()} for o in pacer.overruns
+                           if self.window_started is not None]  # the last steps over 20 ms (ms)
         out["slow_steps"] = self.slow.summary()
         out["ports"] = {"size": svc.ports.size, "in_use": svc.ports.in_use}
         bridge: list[float] = []
@@ -174,15 +185,12 @@ class Figures:
 
 
 def _reply_playing(daemon: Daemon) -> bool:
-    """Some call is playing a reply with at least STALL_MIN_LEFT_SAMPLES still to go (peeks at the queue)."""
+    """Some call is playing a reply with at least STALL_MIN_LEFT_SAMPLES still to go."""
     manager = daemon.manager
     for call in list(manager.calls.values()) if manager else ():
         stream = call.media.stream
-        queue = getattr(stream, "_queue", None)
-        if stream is not None and stream.speaking and queue:
-            utt = queue[0]
-            if utt.pcm.size - utt.pos >= STALL_MIN_LEFT_SAMPLES:
-                return True
+        if stream is not None and stream.speaking and stream.frames_left * FRAME_SAMPLES >= STALL_MIN_LEFT_SAMPLES:
+            return True
     return False
 
 

@@ -350,6 +350,7 @@ def assemble(n: int, options: Options, warmup: float, cpus: dict[str, list[int]]
             "own_send_error_p99_ms": round(send["p99_ms"], 3) if "p99_ms" in send else None,
             "own_send_error_max_ms": round(send["max_ms"], 3) if "max_ms" in send else None,
             "own_bridge_p95_ms": percentile(own.get("bridge_ms") or [], 95), "gc": own.get("gc"),
+            "gc_waited_ticks": own.get("gc_waited_ticks"), "overruns": own.get("overruns"),
             "slow_steps": own.get("slow_steps"),
         },
         "run_dir": str(run_dir),

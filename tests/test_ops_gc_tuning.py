@@ -151,3 +151,45 @@ def test_settling_freezes_start_up_and_forgets_its_full_pass() -> None:
         collector.remove()
         gc.unfreeze()
         gc.set_threshold(700, 10, 10)
+
+
+class _SteppingClock:
+    """Every reading is 10 ms after the previous one: each pass the collector times lasts 10 ms."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        self.now += 0.010
+        return self.now
+
+
+@pytest.mark.usefixtures("quiet_gc")
+def test_a_pass_waits_for_a_tick_with_room_for_its_last_pause_and_never_runs_in_a_late_one() -> None:
+    from ai_operator.ops.gc_tuning import MAX_DEFER_TICKS, SLACK_MARGIN_MS
+
+    slack = [1.0]  # seconds to the next tick
+    collector = PacedCollector(young_pass_objects=50, middle_every=100, slack=lambda: slack[0],
+                               clock=_SteppingClock())
+    collector.install()
+    keep: list[object] = []
+    ran = []
+    try:
+        keep += _pending(100)
+        assert collector.after_tick() == 0  # no pause known yet: it runs; it took 10 ms
+        slack[0] = (10.0 + SLACK_MARGIN_MS - 0.5) / 1000  # room for less than that
+        keep += _pending(100)
+        for _ in range(MAX_DEFER_TICKS):
+            ran.append(collector.after_tick())
+        assert ran == [None] * MAX_DEFER_TICKS and collector.passes_waited == MAX_DEFER_TICKS
+        slack[0] = -0.004  # waited long enough, but this tick is catching up: still not here
+        assert collector.after_tick() is None
+        slack[0] = 0.001  # the first tick on time takes it
+        assert collector.after_tick() == 0
+        keep += _pending(100)
+        slack[0] = (10.0 + SLACK_MARGIN_MS + 0.5) / 1000  # room for it: at once
+        assert collector.after_tick() == 0
+    finally:
+        collector.remove()
+    assert collector.passes[0] == 3 and collector.unpaced_passes == 0
+    assert len(keep) == 300

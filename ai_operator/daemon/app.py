@@ -150,7 +150,8 @@ class Daemon:
             receiver = RtpReceiver(on_age=metrics.rtp_receive_age_seconds.observe)
             stack.callback(receiver.close)
             pacer = Pacer(receive=receiver.drain)
-            collector = self.collector = PacedCollector(load=lambda: pacer.streams)  # GC in the slack after a tick
+            # garbage collection in the slack after a tick, when there is room for it
+            collector = self.collector = PacedCollector(load=lambda: pacer.streams, slack=pacer.slack)
             collector.install()
             stack.callback(collector.remove)
             pacer.after_tick = collector.after_tick

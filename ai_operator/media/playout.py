@@ -34,6 +34,7 @@ from ai_operator.media.timing import ErrorStats
 
 log = get_logger("media")
 
+OVERRUNS_KEPT = 64  # the last steps that overran their slot, kept for diagnosis
 LATE_SKIP_FRAMES = 3  # further behind than this: skip ahead instead of sending a burst
 STARTED = "started"
 STOPPED = "stopped"
@@ -143,6 +144,11 @@ class PlayoutStream:
         return self.current_utterance is not None
 
     @property
+    def frames_left(self) -> int:
+        """Frames still to send of the utterance at the head of the queue (0 when none)."""
+        return len(self._queue[0].payloads) if self._queue else 0
+
+    @property
     def queued_utterances(self) -> int:
         return len(self._queue)
 
@@ -233,6 +239,16 @@ class PlayoutStream:
             self._emit(PlayoutEvent(STOPPED, utt.id, now))
 
 
+@dataclass(frozen=True)
+class StepOverrun:
+    """A pacer step longer than a frame, in seconds: how late it began, then its sends, receive and after-tick."""
+
+    late: float
+    send: float
+    receive: float
+    after: float
+
+
 class Pacer:
     """ONE asyncio task that ticks every `frame_ms` for all streams against t0 + k * frame_ms."""
 
@@ -264,6 +280,7 @@ class Pacer:
         self.tick_end_error_ms = ErrorStats()  # per tick: the last frame's send time minus its slot (worst)
         self._removed_underruns = 0
         self._removed_frames = 0
+        self.overruns: deque[StepOverrun] = deque(maxlen=OVERRUNS_KEPT)
 
     @property
     def streams(self) -> int:
@@ -288,6 +305,11 @@ class Pacer:
     def frames_sent(self) -> int:
         """Frames sent by every stream this pacer has driven (for metrics)."""
         return self._removed_frames + sum(s.stats.frames_sent for s in self._streams)
+
+    def slack(self) -> float:
+        """Seconds until the next tick is due (negative: it is late; 0 before the first tick)."""
+        due = self.next_due()
+        return 0.0 if due is None else due - self._clock()
 
     def next_due(self) -> float | None:
         """Scheduled time of the next tick (None before the first)."""
@@ -330,9 +352,15 @@ class Pacer:
                 await asyncio.sleep(due - now)
                 continue
             self.tick(now)
+            sent = clock()
             self._received()
+            received = clock()
             self._after()
-            if due is not None and clock() >= self.next_due():  # type: ignore[operator]
+            end = clock()
+            if end - now > self.frame_s:  # the step overran its slot: say where the time went
+                self.overruns.append(StepOverrun(now - (due if due is not None else now), sent - now, received - sent,
+                                                 end - received))
+            if due is not None and end >= self.next_due():  # type: ignore[operator]
                 await asyncio.sleep(0)  # stay fair to the loop when catching up
 
     def _received(self) -> None:

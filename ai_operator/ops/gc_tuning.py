@@ -16,6 +16,10 @@ pause alone put the worst stream's jitter over budget. So:
   predicted pause (the last full pass's, scaled by the calls then and now) fits `FULL_PASS_BUDGET_MS`, i.e. when
   the daemon is quiet; under steady load it is deferred, at most `FULL_PASS_MAX_DEFER_S`, so cyclic garbage that
   outlived the middle passes is still reclaimed (a pause over the budget is logged: `gc_full_pass`);
+- a pass waits for a tick with room for it: it runs when the last pause of its generation (plus
+  `SLACK_MARGIN_MS`) fits the time left before the next tick is due, or, after `MAX_DEFER_TICKS` ticks without
+  such room, at the first tick that is on time, never in a tick that is catching up (where a pause would add
+  to the lateness every call's audio already has);
 - the automatic thresholds stay as a safety net (`SAFETY_THRESHOLDS`): they trip only if the pacer stops
   collecting.
 
@@ -40,6 +44,8 @@ FULL_EVERY = 10  # middle passes per full pass (CPython's own default)
 FULL_PASS_BUDGET_MS = 8.0  # a full pass predicted to stop the loop longer than this waits for a quieter moment
 FULL_PASS_MAX_DEFER_S = 3600.0  # ... but no longer than this after the previous full pass
 FULL_PASS_FREE_CALLS = 10  # at or below this many calls a full pass is cheap (about 1.5 ms): it always runs
+SLACK_MARGIN_MS = 2.0  # room kept after a pass before the next tick is due
+MAX_DEFER_TICKS = 25  # a pass waits for room at most this many ticks (0.5 s), then takes the first tick on time
 SAFETY_THRESHOLDS = (50_000, 20, 100)  # automatic passes: only if the pacer is not collecting
 
 
@@ -63,6 +69,7 @@ class PacedCollector:
         full_pass_budget_ms: float = FULL_PASS_BUDGET_MS,
         full_pass_max_defer_s: float = FULL_PASS_MAX_DEFER_S,
         load: Callable[[], int] = lambda: 0,
+        slack: Callable[[], float] | None = None,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         self.young_pass_objects = young_pass_objects
@@ -71,6 +78,10 @@ class PacedCollector:
         self.full_pass_budget_ms = full_pass_budget_ms
         self.full_pass_max_defer_s = full_pass_max_defer_s
         self._load = load  # calls in progress (a full pass's cost grows with them)
+        self._slack = slack  # seconds until the next tick is due (None: always room)
+        self._last_ms: list[float | None] = [None, None, None]  # the last pause per generation
+        self._waited = 0  # ticks the pending pass has waited for room
+        self.passes_waited = 0  # ticks on which a due pass waited for room
         self._clock = clock
         self._last_full: tuple[float, float, int] | None = None  # (when, pause ms, calls then)
         self._full_since = clock()  # the last full pass (or start): the deferral's reference
@@ -133,7 +144,7 @@ class PacedCollector:
         """Run the pass that is due, if any (the pacer calls this with the rest of the tick ahead); returns its
         generation."""
         generation = self.due()
-        if generation is None:
+        if generation is None or not self._room_for(generation):
             return None
         self._paced = True
         try:
@@ -141,6 +152,21 @@ class PacedCollector:
         finally:
             self._paced = False
         return generation
+
+    def _room_for(self, generation: int) -> bool:
+        """The time left before the next tick takes this pass (its generation's last pause and the margin), or
+        the pass has waited long enough and this tick is on time."""
+        if self._slack is None:
+            return True
+        slack_ms = self._slack() * 1000.0
+        predicted = self._last_ms[generation]
+        if (predicted is None or predicted + SLACK_MARGIN_MS <= slack_ms
+                or (self._waited >= MAX_DEFER_TICKS and slack_ms > 0)):
+            self._waited = 0
+            return True
+        self._waited += 1
+        self.passes_waited += 1
+        return False
 
     def figures(self) -> dict[str, list[float]]:
         """Per generation: passes, total pause and longest pause (seconds), the shape /metrics reads."""
@@ -160,6 +186,7 @@ class PacedCollector:
         self.passes[generation] += 1
         self.pause_total_ms[generation] += ms
         self.pause_max_ms[generation] = max(self.pause_max_ms[generation], ms)
+        self._last_ms[generation] = ms
         if not self._paced:
             self.unpaced_passes += 1
         if generation == 2:
