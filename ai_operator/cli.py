@@ -33,12 +33,12 @@ script format (--script FILE, or lines typed at the prompt; UTF-8 text, blank li
 """
 
 
-def _settings(args: argparse.Namespace, *, quiet: bool = False) -> Settings:
+def _settings(args: argparse.Namespace, *, quiet: bool = False, background: bool = False) -> Settings:
     settings = load_settings(args.env)
     for secret in settings.secrets():
         register_secret(secret)
     level = "warning" if quiet and settings.ops.log_level == "info" else settings.ops.log_level
-    configure_logging(level, settings.ops.log_format)
+    configure_logging(level, settings.ops.log_format, background=background)
     log = get_logger("config")
     for warning in settings.warnings:
         log.warning("config_warning", detail=warning)
@@ -102,7 +102,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     from ai_operator.daemon.app import run_daemon
 
-    settings = _settings(args)
+    settings = _settings(args, background=True)  # the daemon's loop never waits on a log write
     return asyncio.run(run_daemon(settings, env_path=args.env))
 
 

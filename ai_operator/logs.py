@@ -4,18 +4,30 @@ On a terminal the lines are readable (key=value, coloured); otherwise (systemd, 
 JSON object. Secrets never reach a log line: `redact` masks known secret values wherever they appear.
 Libraries that log through the standard library (psycopg, psycopg_pool, asyncio, aiohttp) are routed through
 the same renderer and masking by a root handler; their chatter below WARNING shows only at LOG_LEVEL=debug.
+
+The daemon logs in the background (`background=True`): a line is rendered where it is logged, then written by
+one writer thread (`BackgroundWriter`), because a write can block (journald's socket full, or a log file on the
+same ext4 journal as PostgreSQL's fsyncs: 38-54 ms seen in the benchmark) and the event loop that logs is the
+one that paces every call's audio. Past `QUEUE_LINES` unwritten lines, new ones are dropped and counted, and
+a `log_lines_dropped` line says how many once the writer catches up; what is queued is written at exit.
 """
 
 from __future__ import annotations
 
+import atexit
+import json
 import logging
+import queue
 import sys
+import threading
 from typing import Any
 
 import structlog
 from structlog.typing import EventDict
 
 _SECRETS: set[str] = set()
+QUEUE_LINES = 10_000  # unwritten lines the background writer holds before it drops new ones
+EXIT_FLUSH_S = 5.0  # at exit, the writer gets this long to write what is queued
 
 
 def register_secret(value: str | None) -> None:
@@ -41,6 +53,84 @@ def _redact_processor(_logger: Any, _name: str, event_dict: EventDict) -> EventD
         elif isinstance(value, BaseException):
             event_dict[key] = redact(repr(value))
     return event_dict
+
+
+class BackgroundWriter:
+    """A text stream whose `write` only queues; one daemon thread writes (and flushes) what is queued, in batches.
+    `close()` writes what is left (it is registered to run at exit)."""
+
+    def __init__(self, stream: Any, *, fmt: str = "json", max_lines: int = QUEUE_LINES) -> None:
+        self.stream = stream
+        self.max_lines = max_lines
+        self.dropped = 0
+        self._fmt = fmt
+        self._queue: queue.SimpleQueue[str | None] = queue.SimpleQueue()
+        self._pending = 0  # lines queued and not written (the GIL keeps each update whole)
+        self._reported = 0
+        self._closed = False
+        self._thread = threading.Thread(target=self._run, name="log-writer", daemon=True)
+        self._thread.start()
+        atexit.register(self.close)
+
+    def write(self, text: str) -> int:
+        if self._closed:
+            self.stream.write(text)
+            return len(text)
+        if self._pending >= self.max_lines:
+            self.dropped += 1
+            return len(text)
+        self._pending += 1
+        self._queue.put(text)
+        return len(text)
+
+    def flush(self) -> None:
+        """Nothing to do here: the writer flushes after every batch."""
+
+    def isatty(self) -> bool:
+        return bool(getattr(self.stream, "isatty", lambda: False)())
+
+    def close(self, timeout: float = EXIT_FLUSH_S) -> None:
+        """Write what is queued (waiting at most `timeout`), then write directly from now on."""
+        if self._closed:
+            return
+        self._queue.put(None)
+        self._thread.join(timeout)
+        self._closed = True
+        atexit.unregister(self.close)
+
+    def _run(self) -> None:
+        get = self._queue.get
+        while True:
+            item = get()
+            batch: list[str] = []
+            while item is not None:
+                batch.append(item)
+                try:
+                    item = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+            self._write(batch)
+            if item is None:
+                return
+
+    def _write(self, batch: list[str]) -> None:
+        dropped = self.dropped
+        if dropped > self._reported:
+            batch.append(self._dropped_line(dropped - self._reported))
+            self._reported = dropped
+        try:
+            self.stream.write("".join(batch))
+            self.stream.flush()
+        except (OSError, ValueError):  # the stream is gone (closed at exit, a broken pipe): nothing to tell it
+            pass
+        self._pending -= len(batch)
+
+    def _dropped_line(self, count: int) -> str:
+        fields = {"event": "log_lines_dropped", "count": count, "level": "warning",
+                  "reason": f"more than {self.max_lines} lines waited to be written"}
+        if self._fmt == "json":
+            return json.dumps(fields) + "\n"
+        return " ".join(f"{k}={v}" for k, v in fields.items()) + "\n"
 
 
 _STDLIB_HANDLER = "ai-operator-structlog"
@@ -76,12 +166,22 @@ def _route_stdlib(level_no: int, renderer: Any, stream: Any) -> None:
     root.setLevel(foreign_level)
 
 
-def configure_logging(level: str = "info", fmt: str = "auto", stream: Any = None) -> None:
+_background: BackgroundWriter | None = None
+
+
+def configure_logging(level: str = "info", fmt: str = "auto", stream: Any = None, *, background: bool = False) -> None:
     """Configure structlog and route the standard library's logging through it. `fmt` is `json`, `console` or
-    `auto` (console when the stream is a TTY)."""
+    `auto` (console when the stream is a TTY). With `background`, lines are written by a writer thread (the
+    daemon: its event loop never waits on a write)."""
+    global _background
     stream = stream or sys.stderr
     if fmt == "auto":
         fmt = "console" if getattr(stream, "isatty", lambda: False)() else "json"
+    if _background is not None:  # configured again: the earlier writer finishes first
+        _background.close()
+        _background = None
+    if background:
+        stream = _background = BackgroundWriter(stream, fmt=fmt)
     renderer: Any = (
         structlog.dev.ConsoleRenderer(colors=True) if fmt == "console" else structlog.processors.JSONRenderer(ensure_ascii=False)
     )
@@ -97,7 +197,7 @@ def configure_logging(level: str = "info", fmt: str = "auto", stream: Any = None
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(level_no),
-        logger_factory=structlog.PrintLoggerFactory(file=stream),
+        logger_factory=structlog.WriteLoggerFactory(file=stream),  # one write per line
         cache_logger_on_first_use=False,
     )
 

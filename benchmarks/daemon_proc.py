@@ -222,7 +222,7 @@ async def prewarm_replies(daemon: Daemon, plan: plans.Plan, route_name: str) -> 
 
 async def main_async(args: argparse.Namespace) -> int:
     settings = load_settings(args.env)
-    configure_logging(settings.ops.log_level, "json")
+    configure_logging(settings.ops.log_level, "json", background=True)  # as `ai-operator run` does
     plan = plans.load(Path(args.plan))
     daemon = Daemon(settings, env_path=None, overrides={"stt": ScriptedSTT(plan.received_audio())})
     figures = Figures(daemon)
