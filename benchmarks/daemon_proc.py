@@ -7,7 +7,8 @@ Signals: SIGUSR1 starts the measurement window (resets the pacer's send-error st
 SIGUSR2 ends it and writes the daemon's own figures for the window to `--out` (pacer, RTP totals, garbage-collection
 pauses, turn latencies, and the loop steps that held the event loop `SLOW_STEP_MS` or longer, by name: where a
 stall came from); SIGTERM stops the daemon.
-With `--cpus`, the process (and the embedded PostgreSQL it starts) is pinned to those CPUs. With `--profile`,
+With `--cpus`, the process is pinned to those CPUs, and with `--db-cpus` the embedded PostgreSQL it starts
+is moved to those (by default it shares the daemon's). With `--profile`,
 cProfile runs for the window.
 
 Benchmark-only fault injection, to prove the benchmark fails on a daemon that stalls:
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import cProfile
 import gc
 import json
@@ -35,6 +37,7 @@ from ai_operator.media.frames import FRAME_SAMPLES
 from ai_operator.media.timing import ErrorStats
 from ai_operator.media.transport import TOTALS
 from ai_operator.sim.instant import ScriptedSTT
+from ai_operator.storage.embedded import children_of
 from benchmarks import plan as plans
 
 WINDOW_SAMPLES = 200_000  # send-error samples kept for the window (over an hour of ticks)
@@ -205,6 +208,20 @@ async def stall_once(daemon: Daemon, figures: Figures, ms: float, after_s: float
     log.warning("bench_stall_injected", ms=ms)
 
 
+async def move_database(daemon: Daemon, cpus: set[int]) -> None:
+    """Once the daemon is ready, its embedded PostgreSQL (the postmaster and every process it has started; the
+    backends it forks later inherit the postmaster's CPUs) runs on `cpus`, off the daemon's own CPU."""
+    await daemon.ready.wait()
+    server = daemon.db.server if daemon.db is not None else None
+    postmaster = server.postmaster_pid() if server is not None else None
+    if postmaster is None:
+        return
+    for pid in [postmaster, *children_of(postmaster)]:
+        with contextlib.suppress(ProcessLookupError):
+            os.sched_setaffinity(pid, cpus)
+    log.info("bench_database_moved", cpus=sorted(cpus), postmaster=postmaster)
+
+
 async def prewarm_replies(daemon: Daemon, plan: plans.Plan, route_name: str) -> None:
     """Every reply of the plan into the TTS cache's memory (the files are on disk already), before any call."""
     from policies import load_policy
@@ -255,6 +272,8 @@ async def main_async(args: argparse.Namespace) -> int:
             figures.poll_calls()
 
     tasks.add(loop.create_task(poller()))
+    if args.db_cpus:
+        tasks.add(loop.create_task(move_database(daemon, {int(c) for c in args.db_cpus.split(",")})))
     tasks.add(loop.create_task(prewarm_replies(daemon, plan, args.route)))
     try:
         return await daemon.serve()
@@ -270,6 +289,7 @@ def main() -> int:
     parser.add_argument("--out", required=True)
     parser.add_argument("--route", default="test", help="the route the plan's calls take")
     parser.add_argument("--cpus", default="", help="comma-separated CPUs to pin this process to")
+    parser.add_argument("--db-cpus", default="", help="comma-separated CPUs to move the embedded PostgreSQL to")
     parser.add_argument("--profile", default=None)
     args = parser.parse_args()
     if args.cpus:

@@ -127,11 +127,12 @@ def rtp_range(size: int) -> tuple[int, int]:
 
 
 def pinning(pin: bool = True) -> dict[str, list[int]]:
-    """The daemon (and its PostgreSQL) on the first CPU, callers and this process on the rest; one CPU: none."""
+    """The daemon alone on the first CPU; its PostgreSQL, the callers and this process on the rest, as README's
+    sizing rule keeps a core for Asterisk (the callers stand for it) and the database; one CPU: none."""
     cpus = sorted(os.sched_getaffinity(0))
     if len(cpus) < 2 or not pin:
-        return {"daemon": [], "callers": []}
-    return {"daemon": cpus[:1], "callers": cpus[1:]}
+        return {"daemon": [], "database": [], "callers": []}
+    return {"daemon": cpus[:1], "database": cpus[1:], "callers": cpus[1:]}
 
 
 class CallerProcess:
@@ -183,10 +184,11 @@ class CallerProcess:
         self._log.close()
 
 
-def start_daemon(run_dir: Path, env: Path, plan_path: Path, cpus: list[int], options: Options,
+def start_daemon(run_dir: Path, env: Path, plan_path: Path, cpus: dict[str, list[int]], options: Options,
                  window_s: float) -> subprocess.Popen[bytes]:
     cmd = [sys.executable, "-m", "benchmarks.daemon_proc", "--env", str(env), "--plan", str(plan_path),
-           "--out", str(run_dir / "daemon-figures.json"), "--cpus", ",".join(map(str, cpus))]
+           "--out", str(run_dir / "daemon-figures.json"), "--cpus", ",".join(map(str, cpus["daemon"])),
+           "--db-cpus", ",".join(map(str, cpus.get("database", [])))]
     if options.profile:
         cmd += ["--profile", str(run_dir / "daemon.prof")]
     child_env = dict(os.environ)
@@ -264,7 +266,7 @@ async def run_media(n: int, stage: Stage, options: Options) -> dict[str, Any]:
         write_env(env, {**base_env(stage.state_dir), "ARI_URL": url, "ARI_USER": APP, "ARI_PASSWORD": password,
                         "ARI_APP": APP, "METRICS_HOST": "127.0.0.1", "METRICS_PORT": metrics_port,
                         "MAX_CALLS": options.max_calls or max(2 * n, 10), "RTP_PORT_MIN": port_min, "RTP_PORT_MAX": port_max})
-        daemon = start_daemon(run_dir, env, stage.plan_path, cpus["daemon"], options, options.window_s)
+        daemon = start_daemon(run_dir, env, stage.plan_path, cpus, options, options.window_s)
         window = await callers.event("window", START_TIMEOUT_S)
         t0, t1 = window["t0_ns"], window["t1_ns"]
         pg = postmaster_pid(stage.state_dir / "pgdata")

@@ -151,7 +151,7 @@ async def run_multi(n: int, k: int, stage: Stage, options: Options) -> dict[str,
                 **base_env(d / "state"), "DATABASE_URL": dsn, "ARI_URL": url, "ARI_USER": USER,
                 "ARI_PASSWORD": password, "ARI_APP": app, "METRICS_HOST": "127.0.0.1", "METRICS_PORT": port,
                 "MAX_CALLS": max(2 * n, 10), "RTP_PORT_MIN": rtp[0], "RTP_PORT_MAX": rtp[1]})
-            daemons.append(start_daemon(d, d / "daemon.env", stage.plan_path, pins["daemons"][i], options,
+            daemons.append(start_daemon(d, d / "daemon.env", stage.plan_path, {"daemon": pins["daemons"][i]}, options,
                                         options.window_s))
         window = await callers.event("window", START_TIMEOUT_S)
         pids = [p.pid for p in daemons]

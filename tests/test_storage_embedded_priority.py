@@ -10,7 +10,7 @@ import signal
 import psycopg
 import pytest
 
-from ai_operator.storage.embedded import EmbeddedServer, _children, _process_state
+from ai_operator.storage.embedded import EmbeddedServer, _process_state, children_of
 from tests.support.storage import embedded_state_dir, shared_server
 from tests.support.wait import eventually_sync
 
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "SCHED_BATCH"), reason="Linux sc
 def _policies(server: EmbeddedServer) -> dict[int, int]:
     postmaster = server.postmaster_pid()
     assert postmaster is not None
-    return {pid: os.sched_getscheduler(pid) for pid in [postmaster, *_children(postmaster)]}
+    return {pid: os.sched_getscheduler(pid) for pid in [postmaster, *children_of(postmaster)]}
 
 
 def _alive(pid: int) -> bool:
@@ -44,7 +44,7 @@ def test_a_server_restarted_after_a_kill_runs_under_sched_batch_again() -> None:
     try:
         killed = server.postmaster_pid()
         assert killed is not None
-        children = _children(killed)
+        children = children_of(killed)
         os.kill(killed, signal.SIGKILL)
         eventually_sync(lambda: not server.alive(), 30, "the postmaster gone")
         # its processes notice and exit; until then they hold its shared memory and a new one would not start

@@ -241,12 +241,15 @@ class PlayoutStream:
 
 @dataclass(frozen=True)
 class StepOverrun:
-    """A pacer step longer than a frame, in seconds: how late it began, then its sends, receive and after-tick."""
+    """A pacer step longer than a frame, in seconds: how late it began, then its sends, receive and after-tick, and
+    the CPU time the loop's thread had in it (far below the step's length: the thread was off the CPU, preempted
+    or waiting, rather than busy)."""
 
     late: float
     send: float
     receive: float
     after: float
+    cpu: float
 
 
 class Pacer:
@@ -351,6 +354,7 @@ class Pacer:
             if due is not None and now < due:
                 await asyncio.sleep(due - now)
                 continue
+            cpu = time.thread_time()
             self.tick(now)
             sent = clock()
             self._received()
@@ -359,7 +363,7 @@ class Pacer:
             end = clock()
             if end - now > self.frame_s:  # the step overran its slot: say where the time went
                 self.overruns.append(StepOverrun(now - (due if due is not None else now), sent - now, received - sent,
-                                                 end - received))
+                                                 end - received, time.thread_time() - cpu))
             if due is not None and end >= self.next_due():  # type: ignore[operator]
                 await asyncio.sleep(0)  # stay fair to the loop when catching up
 

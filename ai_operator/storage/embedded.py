@@ -183,7 +183,7 @@ def yield_to_the_daemon(postmaster: int | None) -> int:
     if postmaster is None or not hasattr(os, "SCHED_BATCH"):
         return 0
     changed = 0
-    for pid in [postmaster, *_children(postmaster)]:
+    for pid in [postmaster, *children_of(postmaster)]:
         try:
             os.sched_setscheduler(pid, os.SCHED_BATCH, os.sched_param(0))
             changed += 1
@@ -195,7 +195,7 @@ def yield_to_the_daemon(postmaster: int | None) -> int:
     return changed
 
 
-def _children(parent: int) -> list[int]:
+def children_of(parent: int) -> list[int]:
     """The processes whose parent is `parent`, from /proc."""
     found = []
     for entry in Path("/proc").iterdir():
