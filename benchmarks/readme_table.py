@@ -85,7 +85,8 @@ def render(report: dict[str, Any], source: str) -> str:
                      f"load average {_load(load)} when it opened; other processes used "
                      f"{cell(_get(run, ('contention', 'other_processes_cores')), '{:.2f}')} cores meanwhile and the "
                      f"daemon's loop waited for a CPU {cell(_get(run, ('contention', 'daemon_runqueue_wait_pct')), '{:.0f}')} % "
-                     f"of the window; daemon pinned to CPU {run['pinning'].get('daemon') or 'none'}, callers to "
+                     f"of the window; daemon pinned to CPU {run['pinning'].get('daemon') or 'none'}, its database to "
+                     f"{run['pinning'].get('database', run['pinning'].get('daemon')) or 'none'}, callers to "
                      f"{run['pinning'].get('callers') or 'none'} (callers used "
                      f"{cell(_get(run, ('cpu', 'callers_cores')), '{:.2f}')} cores).")
     sizing = [r for r in runs if _get(r, ("cpu", "s_per_call_minute"))]
