@@ -162,3 +162,32 @@ async def test_each_drain_reports_how_long_the_oldest_unread_datagram_waited() -
     arrived = read - ages[-1]  # the arrival time the age implies lies between the send and the read
     assert sent - 0.001 <= arrived <= read
     assert len(ages) == 1  # one sample per drain at most, and an unstamped datagram gives none
+
+
+async def test_a_step_over_its_slot_is_kept_with_where_its_time_went() -> None:
+    """A receive that holds the loop 30 ms (on the pacer's clock) makes an overrun of the receive phase; steps that
+    fit their slot are not kept. The fake clock moves 2 ms at every reading, and 30 ms in the slow receive."""
+    now = [1000.0]
+    slow = [False]
+
+    def clock() -> float:
+        now[0] += 0.002
+        return now[0]
+
+    def receive() -> None:
+        if slow[0]:
+            now[0] += 0.030
+            slow[0] = False
+
+    pacer = Pacer(receive=receive, clock=clock)
+    await pacer.start()
+    try:
+        await eventually(lambda: pacer.ticks >= 3, what="three ticks")
+        assert not pacer.overruns
+        slow[0] = True
+        await eventually(lambda: pacer.overruns, what="the slow step kept")
+    finally:
+        await pacer.stop()
+    overrun = pacer.overruns[0]
+    assert 0.030 <= overrun.receive < 0.040 and overrun.send < 0.010 and overrun.after < 0.010
+    assert len(pacer.overruns) == 1 and overrun.cpu >= 0.0
