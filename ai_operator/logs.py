@@ -6,9 +6,8 @@ Libraries that log through the standard library (psycopg, psycopg_pool, asyncio,
 the same renderer and masking by a root handler; their chatter below WARNING shows only at LOG_LEVEL=debug.
 
 The daemon logs in the background (`background=True`): a line is rendered where it is logged, then written by
-one writer thread (`BackgroundWriter`), because a write can block (journald's socket full, or a log file on the
-same ext4 journal as PostgreSQL's fsyncs: 38-54 ms seen in the benchmark) and the event loop that logs is the
-one that paces every call's audio. Past `QUEUE_LINES` unwritten lines, new ones are dropped and counted, and
+one writer thread (`BackgroundWriter`), because a write can block (journald's socket full, a log file behind a
+journal commit) and the event loop that logs is the one that paces every call's audio. Past `QUEUE_LINES` unwritten lines, new ones are dropped and counted, and
 a `log_lines_dropped` line says how many once the writer catches up; what is queued is written at exit.
 """
 
