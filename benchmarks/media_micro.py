@@ -100,7 +100,11 @@ async def media_role(args: argparse.Namespace) -> None:
     from ai_operator.media.bargein import BargeInDetector
     from ai_operator.media.codecs import get_codec
     from ai_operator.media.listener import CallerListener
-    from ai_operator.media.playout import Pacer, PlayoutStream
+    from ai_operator.media.playout import PlayoutStream
+    try:  # (a baseline tree may still have the pacer in playout.py)
+        from ai_operator.media.pacer import Pacer
+    except ImportError:
+        from ai_operator.media.playout import Pacer  # type: ignore[attr-defined,no-redef]
     from ai_operator.media.vad import UtteranceSegmenter
     from ai_operator.ops.gc_tuning import settle_heap
 

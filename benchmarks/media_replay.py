@@ -48,7 +48,11 @@ async def replay(args: argparse.Namespace) -> dict[str, Any]:
     from ai_operator.media.bargein import BargeInDetector
     from ai_operator.media.codecs import get_codec
     from ai_operator.media.listener import CallerListener
-    from ai_operator.media.playout import Pacer, PlayoutStream
+    from ai_operator.media.playout import PlayoutStream
+    try:  # (a baseline tree may still have the pacer in playout.py)
+        from ai_operator.media.pacer import Pacer
+    except ImportError:
+        from ai_operator.media.playout import Pacer  # type: ignore[attr-defined,no-redef]
     from ai_operator.media.rtp import build_header
     from ai_operator.media.vad import UtteranceSegmenter
 

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from ai_operator.media.codecs import FRAME_SAMPLES, get_codec
-from ai_operator.media.playout import Pacer, PlayoutEvent, PlayoutStream
+from ai_operator.media.pacer import Pacer
+from ai_operator.media.playout import PlayoutEvent, PlayoutStream
 from ai_operator.media.rtp import RtpPacket
 
 FRAME_S = 0.02

@@ -10,7 +10,8 @@ import time
 import numpy as np
 
 from ai_operator.media.codecs import FRAME_SAMPLES, get_codec
-from ai_operator.media.playout import Pacer, PlayoutStream
+from ai_operator.media.pacer import Pacer
+from ai_operator.media.playout import PlayoutStream
 from ai_operator.media.rtp import build_header
 from ai_operator.media.transport import PortAllocator, RtpEndpoint, RtpReceiver
 from tests.support.wait import eventually

@@ -20,7 +20,7 @@ from ai_operator.daemon.manager import CallManager
 from ai_operator.daemon.services import Services
 from ai_operator.logs import get_logger, register_secret
 from ai_operator.media.codecs import get_codec
-from ai_operator.media.playout import Pacer
+from ai_operator.media.pacer import Pacer
 from ai_operator.media.transport import TOTALS, PortAllocator, RtpReceiver
 from ai_operator.ops.gc_tuning import PacedCollector
 from ai_operator.ops.overload import LagProbe, LoadState

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ai_operator.config import Route, Settings
 from ai_operator.media.codecs import Codec
-from ai_operator.media.playout import Pacer
+from ai_operator.media.pacer import Pacer
 from ai_operator.media.transport import PortAllocator, RtpReceiver
 from ai_operator.ops.overload import LoadState
 
