@@ -64,7 +64,8 @@ class BackgroundWriter:
         self.dropped = 0
         self._fmt = fmt
         self._queue: queue.SimpleQueue[str | None] = queue.SimpleQueue()
-        self._pending = 0  # lines queued and not written (the GIL keeps each update whole)
+        self._pending = 0  # lines queued and not written yet
+        self._count_lock = threading.Lock()  # `+=` is not atomic across threads: any thread may log
         self._reported = 0
         self._closed = False
         self._thread = threading.Thread(target=self._run, name="log-writer", daemon=True)
@@ -75,10 +76,11 @@ class BackgroundWriter:
         if self._closed:
             self.stream.write(text)
             return len(text)
-        if self._pending >= self.max_lines:
-            self.dropped += 1
-            return len(text)
-        self._pending += 1
+        with self._count_lock:
+            if self._pending >= self.max_lines:
+                self.dropped += 1
+                return len(text)
+            self._pending += 1
         self._queue.put(text)
         return len(text)
 
@@ -113,6 +115,7 @@ class BackgroundWriter:
                 return
 
     def _write(self, batch: list[str]) -> None:
+        written = len(batch)  # queued lines (a drop notice added below was never queued)
         dropped = self.dropped
         if dropped > self._reported:
             batch.append(self._dropped_line(dropped - self._reported))
@@ -122,7 +125,8 @@ class BackgroundWriter:
             self.stream.flush()
         except (OSError, ValueError):  # the stream is gone (closed at exit, a broken pipe): nothing to tell it
             pass
-        self._pending -= len(batch)
+        with self._count_lock:
+            self._pending -= written
 
     def _dropped_line(self, count: int) -> str:
         fields = {"event": "log_lines_dropped", "count": count, "level": "warning",

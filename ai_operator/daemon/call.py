@@ -134,7 +134,7 @@ class Call:
     def _on_silence(self) -> None:
         """A frame of digital silence (most of a call): the same decisions as `_on_audio`, without the work."""
         stream = self.media.stream
-        speaking = stream is not None and stream.current_utterance is not None
+        speaking = stream is not None and stream.speaking
         if self.listener.skip_silent(speaking):
             return
         now = time.monotonic()
