@@ -216,7 +216,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("demo", "start the daemon and the simulated PBX and place one call with espeak caller audio")
     p.add_argument("--route", default="test", help="route the demo call takes")
-    p.add_argument("--state-dir", help="where the demo keeps its database, records and WAVs (default: ./state)")
+    p.add_argument("--state-dir", help="where the demo keeps its database, records and WAVs (relative: to the current directory; "
+                   "default: $XDG_CACHE_HOME/ai-operator-demo, i.e. ~/.cache/ai-operator-demo)")
     p.set_defaults(func=cmd_demo)
 
     p = add("dial", "originate an outbound call into our app on a route (freight calls are outbound)")

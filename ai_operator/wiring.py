@@ -33,9 +33,12 @@ def option_context(settings: Settings) -> OptionContext:
 
 
 def route_with_option(settings: Settings, route: Route, option: str, raw: str) -> Route:
-    """`route` with its policy option `option` parsed from `raw` (e.g. `call --load FILE`); raises ValueError."""
+    """`route` with its policy option `option` parsed from `raw` as given on the command line (`call --load FILE`,
+    `--option KEY=VALUE`); raises ValueError. A relative path on the command line is relative to the current
+    directory, so both folders of the context the policy resolves it against are the current directory."""
     spec = load_policy(route.policy).route_options[option]
-    return dataclasses.replace(route, options={**route.options, option: spec.parse(raw, option_context(settings))})
+    here = Path.cwd()
+    return dataclasses.replace(route, options={**route.options, option: spec.parse(raw, OptionContext(here, here))})
 
 
 def new_session(

@@ -82,7 +82,7 @@ def read_env_file(path: str | Path) -> list[EnvEntry]:
     """Read and parse an env file. A missing or unreadable file raises `EnvFileError` at line 0."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        text = p.read_text(encoding="utf-8-sig")  # a UTF-8 BOM (Windows editors) is not part of the first key
     except FileNotFoundError:
         raise EnvFileError(str(p), 0, "file not found") from None
     except PermissionError:

@@ -78,10 +78,26 @@ class Settings:
         return out
 
     def with_values(self, **raw: Any) -> Settings:
-        """A copy with some keys replaced, keys as in the env file (tests, the demo stage)."""
-        merged = {**self.raw, **{k: _raw_text(v) for k, v in raw.items()}}
+        """A copy with some keys replaced, keys as in the env file (tests, the demo stage). The new values come
+        from code or the command line, not the env file: a relative folder among them is relative to the
+        current directory (made absolute here, so the env file's folder never applies to it)."""
+        given = {k: _raw_text(_absolute_if_path(k, v)) for k, v in raw.items()}
+        merged = {**self.raw, **given}
         entries = [EnvEntry(k, val, 0) for k, val in merged.items()]
         return build_settings(entries, {}, self.source)
+
+
+def _absolute_if_path(key: str, value: Any) -> Any:
+    """`value` made absolute against the current directory when `key` is a folder setting and it is relative."""
+    d = BY_KEY.get(key)
+    if d is None or not str(value).strip():
+        return value
+    if key == "POLICY_PATH":  # ':'-separated folders
+        return ":".join(str(Path.cwd() / part.strip()) if part.strip() else "" for part in str(value).split(":"))
+    if d.type is not Path:
+        return value
+    path = Path(str(value).strip())
+    return value if path.is_absolute() else Path.cwd() / path
 
 
 def _raw_text(value: Any) -> str:

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import wave
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -24,7 +26,7 @@ from policies import load_policy
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_KB = REPO_ROOT / "etc" / "kb" / "sample.jsonl"
-DEFAULT_STATE_DIR = Path("state")
+DEMO_STATE_SUBDIR = Path("ai-operator-demo")
 RECORD_READ_TIMEOUT_S = 5.0
 
 # (language of the caller's voice, the line) for each route's demo call.
@@ -35,6 +37,18 @@ def write_wav(path: Path, pcm: np.ndarray, rate: int = 8000) -> None:
         w.setsampwidth(2)
         w.setframerate(rate)
         w.writeframes(pcm.astype("<i2").tobytes())
+
+
+def demo_state_dir(given: str | None, environ: Mapping[str, str] | None = None) -> Path:
+    """Where the demo keeps its database, records and WAVs, as an absolute path: `--state-dir` (relative: to the
+    current directory), else the per-user cache `$XDG_CACHE_HOME/ai-operator/demo` (`~/.cache/ai-operator/demo`):
+    outside any work tree, the same folder whichever directory the demo is started from."""
+    if given:
+        return Path(given).expanduser().absolute()
+    env = os.environ if environ is None else environ
+    cache = env.get("XDG_CACHE_HOME", "").strip()
+    base = Path(cache) if cache and Path(cache).is_absolute() else Path.home() / ".cache"
+    return (base / DEMO_STATE_SUBDIR).absolute()
 
 
 async def _ingest_sample(settings: Settings, out: TextIO) -> None:
@@ -64,9 +78,9 @@ async def run_demo(settings: Settings, *, route_name: str, state_dir: str | None
     script = load_policy(route.policy).demo_caller
     if not script:
         raise ConfigError(f"ROUTE_{route_name.upper()}_POLICY: policy {route.policy!r} has no demo caller")
-    state = Path(state_dir) if state_dir else DEFAULT_STATE_DIR
+    state = demo_state_dir(state_dir)
     state.mkdir(parents=True, exist_ok=True)
-    settings = settings.with_values(STATE_DIR=str(state.resolve()))
+    settings = settings.with_values(STATE_DIR=str(state))
     out.write("ai-operator demo - the real daemon against the SIMULATED PBX (an Asterisk 22 ARI double in this\n"
               "process; no real Asterisk is used). Caller and bot speak with espeak-ng over real RTP.\n")
     if route.policy == "operator":
