@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,13 @@ from tests.support.storage import fresh_dsn
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_LOAD = json.loads((REPO / "etc" / "loads" / "sample.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(autouse=True)
+def _logging_not_left_on_a_captured_stream() -> Iterator[None]:
+    """`main()` points the logs at the test's captured stdout; the next test must not write to it once closed."""
+    yield
+    configure_logging("error", "json", stream=io.StringIO())
 
 
 @pytest.fixture

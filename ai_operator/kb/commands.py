@@ -2,7 +2,8 @@
 
 Each opens the database from the settings (embedded pgserver in STATE_DIR when DATABASE_URL is empty), prints to
 `out` and returns an exit code: 0 fine, 1 some input was rejected / nothing found is not an error, 2 unusable
-input or configuration, or a database that cannot be opened.
+input or configuration, or a database that cannot be opened. `kb ingest` stores every good line of a file and
+reports each bad one (number and reason, one line each), then exits 1; the accepted languages are the policies'.
 """
 
 from __future__ import annotations
@@ -64,6 +65,13 @@ async def _close_embedder(embedder: object) -> None:
         await close()
 
 
+def accepted_languages() -> frozenset[str]:
+    """The languages the knowledge base accepts: those of the policies (shipped and on POLICY_PATH)."""
+    from policies import available_policies, load_policy
+
+    return frozenset(code for name in available_policies() for code in load_policy(name).languages)
+
+
 async def kb_ingest(
     settings: Any, path: str | Path, *, prune: bool, reembed: bool, out: TextIO, force: bool = False
 ) -> int:
@@ -77,7 +85,7 @@ async def kb_ingest(
     except OSError as exc:
         print(f"kb ingest: cannot read {path}: {exc.strerror or exc}", file=out)
         return EXIT_USAGE
-    entries, rejects = parse_kb_lines(raw.split(b"\n"))
+    entries, rejects = parse_kb_lines(raw.split(b"\n"), accepted_languages())
     if prune and not entries:
         print(f"kb ingest: {path} has no entries: --prune refused (it would delete every entry); nothing changed",
               file=out)

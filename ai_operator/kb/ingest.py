@@ -1,16 +1,23 @@
 """Knowledge-base file parsing (pure, no I/O): JSONL lines -> validated entries, bad lines -> rejects with the
-line number and the reason; long texts chunked on sentence boundaries."""
+line number and the reason; long texts chunked on sentence boundaries.
+
+A line that passes here is one PostgreSQL stores: no NUL character or lone surrogate (text cannot hold them),
+a language code of the shape the table's CHECK has (`LANGUAGE_PATTERN`, migration 0003) and, when the caller
+names them, one of the accepted languages (the policies'); sizes within the limits below, so one runaway entry
+can neither take minutes to embed nor outrank real answers with sheer volume of words.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
 ALL_REGIONS = "*"
-LANGUAGE_RE = re.compile(r"^[a-z]{2,3}$")  # ISO 639 code: the KB serves whatever languages its entries are in
+LANGUAGE_PATTERN = "^[a-z]{2,3}$"  # ISO 639 code; the same pattern is kb_entries' CHECK (migration 0003)
+LANGUAGE_RE = re.compile(LANGUAGE_PATTERN)
 REGION_RE = re.compile(r"^[A-Z]{2}-[A-Z0-9]{1,3}$")  # ISO 3166-2 subdivision code, e.g. KZ-71
 
 
@@ -23,6 +30,10 @@ def valid_region(code: str) -> bool:
 REQUIRED_FIELDS = ("id", "language", "regions", "title", "text", "source")
 DEFAULT_CHUNK_CHARS = 500
 MAX_ID_CHARS = 200
+MAX_TEXT_CHARS = 20_000  # an answer read out on a phone call; a longer document is split into several entries
+MAX_FIELD_CHARS = {"title": 300, "source": 2_000, "updated_at": 64}
+MAX_TAGS, MAX_TAG_CHARS, MAX_REGIONS = 50, 100, 100
+MAX_LINE_BYTES = 512 * 1024  # refused before decoding: even \uXXXX-escaped, a text within the limit fits
 
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?…])\s+")
 
@@ -58,58 +69,95 @@ class Reject:
         return f"line {self.line}: {self.reason}"
 
 
-def _nonempty_str(obj: dict, key: str) -> str:
+def _storable(key: str, value: str) -> str:
+    """`value` unless PostgreSQL's text type cannot hold it (a NUL, a lone surrogate): then `ValueError`."""
+    if "\x00" in value:
+        raise ValueError(f"field {key}: contains a NUL character (\\u0000), which the database cannot store")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(f"field {key}: contains a lone surrogate (\\u{ord(value[exc.start]):04x}), "
+                         "which is not a character") from None
+    return value
+
+
+def _limited(key: str, value: str, limit: int) -> str:
+    if len(value) > limit:
+        raise ValueError(f"field {key}: {len(value)} characters, over the limit of {limit}")
+    return _storable(key, value)
+
+
+def _nonempty_str(obj: dict, key: str, limit: int) -> str:
     value = obj.get(key)
     if not isinstance(value, str) or not value.strip():
         raise ValueError(f"field {key}: expected a non-empty string")
-    return value.strip()
+    return _limited(key, value.strip(), limit)
 
 
-def parse_entry(obj: object) -> KBEntry:
-    """Validate one decoded JSON value; `ValueError` names the field and the reason."""
+def parse_entry(obj: object, languages: Collection[str] | None = None) -> KBEntry:
+    """Validate one decoded JSON value; `ValueError` names the field and the reason. `languages`: the accepted
+    language codes (None: any ISO 639 code)."""
     if not isinstance(obj, dict):
         raise ValueError("expected a JSON object")
     for key in REQUIRED_FIELDS:
         if key not in obj or obj[key] is None:
             raise ValueError(f"missing field {key}")
-    entry_id = _nonempty_str(obj, "id")
-    if len(entry_id) > MAX_ID_CHARS:
-        raise ValueError(f"field id: longer than {MAX_ID_CHARS} characters")
+    entry_id = _nonempty_str(obj, "id", MAX_ID_CHARS)
     language = obj["language"]
     if not isinstance(language, str) or not valid_language(language):
-        raise ValueError(f"field language: expected an ISO 639 code such as ru or kk, got {language!r}")
+        raise ValueError(f"field language: expected an ISO 639 code such as ru or kk, got {str(language)[:40]!r}")
+    if languages is not None and language not in languages:
+        raise ValueError(f"field language: {language!r} is not a language of the knowledge base "
+                         f"(accepted: {', '.join(sorted(languages))}, the languages of the policies)")
+    text = _nonempty_str(obj, "text", MAX_TEXT_CHARS)
     regions = obj["regions"]
     if not isinstance(regions, list) or not regions or not all(isinstance(r, str) for r in regions):
         raise ValueError('field regions: expected a non-empty list of region codes or ["*"]')
+    if len(regions) > MAX_REGIONS:
+        raise ValueError(f"field regions: {len(regions)} codes, over the limit of {MAX_REGIONS}")
     for code in regions:
         if code != ALL_REGIONS and not valid_region(code):
-            raise ValueError(f"unknown region code {code} (expected an ISO 3166-2 code such as KZ-71, or \"*\")")
+            raise ValueError(f"unknown region code {code[:40]} (expected an ISO 3166-2 code such as KZ-71, or \"*\")")
     if ALL_REGIONS in regions and len(regions) > 1:
         raise ValueError('field regions: "*" (all regions) cannot be combined with region codes')
     tags = obj.get("tags") or []
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
         raise ValueError("field tags: expected a list of strings")
+    if len(tags) > MAX_TAGS:
+        raise ValueError(f"field tags: {len(tags)} tags, over the limit of {MAX_TAGS}")
+    for tag in tags:
+        _limited("tags", tag, MAX_TAG_CHARS)
     updated_at = obj.get("updated_at")
     if updated_at is not None and not isinstance(updated_at, str):
         raise ValueError("field updated_at: expected a string (ISO date)")
+    if updated_at is not None:
+        _limited("updated_at", updated_at, MAX_FIELD_CHARS["updated_at"])
     return KBEntry(
         id=entry_id,
         language=language,
         regions=tuple(sorted(set(regions))),
-        title=_nonempty_str(obj, "title"),
-        text=_nonempty_str(obj, "text"),
-        source=_nonempty_str(obj, "source"),
+        title=_nonempty_str(obj, "title", MAX_FIELD_CHARS["title"]),
+        text=text,
+        source=_nonempty_str(obj, "source", MAX_FIELD_CHARS["source"]),
         updated_at=updated_at,
         tags=tuple(tags),
     )
 
 
-def parse_kb_lines(lines: Iterable[str | bytes]) -> tuple[list[KBEntry], list[Reject]]:
-    """Parse JSONL lines (numbered from 1; blank lines skipped). Good lines become entries even when others fail."""
+def parse_kb_lines(
+    lines: Iterable[str | bytes], languages: Collection[str] | None = None
+) -> tuple[list[KBEntry], list[Reject]]:
+    """Parse JSONL lines (numbered from 1; blank lines skipped; a UTF-8 BOM ignored). Good lines become entries
+    even when others fail. `languages`: the accepted language codes (None: any ISO 639 code)."""
     entries: list[KBEntry] = []
     rejects: list[Reject] = []
     seen: dict[str, int] = {}
     for n, raw in enumerate(lines, start=1):
+        size = len(raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw)
+        if size > MAX_LINE_BYTES:
+            rejects.append(Reject(n, f"line of {size} bytes, over the limit of {MAX_LINE_BYTES} "
+                                     f"(an entry's text is at most {MAX_TEXT_CHARS} characters)"))
+            continue
         if isinstance(raw, bytes):
             try:
                 raw = raw.decode("utf-8")
@@ -125,7 +173,7 @@ def parse_kb_lines(lines: Iterable[str | bytes]) -> tuple[list[KBEntry], list[Re
             rejects.append(Reject(n, f"invalid JSON: {exc.msg} at column {exc.colno}"))
             continue
         try:
-            entry = parse_entry(obj)
+            entry = parse_entry(obj, languages)
         except ValueError as exc:
             rejects.append(Reject(n, str(exc)))
             continue

@@ -1,7 +1,8 @@
 """The load a freight call is about: `Load`, its validation, and the one function that reads a load JSON file.
 
 Owns the load file format (vendor_name, origin, destination, vehicle, weight, material, pickup, anchor,
-ceiling, optional concession_band) and `LoadError`, whose message always names the file and the field.
+ceiling, optional concession_band), each field's bounds (length, range, printable text), and `LoadError`, whose
+message always names the file, the field, the value (cut short) and what is allowed.
 `load_from_mapping` is pure; `load_from_file` is the only I/O in the freight policy.
 """
 
@@ -22,6 +23,13 @@ REQUIRED_FIELDS = (*TEXT_FIELDS, "weight", *RATE_FIELDS)
 DEFAULT_CONCESSION_BAND = (0.3, 0.6)
 MIN_GAP = 2  # anchor and ceiling must leave room for one concession strictly between them
 MAX_RATE = 99_99_99_999  # under a hundred crore: say_rate and hear_rate cover it
+# Each text field is spoken on the call (the vendor's name in the greeting, the rest in the pitch): a bound a
+# real entry never reaches, so a pasted document or a runaway value is refused when the file is read.
+MAX_TEXT_CHARS = {"vendor_name": 60, "origin": 80, "destination": 80, "vehicle": 60, "material": 80, "pickup": 80,
+                  "weight": 20}
+MAX_WEIGHT_TONNES = 100.0  # a number alone in `weight` means tonnes; no road vehicle carries more
+MAX_FILE_BYTES = 1024 * 1024  # a load is a few hundred bytes; a file this big is not even read
+SHOWN_CHARS = 40  # how much of a refused value an error repeats
 
 
 class LoadError(ValueError):
@@ -61,6 +69,44 @@ class Load:
         return out
 
 
+def shown(value: object) -> str:
+    """`value` as an error repeats it: repr, cut after SHOWN_CHARS characters (saying how long it was)."""
+    text = str(value)
+    if len(text) <= SHOWN_CHARS:
+        return repr(value)
+    return f"{text[:SHOWN_CHARS]!r}... ({len(text)} characters)"
+
+
+def _text(name: str, raw: object, source: str) -> str:
+    """A text field: a string (or number), non-empty, printable, within its bound."""
+    if isinstance(raw, bool) or not isinstance(raw, str | int | float):
+        raise LoadError(source, name, f"expected text, got {type(raw).__name__}")
+    text = str(raw).strip()
+    if not text:
+        raise LoadError(source, name, "empty")
+    limit = MAX_TEXT_CHARS[name]
+    if len(text) > limit:
+        raise LoadError(source, name, f"{shown(text)} is {len(text)} characters; at most {limit} allowed")
+    if not text.isprintable():
+        bad = next(ch for ch in text if not ch.isprintable())
+        raise LoadError(source, name, f"{shown(text)} contains the control character U+{ord(bad):04X}; "
+                                      "only printable text is allowed")
+    if name == "weight":
+        _weight(text, source)
+    return text
+
+
+def _weight(text: str, source: str) -> None:
+    """A weight given as a number alone is tonnes: finite, above 0, at most MAX_WEIGHT_TONNES."""
+    try:
+        tonnes = float(text)
+    except ValueError:
+        return  # free text such as "20 टन": spoken as written
+    if not math.isfinite(tonnes) or not 0 < tonnes <= MAX_WEIGHT_TONNES:
+        raise LoadError(source, "weight", f"{shown(text)}: a number alone means tonnes, allowed above 0 and at most "
+                                          f"{MAX_WEIGHT_TONNES:g}")
+
+
 def _rate(data: Mapping[str, Any], name: str, source: str) -> int:
     raw = data[name]
     if isinstance(raw, bool):
@@ -68,7 +114,9 @@ def _rate(data: Mapping[str, Any], name: str, source: str) -> int:
     if isinstance(raw, str):
         cleaned = raw.replace(",", "").replace("₹", "").strip()
         if not cleaned.isdigit():
-            raise LoadError(source, name, f"expected a number of rupees, got {raw!r}")
+            raise LoadError(source, name, f"expected a number of rupees, got {shown(raw)}")
+        if len(cleaned) > len(str(MAX_RATE)):
+            raise LoadError(source, name, f"must be between 1 and {MAX_RATE} rupees, got {shown(raw)}")
         value: float = int(cleaned)
     elif isinstance(raw, int | float):
         value = raw
@@ -104,15 +152,7 @@ def load_from_mapping(data: Any, source: str = "") -> Load:
     for name in REQUIRED_FIELDS:
         if name not in data or data[name] is None:
             raise LoadError(source, name, "missing")
-    texts: dict[str, str] = {}
-    for name in (*TEXT_FIELDS, "weight"):
-        raw = data[name]
-        if isinstance(raw, bool) or not isinstance(raw, str | int | float):
-            raise LoadError(source, name, f"expected text, got {type(raw).__name__}")
-        text = str(raw).strip()
-        if not text:
-            raise LoadError(source, name, "empty")
-        texts[name] = text
+    texts = {name: _text(name, data[name], source) for name in (*TEXT_FIELDS, "weight")}
     anchor = _rate(data, "anchor", source)
     ceiling = _rate(data, "ceiling", source)
     if anchor >= ceiling:
@@ -128,7 +168,8 @@ def load_from_mapping(data: Any, source: str = "") -> Load:
         set(data) - {*REQUIRED_FIELDS, "concession_band"} - {k for k in data if str(k).startswith("_")}
     )
     if unknown:
-        raise LoadError(source, unknown[0], "unknown field (typo?); comments go in keys starting with '_'")
+        raise LoadError(source, str(unknown[0])[:SHOWN_CHARS],
+                        "unknown field (typo?); comments go in keys starting with '_'")
     return Load(anchor=anchor, ceiling=ceiling, concession_band=band, source=source, **texts)
 
 
@@ -136,7 +177,11 @@ def load_from_file(path: str | Path) -> Load:
     """Read and validate a load JSON file. Raises `LoadError` naming the file and the field (or JSON line)."""
     source = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        size = Path(path).stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise LoadError(source, "", f"load file of {size} bytes; at most {MAX_FILE_BYTES} allowed (one load, "
+                                        "a few hundred bytes)")
+        text = Path(path).read_text(encoding="utf-8-sig")  # a UTF-8 BOM (Windows editors) is not content
     except FileNotFoundError:
         raise LoadError(source, "", "load file not found") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -147,4 +192,6 @@ def load_from_file(path: str | Path) -> Load:
         raise LoadError(
             f"{source}:{exc.lineno}", "", f"invalid JSON: {exc.msg} (column {exc.colno})"
         ) from None
+    except ValueError as exc:  # e.g. a number of thousands of digits
+        raise LoadError(source, "", f"invalid JSON: {exc}") from None
     return load_from_mapping(data, source)
