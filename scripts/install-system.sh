@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install ai-operator as a system service:
-#   /opt/ai-operator/src   a copy of this source tree (README, etc/asterisk samples)
+#   /opt/ai-operator/src   a copy of this source tree's package files (README, etc/asterisk samples): in a git
+#                          checkout the tracked files only, never a demo's database or a local env file
 #   /opt/ai-operator/venv  its own virtualenv with ai-operator installed (pip install <src>, pinned by constraints.txt)
 #   /etc/ai-operator/ai-operator.env   from etc/ai-operator.env.example, never overwritten, 0640 root:ai-operator
 #   /etc/ai-operator/loads/            the sample freight loads (LOADS_DIR), existing files never overwritten
@@ -17,7 +18,7 @@
 # (/var/lib/ai-operator), SERVICE_USER (ai-operator), PYTHON (python3), PIP_ARGS (extra pip install args).
 set -euo pipefail
 
-SRC_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+SRC_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
 DESTDIR="${DESTDIR:-}"
 PREFIX="${PREFIX:-/opt/ai-operator}"
 SYSCONFDIR="${SYSCONFDIR:-/etc/ai-operator}"
@@ -86,12 +87,24 @@ if [ "$REAL" = 1 ]; then
     fi
 fi
 
-# 2. the source copy and the venv
+# 2. the source copy and the venv. Only what the package contains: in a git checkout the tracked files (as they
+#    are in the work tree), never what else lies there (a demo's database with call records, local env files,
+#    reports); outside git (an unpacked release) the tree without state, env files, caches and build output.
 install -d -m 0755 "$ROOT_PREFIX" "$ROOT_PREFIX/src"
-tar -C "$SRC_DIR" --exclude=./.venv --exclude=./.git --exclude=./state --exclude='__pycache__' \
-    --exclude=./.pytest_cache --exclude=./.ruff_cache --exclude=./build --exclude='*.egg-info' \
-    --exclude=./benchmarks/reports -cf - . \
-    | tar -C "$ROOT_PREFIX/src" -xf -
+git_in_src() { git -c safe.directory="$SRC_DIR" -C "$SRC_DIR" "$@"; }
+if command -v git >/dev/null && [ "$(git_in_src rev-parse --show-toplevel 2>/dev/null)" = "$SRC_DIR" ]; then
+    git_in_src ls-files -z --cached \
+        | while IFS= read -r -d '' name; do [ -f "$SRC_DIR/$name" ] && printf '%s\0' "$name"; done \
+        | tar -C "$SRC_DIR" --null --no-recursion -T - -cf - \
+        | tar -C "$ROOT_PREFIX/src" -xf -
+    say "copied the $(git_in_src ls-files --cached | wc -l | tr -d ' ') tracked files of $SRC_DIR (git ls-files) into $PREFIX/src"
+else
+    tar -C "$SRC_DIR" --exclude=./.venv --exclude=./.git --exclude=state --exclude='__pycache__' \
+        --exclude=./.pytest_cache --exclude=./.ruff_cache --exclude=./build --exclude='*.egg-info' \
+        --exclude=./benchmarks/reports --exclude='*.env' --exclude='.env*' --exclude='*.wav' -cf - . \
+        | tar -C "$ROOT_PREFIX/src" -xf -
+    say "copied $SRC_DIR (not a git checkout: without state, env files, WAVs, caches, build output) into $PREFIX/src"
+fi
 if [ "$WITH_VENV" = 1 ]; then
     "$PYTHON" -m venv "$ROOT_PREFIX/venv"
     # shellcheck disable=SC2086  # PIP_ARGS is a list of words on purpose

@@ -24,11 +24,10 @@ from pathlib import Path
 import pytest
 
 from ai_operator.config.schema import BY_KEY
+from tests.support.checkout import clean_checkout, git_status
 from tests.support.wait import eventually_sync
 
-REPO = Path(__file__).resolve().parents[1]
 DEMO_TIMEOUT_S = 900  # a failure bound for a loaded machine, not a timing assertion
-GIT = ["git", "-c", "user.name=test", "-c", "user.email=test@example.invalid", "-c", "commit.gpgsign=false"]
 
 pytestmark = pytest.mark.slow
 
@@ -43,24 +42,7 @@ def entry_point() -> str:
 
 @pytest.fixture(scope="module")
 def checkout(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A clean checkout: this tree's tracked files (as they are now) committed in a new repository."""
-    root = tmp_path_factory.mktemp("newcomer") / "ai-operator"
-    listed = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, check=True, capture_output=True).stdout
-    for name in filter(None, listed.decode().split("\0")):
-        source = REPO / name
-        if source.is_file():
-            (root / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, root / name)
-    subprocess.run([*GIT, "init", "-q"], cwd=root, check=True)
-    subprocess.run([*GIT, "add", "-A"], cwd=root, check=True)
-    subprocess.run([*GIT, "commit", "-q", "-m", "checkout"], cwd=root, check=True)
-    assert git_status(root) == ""
-    return root
-
-
-def git_status(root: Path) -> str:
-    return subprocess.run(["git", "status", "--porcelain", "--ignored=no"], cwd=root, check=True,
-                          capture_output=True, text=True).stdout
+    return clean_checkout(tmp_path_factory.mktemp("newcomer") / "ai-operator")
 
 
 def newcomer_environment(cache: Path) -> dict[str, str]:
