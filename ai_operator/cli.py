@@ -57,18 +57,20 @@ def cmd_call(args: argparse.Namespace) -> int:
         raise ConfigError(f"ROUTE_{route.name.upper()}_POLICY: route {route.name} names no policy")
     from ai_operator.wiring import route_with_option
 
-    for raw in [*(f"LOAD={args.load}" for _ in [0] if args.load), *(args.option or [])]:
+    given = [*((f"--load {args.load}", f"LOAD={args.load}") for _ in [0] if args.load),
+             *((f"--option {raw}", raw) for raw in args.option or [])]
+    for label, raw in given:
         key, _, value = raw.partition("=")
         try:
             route = route_with_option(settings, route, key.strip().upper(), value)
         except KeyError:
             raise ConfigError(f"--option {key}: policy {route.policy} has no route option {key.upper()}") from None
         except (ValueError, OSError) as exc:
-            raise ConfigError(f"--option {key.upper()}={value}: {exc}") from None
+            raise ConfigError(f"{label}: {exc}") from None
     script = None
     if args.script:
         try:
-            script = Path(args.script).read_text(encoding="utf-8").splitlines()
+            script = Path(args.script).read_text(encoding="utf-8-sig").splitlines()  # a BOM is not a word
         except UnicodeDecodeError as exc:
             raise ConfigError(
                 f"--script {args.script}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); "

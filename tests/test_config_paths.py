@@ -187,7 +187,7 @@ def test_a_load_only_in_loads_dir_is_not_found_from_the_command_line(
     env = write_env(conf, LOADS_DIR="loads")
     assert main(["call", "--route", "freight", "--env", str(env), "--load", "sample.json"]) == 2
     err = capsys.readouterr().err
-    assert "--option LOAD=sample.json" in err and str(here / "sample.json") in err and "not found" in err
+    assert "--load sample.json: " in err and str(here / "sample.json") in err and "not found" in err
 
 
 def test_dial_load_is_relative_to_the_current_directory(places: tuple[Path, Path]) -> None:
