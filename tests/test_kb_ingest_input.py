@@ -140,7 +140,7 @@ async def test_bad_lines_are_reported_one_each_and_every_good_line_lands(tmp_pat
     junk = "интернет оплата как оплатить " * (MAX_TEXT_CHARS // 10)  # would outrank the real answer
     lines = [
         "\ufeff" + sample[0],
-        line(id="en-1", language="en"),
+        line(id="de-1", language="de"),  # no policy speaks it (the tests' survey policy speaks en)
         json.dumps(entry(id="nul-1", text="оплата\u0000")),
         *sample[1:10],
         line(id="junk-1", title="Оплата", text=junk, regions=["*"]),
@@ -157,7 +157,7 @@ async def test_bad_lines_are_reported_one_each_and_every_good_line_lands(tmp_pat
     assert text[0] == (f"kb ingest {path}: read={len(lines)} inserted={good} updated=0 unchanged=0 rejected=4 "
                        "pruned=0")
     assert [t.split(": ", 1)[0] for t in text[1:]] == [f"  {path}:{n}" for n in (2, 3, 13, 14)]
-    assert "'en' is not a language of the knowledge base" in text[1]
+    assert "'de' is not a language of the knowledge base" in text[1]
     assert "NUL character" in text[2] and f"over the limit of {MAX_TEXT_CHARS}" in text[3]
     assert "lone surrogate" in text[4]
 
