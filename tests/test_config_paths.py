@@ -214,7 +214,14 @@ def test_values_set_by_code_or_command_line_are_relative_to_the_current_director
     conf, here = places
     write_load(conf / "loads", "sample.json", "रमेश")
     settings = load_settings(write_env(conf, LOADS_DIR="loads"), environ={})
-    changed = settings.with_values(STATE_DIR="state", POLICY_PATH="pol")
+    import policies
+
+    searched = list(policies.__path__)
+    try:
+        changed = settings.with_values(STATE_DIR="state", POLICY_PATH="pol")
+    finally:  # POLICY_PATH's folders are process-wide: leave the others' as they were
+        policies.__path__[:] = searched
+        policies.available_policies.cache_clear()
     assert changed.storage.state_dir == here / "state"
     assert changed.raw["POLICY_PATH"] == str(here / "pol")
     assert changed.storage.loads_dir == conf / "loads"  # what the file said keeps its reading
