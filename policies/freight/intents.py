@@ -6,7 +6,7 @@ Owns the phrase tables (Devanagari, Hinglish, English; every word compared by it
 "हाँ" and "हां" are one word) and `classify`, which reads choices (yes/no, callback, farewell, wrong number,
 question back) on the clause the vendor finally said (clauses.last_clause: "नहीं नहीं, ठीक है" is a yes) with
 negation scope ("ग़लत नंबर नहीं है" is no wrong number), callbacks by deferral.py's grammar, and says `unknown`
-when nothing matched. Also `utterance_may_continue`. Pure: no I/O. The phase machine decides what each means
+when nothing matched. `utterance_may_continue` (fragments.py) is re-exported here. Pure: no I/O. The phase machine decides what each means
 where.
 """
 
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from policies.freight.clauses import Table, find, find_all, last_clause, negated_spans, table
 from policies.freight.deferral import BUSY, LATER, is_callback
+from policies.freight.fragments import utterance_may_continue as utterance_may_continue  # re-exported
 from policies.freight.numerals import MEASURES, Token, tokenize
 from policies.freight.spelling import key
 
@@ -114,19 +115,6 @@ _KYA = key("क्या")
 _WHAT = key("what")
 _QUESTION = "?"
 
-# Turn-boundary: a text ending on one of these is a fragment ("तो मेरा rate लगभग ...").
-DANGLING_WORDS = frozenset(
-    key(w)
-    for w in (
-        "लगभग", "करीब", "क़रीब", "तकरीबन", "तक़रीबन", "तो", "कि", "और", "या", "मेरा", "मेरी", "हमारा", "हमारी",
-        "का", "की", "के", "से", "में", "पर", "को", "लेकिन", "मगर", "मतलब", "यानी", "रेट", "rate", "भाड़ा", "किराया",
-        "around", "about", "approx", "approximately", "like", "is", "and", "or", "my", "the", "but", "so", "lagbhag",
-        "karib", "to", "mera",
-    )
-)  # fmt: skip
-_NUMBER_KINDS = ("unit", "en_unit", "en_tens", "frac_mod", "hundred")
-_OPEN_ENDINGS = ("...", "…", ",", "-")
-_CLOSED_ENDINGS = ("?", "।", ".", "!", "॥")
 
 
 def words(text: str, tokens: list[Token] | None = None) -> list[str]:
@@ -235,26 +223,3 @@ def classify(text: str, tokens: list[Token] | None = None) -> Intent:
         acknowledgement=ack,
         unknown=not any(readings),
     )
-
-
-def utterance_may_continue(text: str) -> bool:
-    """True when `text` ends dangling: a hedge (लगभग, करीब, around), a connective (तो, और), "मेरा rate", or a
-    number word a multiplier may still follow ("तेईस", "साढ़े", "23"). Closed by ?, ।, . or !"""
-    stripped = (text or "").strip()
-    if not stripped:
-        return False
-    if stripped.endswith(_OPEN_ENDINGS):
-        return True
-    if stripped.endswith(_CLOSED_ENDINGS):
-        return False
-    toks = tokenize(stripped)
-    if not toks:
-        return False
-    last = toks[-1]
-    if last.kind in _NUMBER_KINDS:
-        return True
-    if last.kind == "num":
-        return last.value < 1000 and last.value == int(last.value)
-    if last.kind == "range":
-        return True
-    return last.text in DANGLING_WORDS
