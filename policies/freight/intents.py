@@ -18,6 +18,8 @@ from policies.freight.clauses import Table, find, find_all, last_clause, negated
 from policies.freight.deferral import BUSY, LATER, is_callback
 from policies.freight.fragments import utterance_may_continue as utterance_may_continue  # re-exported
 from policies.freight.numerals import MEASURES, Token, tokenize
+from policies.freight.person import read_person
+from policies.freight.refusal import is_refusal
 from policies.freight.spelling import key
 
 _phrases = table
@@ -106,10 +108,6 @@ ACK_EXTRA = _phrases(
     "धन्यवाद", "शुक्रिया", "thank", "thanks", "thank you", "नमस्ते", "नमस्कार", "बढ़िया", "great", "fine",
     "dhanyavad", "shukriya", "namaste", "namaskar", "badhiya", "thankyou",
 )  # fmt: skip
-RIGHT_PERSON = _phrases(
-    "मैं ही", "मैं बोल रहा", "बोल रहा हूं", "बोल रहा हूँ", "speaking", "मैं हूं", "मैं हूँ", "main hi", "bol raha hoon",
-    "main bol raha", "haan main", "it's me",
-)  # fmt: skip
 _NA = key("ना")
 _KYA = key("क्या")
 _WHAT = key("what")
@@ -173,6 +171,12 @@ class Intent:
     right_person: bool
     acknowledgement: bool  # yes, thanks, bye, namaste: enough to close after the wind-down
     unknown: bool = False  # none of the above: the rules have no reading of this turn
+    refusal: bool = False  # an offer turned down, even after a yes word ("ठीक है तो रहने दीजिए"): refusal.py
+    other_person: bool = False  # someone else answers for the vendor (person.py)
+    handover: bool = False  # the phone is being passed ("ek minute dete hain")
+    relay: bool = False  # "he'll call you", "मैं उनको बता दूंगा"
+    time_given: bool = False  # a time to come ("शाम को", "kal subah", "दोपहर तक लौटेंगे")
+    identifies: bool = False  # he names himself the one asked for ("main hi bol raha hoon")
 
 
 def classify(text: str, tokens: list[Token] | None = None) -> Intent:
@@ -185,7 +189,9 @@ def classify(text: str, tokens: list[Token] | None = None) -> Intent:
     for i, j in reversed(negated_spans(no_toks, BUSY, LATER, WRONG_NUMBER)):
         del no_toks[i:j]
     no = _has(no_toks, NO) or no_toks[:1] == [_NA]
-    yes = (_has(final, YES, negation=True) or _has(final, NOT_NO)) and not no
+    refusal = is_refusal(final)
+    yes = (_has(final, YES, negation=True) or _has(final, NOT_NO)) and not no and not refusal
+    person = read_person(final)
     hearing = _has(toks, HEARING) or (
         len(plain) <= 1 and _QUESTION in toks and plain[:1] in ([], [_KYA], [_WHAT])
     )
@@ -202,10 +208,10 @@ def classify(text: str, tokens: list[Token] | None = None) -> Intent:
     abuse = _has(plain, ABUSE)
     voicemail = _has(plain, VOICEMAIL)
     hello_only = bool(plain) and _only(plain, HELLO)
-    right_person = _has(final, RIGHT_PERSON, negation=True) or yes
+    right_person = (person.identifies or yes) and not person.other
     ack = (yes or bare_ack or farewell or _has(plain, ACK_EXTRA)) and not question
     readings = (abuse, wrong, voicemail, callback, farewell, hearing, question, our_rate, yes, no, bare_ack,
-                hello_only, right_person, ack)  # fmt: skip
+                hello_only, right_person, ack, person.other, person.handover, person.relay)  # fmt: skip
     return Intent(
         abuse=abuse,
         wrong_number=wrong,
@@ -222,4 +228,10 @@ def classify(text: str, tokens: list[Token] | None = None) -> Intent:
         right_person=right_person,
         acknowledgement=ack,
         unknown=not any(readings),
+        refusal=refusal,
+        other_person=person.other,
+        handover=person.handover,
+        relay=person.relay,
+        time_given=person.time,
+        identifies=person.identifies,
     )
