@@ -48,6 +48,13 @@ REFUSALS = [
     "at that rate i won't do it",
     "ठीक है फिर आप कोई और गाड़ी देख लीजिए",
     "wahi rate hai jo bola",
+    "mujhe nahi karna",
+    "final bol diya maine",
+    "ok toh phir koi baat nahi",
+    "bas ho gaya phir",
+    "forget it then",
+    "isme hamara ghata hai",
+    "ok no deal then",
 ]
 ACCEPTANCES = ["ठीक है चलेगा", "haan kar denge", "done", "ok ji pakka", "chalo theek hai kar dete hain",
                "theek hai lekin payment jaldi karna", "हां जी ठीक है इतने में कर देंगे", "ok fine deal"]  # fmt: skip

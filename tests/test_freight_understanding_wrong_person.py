@@ -40,6 +40,14 @@ ASK = [
     "wo abhi busy hain",
     "हां जी मैं उनका मुनीम हूं बोलिए",
     "no this is his wife speaking",
+    "hello ji main unka ladka hoon",
+    "munshi ji bol raha hoon",
+    "haan ji unka phone mere paas hai",
+    "uncle ghar pe nahi hai",
+    "ji wo to bahar gaye hain",
+    "sir abhi site pe hain",
+    "he is out of station",
+    "मालिक अभी नहीं हैं",
 ]
 # A hand-over: wait on the line.
 HOLD = [
@@ -51,6 +59,8 @@ HOLD = [
     "haan ji line pe rahiye bula raha hoon",
     "अभी देता हूं उनको",
     "one minute let me call him",
+    "ek second dijiye unko bulati hoon",
+    "hold kijiye",
 ]
 # A time to call back, or "he'll call you": close politely, disposition callback.
 LATER = [
@@ -62,6 +72,9 @@ LATER = [
     "papa ek ghante baad aayenge",
     "sir is in a meeting call after two hours",
     "वो दोपहर तक लौटेंगे",
+    "wo shaam tak aa jayenge",
+    "papa to shaadi mein gaye hain kal aayenge",
+    "i am his wife he will call you later",
 ]
 # The vendor himself, and a wrong number: as before.
 RIGHT_PERSON = ["haan ji main mahesh bol raha hoon boliye", "हां जी बोलिए", "main hi bol raha hoon", "haan ji mahesh ji hi hoon",

@@ -34,7 +34,7 @@ RELATIONS = _set(
     "पत्नी", "वाइफ", "wife", "patni", "घरवाली", "gharwali", "मिसेज", "mrs", "husband", "पति", "pati", "बहन", "behen",
     "sister", "दामाद", "damad", "रिश्तेदार", "relative", "cousin", "जीजा", "jija", "चाचा", "chacha", "मामा", "mama",
     "uncle", "father", "पापा", "papa", "mother", "मम्मी", "mummy", "भांजा", "bhanja", "बहू", "bahu", "नाती", "पोता",
-    "pota", "grandson", "family",
+    "pota", "grandson", "family", "लड़का", "ladka", "लड़की", "ladki", "बच्चा", "bachcha", "बेटे", "bete",
 )  # fmt: skip
 ROLES = _set(
     "ड्राइवर", "driver", "मुंशी", "munshi", "मुनीम", "munim", "मैनेजर", "manager", "स्टाफ", "staff", "हेल्पर",
@@ -50,6 +50,10 @@ FIRST_PERSON = _set("मैं", "main", "mai", "मै", "i", "i'm", "im", "ह
 # After a role: he is saying what he is ("driver hoon", "driver bol raha", "driver speaking", "staff se").
 ROLE_AFTER = _set("हूं", "हूँ", "hoon", "hun", "hu", "बोल", "bol", "speaking", "here", "से", "se", "है", "hai", "हैं",
                   "hain")  # fmt: skip
+HONORIFICS = _set("जी", "ji", "साहब", "sahab", "sir")
+# His phone in someone else's hands ("unka phone mere paas hai").
+HIS_PHONE = table("फोन मेरे पास", "phone mere paas", "phone mere pas", "mobile mere paas", "उनका फोन", "unka phone",
+                  "unka mobile", "his phone", "her phone", "उनका मोबाइल")  # fmt: skip
 ROLE_BEFORE = _set("am", "the", "i'm", "im", "is", "मैं", "main", "हम", "hum")
 THIRD_PERSON = _set(
     "वो", "वह", "वे", "woh", "wo", "vo", "voh", "he", "she", "he's", "she's", "sir", "सर", "सेठ", "seth", "sahab",
@@ -115,12 +119,17 @@ class Person:
 
 def _related(tokens: Sequence[str]) -> bool:
     """A relation or role of the vendor's: "unka driver", "his son", "main munshi hoon", "driver speaking"."""
+    if find(tokens, HIS_PHONE):
+        return True
     for i, tok in enumerate(tokens):
         before = tokens[max(0, i - 2) : i]
         if tok in RELATIONS and any(t in POSSESSIVES for t in before):
             return True
         if tok in ROLES:
-            after = tokens[i + 1] if i + 1 < len(tokens) else ""
+            k = i + 1
+            while k < len(tokens) and tokens[k] in HONORIFICS:  # "munshi ji bol raha hoon"
+                k += 1
+            after = tokens[k] if k < len(tokens) else ""
             if any(t in POSSESSIVES for t in before) or (before and before[-1] in ROLE_BEFORE) or after in ROLE_AFTER:
                 return True
     return False
@@ -128,7 +137,7 @@ def _related(tokens: Sequence[str]) -> bool:
 
 def _away(tokens: Sequence[str]) -> bool:
     """He is away or occupied, said of him (an honorific third-person form, or a he/wo/sir)."""
-    if any(t in THIRD_PERSON for t in tokens):
+    if any(t in THIRD_PERSON or t in RELATIONS for t in tokens):  # "uncle ghar pe nahi hai"
         return find(tokens, AWAY) or find(tokens, AWAY_OF_HIM)
     return find(tokens, AWAY_OF_HIM) and not any(t in FIRST_PERSON for t in tokens)
 

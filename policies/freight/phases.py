@@ -248,7 +248,7 @@ def countered(lad: Ladder, it: Intent, heard: int | None) -> Move:
         return Move(L.LAST_ASK, Phase.LAST_ASK)
     if it.callback:  # "हां, सोच कर बताता हूं" is no yes to the counter
         return _close(L.CALLBACK, CALLBACK)
-    if it.refusal:  # "ठीक है तो रहने दीजिए", "नहीं तो फोन रख दो": no, with the one more ask (no figure)
+    if it.refusal or (it.no and it.farewell):  # "तो रहने दीजिए", "nahi karna": no -> the one more ask, no figure
         return Move(L.LAST_ASK, Phase.LAST_ASK)
     if it.hearing or it.question or it.our_rate:
         return Move(L.COUNTER, Phase.COUNTERED, figure=lad.concession)

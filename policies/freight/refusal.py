@@ -40,7 +40,7 @@ REFUSALS = table(
 FLAT_REFUSALS = table(
     "not possible", "possible नहीं", "possible nahi", "संभव नहीं", "sambhav nahi", "सवाल ही नहीं", "sawal hi nahi",
     "no way", "पड़ता नहीं", "padta nahi", "पुसाता नहीं", "pusata nahi", "can't do", "cannot do", "won't do",
-    "can not do", "वरना", "warna", "varna", "नहीं तो", "nahi to", "nahin to", "otherwise", "take it or leave it",
+    "can not do", "phir koi baat nahi", "fir koi baat nahi", "फिर कोई बात नहीं", "to koi baat nahi", "वरना", "warna", "varna", "नहीं तो", "nahi to", "nahin to", "otherwise", "take it or leave it",
 )  # fmt: skip
 # "final"/"last" with the vendor's own figure ("mera rate final hai", "jo bola wahi final"); alone it is a yes.
 STANDS = frozenset(key(w) for w in ("final", "फाइनल", "फ़ाइनल", "last", "लास्ट", "fix", "fixed", "फिक्स"))
@@ -50,7 +50,8 @@ MINE = frozenset(
               "jo", "same", "बोला", "bola", "said", "utna", "उतना", "itna", "इतना")
 )  # fmt: skip
 ONLY_THAT = table("वही लगेगा", "wahi lagega", "उतना ही", "utna hi", "itna hi lagega", "इतना ही लगेगा", "wahi rahega",
-                  "वही रहेगा", "yahi rahega", "यही रहेगा", "same rate", "wahi rate", "वही रेट")  # fmt: skip
+                  "वही रहेगा", "yahi rahega", "यही रहेगा", "same rate", "wahi rate", "वही रेट", "bol diya", "बोल दिया",
+                  "bata diya", "बता दिया", "already told", "already said")  # fmt: skip
 
 
 def _stands(tokens: Sequence[str]) -> bool:
