@@ -1,6 +1,6 @@
 """What a vendor's turn is, in words: abuse, wrong number, voicemail, callback, farewell, hearing problem,
-question, asking our rate (a question back), yes, no, bare acknowledgement, or unknown - and whether the turn
-ends dangling.
+question, asking our rate (a question back), yes, no, bare acknowledgement, a refusal (refusal.py), who is on
+the line (person.py), or unknown.
 
 Owns the phrase tables (Devanagari, Hinglish, English; every word compared by its spelling key, so "haan",
 "हाँ" and "हां" are one word) and `classify`, which reads choices (yes/no, callback, farewell, wrong number,
