@@ -172,7 +172,8 @@ class Intent:
     acknowledgement: bool  # yes, thanks, bye, namaste: enough to close after the wind-down
     unknown: bool = False  # none of the above: the rules have no reading of this turn
     refusal: bool = False  # an offer turned down, even after a yes word ("ठीक है तो रहने दीजिए"): refusal.py
-    other_person: bool = False  # someone else answers for the vendor (person.py)
+    other_person: bool = False  # someone else answers for the vendor, or he is away (person.py)
+    not_him: bool = False  # the speaker says he is someone else ("main to driver hoon")
     handover: bool = False  # the phone is being passed ("ek minute dete hain")
     relay: bool = False  # "he'll call you", "मैं उनको बता दूंगा"
     time_given: bool = False  # a time to come ("शाम को", "kal subah", "दोपहर तक लौटेंगे")
@@ -230,6 +231,7 @@ def classify(text: str, tokens: list[Token] | None = None) -> Intent:
         unknown=not any(readings),
         refusal=refusal,
         other_person=person.other,
+        not_him=person.not_him,
         handover=person.handover,
         relay=person.relay,
         time_given=person.time,

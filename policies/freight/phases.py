@@ -196,7 +196,7 @@ def pitched(lad: Ladder, it: Intent, heard: int | None) -> Move:
         return evaluate_quote(lad, heard)
     if it.hearing:
         return Move("", Phase.PITCHED, repeat=True)
-    if it.other_person:  # "main to driver hoon, rate malik batayenge": back to asking for the vendor
+    if it.not_him:  # "main to driver hoon, rate malik batayenge": back to asking for the vendor
         return someone_else(lad, it) or Move(L.ASK_PERSON, Phase.OPENING)
     if it.callback:
         return _close(L.CALLBACK, CALLBACK)
