@@ -109,6 +109,8 @@ class SpeechSettings:
                                 choices_from=provider_choices("tts"))
     tts_model: str = setting("TTS_MODEL", "gpt-4o-mini-tts", "speech model")
     tts_voice: str = setting("TTS_VOICE", "alloy", "speech voice")
+    tts_timeout_s: float = setting("TTS_TIMEOUT_S", 10.0, "speech: opening a line and each later read; past it the "
+                                   "line is spoken in the local voice", lo=0.1, hi=120)
     llm_provider: str = setting("LLM_PROVIDER", "auto", "model: openai, none, auto (openai when a key is set)",
                                 choices_from=provider_choices("llm"))
     llm_model: str = setting("LLM_MODEL", "gpt-4o-mini", "chat model")

@@ -241,11 +241,9 @@ class CallNotes:
 _CALL_NOTES: ContextVar[CallNotes | None] = ContextVar("provider_call_notes", default=None)
 
 
-def open_call_notes() -> CallNotes:
-    """Start noting provider failures for the current task (a call) and the tasks it starts."""
-    notes = CallNotes()
+def watch_call(notes: CallNotes) -> None:
+    """Note provider failures of the current task (a call's) and of the tasks it starts in `notes`."""
     _CALL_NOTES.set(notes)
-    return notes
 
 
 def note_failure(kind: str, reason: str, fallback: str | None = None) -> None:

@@ -16,7 +16,7 @@ from ai_operator.providers.registry import ProviderSpec
 from ai_operator.speech.openai_tts import OpenAITTS
 from ai_operator.speech.stt import OpenAITranscriber
 
-SETTINGS_KEYS = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "STT_MODEL", "STT_TIMEOUT_S", "TTS_MODEL", "TTS_VOICE",
+SETTINGS_KEYS = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "STT_MODEL", "STT_TIMEOUT_S", "TTS_MODEL", "TTS_VOICE", "TTS_TIMEOUT_S",
                  "LLM_MODEL", "LLM_TIMEOUT_S")
 CHECK_TIMEOUT_S = 5.0
 
@@ -31,6 +31,7 @@ class OpenAIConfig:
     stt_timeout_s: float
     tts_model: str
     tts_voice: str
+    tts_timeout_s: float
     llm_model: str
     llm_timeout_s: float
 
@@ -38,7 +39,7 @@ class OpenAIConfig:
     def of(cls, settings: Settings) -> OpenAIConfig:
         sp = settings.speech
         return cls(sp.openai_api_key, sp.openai_base_url or None, sp.stt_model, sp.stt_timeout_s, sp.tts_model,
-                   sp.tts_voice, sp.llm_model, sp.llm_timeout_s)
+                   sp.tts_voice, sp.tts_timeout_s, sp.llm_model, sp.llm_timeout_s)
 
     @property
     def where(self) -> str:
@@ -52,7 +53,8 @@ def build_stt(settings: Settings) -> OpenAITranscriber:
 
 def build_tts(settings: Settings) -> OpenAITTS:
     c = OpenAIConfig.of(settings)
-    return OpenAITTS(api_key=c.api_key, base_url=c.base_url, model=c.tts_model, voice=c.tts_voice)
+    return OpenAITTS(api_key=c.api_key, base_url=c.base_url, model=c.tts_model, voice=c.tts_voice,
+                     timeout_s=c.tts_timeout_s)
 
 
 def build_model(settings: Settings) -> ChatModel:
