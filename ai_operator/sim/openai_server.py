@@ -32,8 +32,8 @@ import numpy as np
 from aiohttp import BodyPartReader, web
 
 import ai_operator.sim.fake_content as fake_content
-from ai_operator.sim.openai_faults import Faults
 from ai_operator.sim.fake_content import SPEECH_RATE, error_body
+from ai_operator.sim.openai_faults import Faults
 from ai_operator.speech.wav import encode_wav
 
 DEFAULT_EMBEDDING_DIM = 1536
