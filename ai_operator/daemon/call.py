@@ -49,7 +49,7 @@ log = get_logger("call")
 IDLE_POLL_S = 1.0
 CHANNEL_LOST = "channel_lost"
 STT_UNAVAILABLE = "stt_unavailable"  # the forced end (and disposition) when speech recognition keeps failing
-STT_FAILED_TURNS_TO_END = 2  # "can't hear you" once, then the policy's closing line rather than a loop of it
+STT_FAILED_TURNS_TO_END = 3  # "can't hear you" twice, then the policy's closing line rather than a loop of it
 
 
 class Call:
