@@ -71,6 +71,27 @@ async def test_a_new_stt_provider_is_one_module_plus_one_registry_line(tmp_path:
     assert [(c.name, c.status) for c in checks if "scribe" in c.name] == [("provider scribe (stt)", "OK")]
 
 
+async def test_a_call_is_heard_through_the_registered_streaming_provider(daemon_base, scribe_registered) -> None:
+    from ai_operator.sim.stage import simulated_stage
+    from tests.support.daemon import FAST, Caller, bot_tts
+
+    async with simulated_stage(daemon_base.settings, state_dir=daemon_base.state_dir, scripted_stt=False,
+                               overrides={"tts": bot_tts(daemon_base.state_dir)}, **FAST, STT_PROVIDER="scribe") as stage:
+        stage.transcripts = scribe.HEARD
+        caller = await Caller.place(stage)
+        await caller.quiet(min_turns=1)
+        await caller.say("По-русски, пожалуйста.")
+        await caller.quiet(min_turns=2)
+        await caller.sim.hangup()
+        record = await caller.record()
+        health = stage.daemon.svc.providers.report() if stage.daemon.svc and stage.daemon.svc.providers else {}
+    heard = [s for s in scribe.INSTANCES[-1].streams if s.frames]
+    assert heard and all(s.closed for s in heard)  # the caller's real RTP audio, frame by frame, into the stream
+    assert record["turns"][1]["caller_text"] == "По-русски, пожалуйста."
+    assert record["turns"][1]["state"] == "REGION_SELECTION"
+    assert health["scribe/stt"]["state"] == "up"  # checked at start and watched, like any provider
+
+
 def test_the_two_stt_shapes_are_told_apart() -> None:
     double = scribe.ScribeSTT()
     assert isinstance(double, StreamingSpeechToText) and not isinstance(double, SpeechToText)

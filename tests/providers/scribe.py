@@ -2,7 +2,9 @@
 one `register(PROVIDER)` line (see tests/test_provider_registry.py).
 
 `ScribeSTT` is the streaming test double: it hears the frames fed to it, yields a partial transcript every
-`PARTIAL_EVERY` frames and the scripted line as the final one when the stream is finished. Its language hook maps
+`PARTIAL_EVERY` frames and the scripted line as the final one when the stream is finished (`script`, or else
+what the simulated caller is saying now: `HEARD.current`, set by `Caller.say` when the stage's transcripts are
+`HEARD`). Its language hook maps
 the policy's ISO 639-1 code to a BCP-47 locale, as cloud recognizers want.
 """
 
@@ -14,11 +16,13 @@ import numpy as np
 
 from ai_operator.config import Settings
 from ai_operator.providers.registry import ProviderSpec
+from ai_operator.sim.stage import ScriptedTranscripts
 from ai_operator.speech.errors import SpeechError
 from ai_operator.speech.streaming_stt import Transcript
 
 PARTIAL_EVERY = 10  # frames
 LOCALES = {"ru": "ru-RU", "kk": "kk-KZ", "hi": "hi-IN"}
+HEARD = ScriptedTranscripts()
 
 
 class ScribeStream:
@@ -31,13 +35,14 @@ class ScribeStream:
     async def feed(self, frame: np.ndarray) -> None:
         self.frames += 1
         if self.frames % PARTIAL_EVERY == 0:
-            words = self.owner.script.split()
+            words = (self.owner.script or HEARD.current).split()
             self._results.append(Transcript(" ".join(words[: self.frames // PARTIAL_EVERY]), final=False))
 
     async def finish(self) -> None:
         if self.owner.fail:
             raise SpeechError("stt provider scribe: down (test)")
-        self._results.append(Transcript(self.owner.script, final=True))
+        text = self.owner.script if self.owner.script is not None else HEARD(b"", {})
+        self._results.append(Transcript(text, final=True))
 
     async def results(self) -> AsyncIterator[Transcript]:
         for result in self._results:
@@ -51,7 +56,7 @@ class ScribeSTT:
     name = "scribe"
 
     def __init__(self) -> None:
-        self.script = ""
+        self.script: str | None = None
         self.fail = False
         self.streams: list[ScribeStream] = []
 
