@@ -1,6 +1,7 @@
 """Every ending ends (ARCHITECTURE.md "Ending lines"), from the caller's side on the simulated PBX.
 
-For each line after which the call ends - the policy's closing line, its misunderstood goodbye, a long
+For each line after which the call ends - the policy's closing line, its misunderstood goodbye, the line after a
+handoff the PBX refused, a long
 model-written goodbye (freight, through the local OpenAI-compatible server), the shutdown line (drain) and the
 maximum-call-length line - the caller talks over it at its start (and keeps talking), in its middle (a question),
 in its last 200 ms (an acknowledgement), or stays silent. The caller hears the whole line and nothing after it;
@@ -23,17 +24,15 @@ import pytest
 from ai_operator.llm.chat import ChatModel
 from ai_operator.media.frames import FRAME_S
 from ai_operator.sim.openai_server import FakeOpenAI
+from ai_operator.sim.pbx.bridging import SimHttpError
 from ai_operator.sim.stage import Stage
 from policies.freight import lines as freight_lines
 from policies.operator.catalog import say
 from tests.support.daemon import Caller, caller_pcm, stage_for, synthesized_frames, trim_leading_silence
+from tests.support.freight import DEAL_AT_QUOTE, LONG_MODEL_GOODBYE
 from tests.support.wait import eventually
 
 BYE_WITHIN_S = 2.0
-# A long model goodbye (freight): about 8 s at the test's bot rate; the vendor talks over it.
-MODEL_GOODBYE = ("बहुत बहुत धन्यवाद रमेश जी, आपसे बात करके बहुत अच्छा लगा। हमारी टीम जल्दी ही आपको कॉल करके गाड़ी की "
-                 "पूरी जानकारी कन्फ़र्म कर देगी, और लोडिंग का समय भी बता देगी। आपका दिन शुभ हो, नमस्ते।")
-VENDOR = ["हां जी, मैं ही बोल रहा हूं", "इसका रेट उन्नीस हज़ार लगेगा", "नहीं जी, इससे कम नहीं होगा", "ठीक है जी, धन्यवाद"]
 # What the caller says over the line, by when: keeps talking from its start, a question in its middle, an
 # acknowledgement in its last 200 ms, or nothing.
 WORDS = {
@@ -76,6 +75,16 @@ async def _misunderstood(stage: Stage, caller: Caller) -> None:
     await caller.say("бла бла бла")  # the third in a row: the misunderstood goodbye
 
 
+async def _handoff_refused(stage: Stage, caller: Caller) -> None:
+    await _russian(stage, caller)
+
+    def refuse(_channel_id: str, _params: dict[str, Any]) -> None:
+        raise SimHttpError(409, "Channel not in Stasis application")  # Asterisk's answer when the transfer fails
+
+    stage.pbx.op_continue = refuse  # type: ignore[method-assign]
+    await caller.say("Соедините с оператором.")
+
+
 async def _drained(stage: Stage, caller: Caller) -> asyncio.Task:
     await _russian(stage, caller)
     assert stage.daemon.manager is not None
@@ -88,10 +97,10 @@ async def _runs_long(stage: Stage, caller: Caller) -> None:
 
 async def _deal(stage: Stage, caller: Caller) -> None:
     await caller.quiet(min_turns=1)
-    for line in VENDOR:
+    for line in DEAL_AT_QUOTE:
         turns = caller.turns()
         await caller.say(line, "hi")
-        if line != VENDOR[-1]:
+        if line != DEAL_AT_QUOTE[-1]:
             await caller.quiet(min_turns=turns + 1)
 
 
@@ -99,19 +108,21 @@ ENDINGS = {
     "closing": Ending("test", say("closing", "ru"), "ru", "completed", _says_goodbye, {}),
     "misunderstood": Ending("test", say("misunderstood_goodbye", "ru"), "ru", "misunderstood", _misunderstood,
                             {"ROUTE_TEST_HANDOFF": ""}),
+    "handoff_failed": Ending("test", say("no_handoff", "ru"), "ru", "handoff_failed", _handoff_refused, {}),
     "shutdown": Ending("test", say("shutdown", "ru"), "ru", "shutdown", _drained, {"DRAIN_TIMEOUT_S": 0}),
     "max_call_length": Ending("test", say("max_call_length", "ru"), "ru", "max_call_length", _runs_long,
                               {"MAX_CALL_S": 10, "IDLE_TIMEOUT_S": 60}),
-    "model_goodbye": Ending("freight", MODEL_GOODBYE, "hi", "deal_at_quote", _deal, {}),
+    "model_goodbye": Ending("freight", LONG_MODEL_GOODBYE, "hi", "deal_at_quote", _deal, {}),
 }
-CASES = [(e, t) for e in ENDINGS for t in TIMINGS if e != "misunderstood" or t in ("start", "silent")]
+SHORT = {"misunderstood", "handoff_failed"}  # the same path as "closing": two timings each
+CASES = [(e, t) for e in ENDINGS for t in TIMINGS if e not in SHORT or t in ("start", "silent")]
 
 
 @asynccontextmanager
 async def staged(daemon_base, ending: Ending) -> AsyncIterator[Stage]:
     """The stage for `ending`; the freight route gets a model: the local server, whose goodbye is long."""
     async with FakeOpenAI() as server:
-        server.goodbye = MODEL_GOODBYE
+        server.goodbye = LONG_MODEL_GOODBYE
         server.chat_script = lambda _body: {"content": ""}  # every other move: the policy's canned line
         model = ChatModel(api_key=server.api_key, base_url=server.base_url, model="gpt-4o-mini", timeout_s=5)
         overrides = {"model": model} if ending.route == "freight" else {}
@@ -201,6 +212,20 @@ def test_every_ending_line_fits_the_cases() -> None:
     own check (otherwise the canned goodbye would be spoken and the test would not be about a model line)."""
     from policies.freight.prompts import check_model_output
 
-    assert check_model_output(MODEL_GOODBYE, freight_lines.GOODBYE) is None
+    assert check_model_output(LONG_MODEL_GOODBYE, freight_lines.GOODBYE) is None
     assert {e for e, _ in CASES} == set(ENDINGS)
     assert all(set(words) == set(TIMINGS) - {"silent"} for words in WORDS.values())
+
+
+async def test_a_caller_who_hangs_up_during_the_goodbye_keeps_the_calls_outcome(daemon_base) -> None:
+    """The record is truthful: the caller ended the call, and what the call achieved is still what it achieved."""
+    async with stage_for(daemon_base) as stage:
+        caller = await Caller.place(stage)
+        call = stage.call_of(caller.sim)
+        await _says_goodbye(stage, caller)
+        await eventually(lambda: call.callend.armed, 30, what="the goodbye decided")
+        armed_at = call.callend.armed_at
+        await eventually(lambda: any(t >= armed_at for t, _ in caller.sim.received), 30, what="the goodbye playing")
+        await caller.sim.hangup()
+        record = await caller.record()
+    assert record["ended_by"] == "caller" and record["disposition"] == "completed", record

@@ -240,8 +240,8 @@ class Call:
                     self._last_activity = now
                     await self._handle(await self.driver.dtmf(digit, now), {})
                 case TransferDue():
-                    await self._transfer()
-                    return
+                    if await self._transfer():
+                        return
                 case EndNow():
                     self.callend.line_lost(now)
                 case ShutdownRequested():
@@ -338,14 +338,13 @@ class Call:
         if self.svc.observer is not None:
             self.svc.observer(self, turn)
 
-    async def _transfer(self) -> None:
+    async def _transfer(self) -> bool:
+        """Continue the caller to the route's handoff target: True once the call left. When it cannot, the
+        runtime ends the call (`handoff_failed`): the policy's line for it, never silence."""
         target = self.route.handoff
-        if target is None:
-            self.log.warning("handoff_unavailable", reason=f"ROUTE_{self.route.name.upper()}_HANDOFF is not set")
-            self.callend.arm("handoff_unavailable", time.monotonic())
-            await self._hang_up("bot")
-            return
         try:
+            if target is None:
+                raise RuntimeError(f"ROUTE_{self.route.name.upper()}_HANDOFF is not set")
             if target.endpoint:
                 await self.svc.ari.redirect(self.call_id, target.endpoint)
             else:
@@ -354,9 +353,11 @@ class Call:
             self.summary["handoff"] = str(target)
             self.log.info("handoff", target=str(target))
             self._finish("bot", "handoff")
+            return True
         except Exception as exc:
             self.log.error("handoff_failed", target=str(target), error=str(exc))
-            await self._hang_up("bot")
+            await self._forced_end("handoff_failed", time.monotonic())
+            return False
 
     async def _hang_up(self, who: str) -> None:
         self._finish(who, None)
