@@ -6,8 +6,8 @@ is an ENDING LINE, and ARCHITECTURE.md "Ending lines" gives its one rule: it is 
 caller's voice, and the call ends with its last frame. So the call ends by the bot on audio that STARTED after
 arming: when that audio stops - played out, stopped, or dropped (`line_lost`: it failed to synthesise or there
 was none) - a playout grace (400 ms) starts and `poll` then says "bot". An armed end has a deadline of its own
-(`line_deadline`: the expected length of its line, `expected_line_s`, plus `LINE_MARGIN_S` after arming or after
-its first frame), so a line that never finishes still ends the call a few seconds late, never at the watchdog
+(`line_deadline`: the expected length of its line, `expected_line_s`, plus `LINE_MARGIN_S`, counted from its
+first frame; before that frame from arming, with `SYNTH_BUDGET_S` more for the TTS to start), so a line that never finishes still ends the call a few seconds late, never at the watchdog
 (20 s), which only bounds what is left. `fired` names which of the three ended it. The end is reported exactly
 once; anything that records an end later (caller hang-up after the end, a second arm, an idle timeout) is a
 no-op kept in `late_events`.
@@ -18,6 +18,7 @@ from __future__ import annotations
 WATCHDOG_S = 20.0
 PLAYOUT_GRACE_S = 0.4
 LINE_MARGIN_S = 3.0  # the armed end's own deadline: this long past the expected end of its line
+SYNTH_BUDGET_S = 10.0  # before the line's first frame: the TTS request's own timeout (speech/openai_tts.py)
 SECONDS_PER_CHAR = 0.1  # a slow speaker (10 characters a second): the expected length of a line, on the long side
 ENDED_BY_BOT = "bot"
 ENDED_BY_WATCHDOG = "watchdog"
@@ -52,6 +53,7 @@ class CallEnd:
         self._watchdog_at = 0.0  # set by `arm`; read only while armed
         self._line_s: float | None = None
         self._line_at: float | None = None
+        self._line_started = False
         self._grace_at: float | None = None
         self._speaking_since_arm = False
 
@@ -67,7 +69,7 @@ class CallEnd:
         self._watchdog_at = now + self.watchdog_s
         self._line_s = line_s
         if line_s is not None:
-            self._line_at = min(now + line_s + self.line_margin_s, self._watchdog_at)
+            self._line_at = min(now + SYNTH_BUDGET_S + line_s + self.line_margin_s, self._watchdog_at)
         return True
 
     def _live(self) -> bool:
@@ -79,9 +81,12 @@ class CallEnd:
             return
         self._speaking_since_arm = True
         self._grace_at = None  # more audio follows: wait for it
-        if self._line_s is not None and self._line_at is not None:  # counted from its first frame now
-            self._line_at = min(max(self._line_at, utterance_started_at + self._line_s + self.line_margin_s),
+        if self._line_s is not None:  # counted from its first frame now (a second part of it: from the first)
+            ends = utterance_started_at + self._line_s + self.line_margin_s
+            first = not self._line_started
+            self._line_at = min(ends if first or self._line_at is None else max(self._line_at, ends),
                                 self._watchdog_at)
+            self._line_started = True
 
     def on_bot_stopped(self, now: float, interrupted: bool = False) -> None:
         """A bot utterance stopped (played out, or stopped: `interrupted`). After audio that started after arming

@@ -10,6 +10,7 @@ from ai_operator.callend import (
     LINE_MARGIN_S,
     PLAYOUT_GRACE_S,
     SECONDS_PER_CHAR,
+    SYNTH_BUDGET_S,
     WATCHDOG_S,
     CallEnd,
     expected_line_s,
@@ -98,10 +99,10 @@ def test_line_lost_while_the_line_plays_waits_for_its_stop() -> None:
 
 def test_the_armed_end_has_its_own_deadline_past_its_line() -> None:
     text = "x" * 40  # 4 s expected
-    ce = CallEnd(watchdog_s=20.0)
+    ce = CallEnd(watchdog_s=30.0)
     ce.arm("shutdown", 10.0, expected_line_s(text))
     assert expected_line_s(text) == pytest.approx(40 * SECONDS_PER_CHAR)
-    assert ce.next_deadline() == pytest.approx(10.0 + 4.0 + LINE_MARGIN_S)
+    assert ce.next_deadline() == pytest.approx(10.0 + SYNTH_BUDGET_S + 4.0 + LINE_MARGIN_S)  # the TTS's time too
     ce.on_bot_started(12.0, 12.0)  # the synthesis took 2 s: the deadline counts from the first frame
     assert ce.next_deadline() == pytest.approx(12.0 + 4.0 + LINE_MARGIN_S)
     assert ce.poll(18.99) is None  # the line's stop never came (a stream that stalled)

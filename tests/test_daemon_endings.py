@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from ai_operator.callend import LINE_MARGIN_S, expected_line_s
 from ai_operator.llm.chat import ChatModel
 from ai_operator.media.frames import FRAME_S
 from ai_operator.sim.openai_server import FakeOpenAI
@@ -229,3 +230,33 @@ async def test_a_caller_who_hangs_up_during_the_goodbye_keeps_the_calls_outcome(
         await caller.sim.hangup()
         record = await caller.record()
     assert record["ended_by"] == "caller" and record["disposition"] == "completed", record
+
+
+async def test_an_ending_line_that_never_stops_ends_at_its_own_deadline_not_the_watchdog(daemon_base) -> None:
+    """The goodbye's TTS stream stalls after its first chunk (no end, no error): the call ends at the armed end's
+    own deadline (the line's expected length + LINE_MARGIN_S after its first frame), long before the watchdog."""
+    async with stage_for(daemon_base, HANGUP_WATCHDOG_S=60) as stage:
+        caller = await Caller.place(stage)
+        call = stage.call_of(caller.sim)
+        await _russian(stage, caller)
+        tts = call.speaker.tts
+        real_stream = tts.stream
+
+        async def stalling(text: str, voice: str, *, cache: bool):
+            async for chunk in real_stream(text, voice, cache=cache):
+                yield chunk
+                if text == say("closing", "ru"):
+                    await asyncio.Event().wait()  # never another chunk, never the end
+
+        tts.stream = stalling  # type: ignore[method-assign]
+        try:
+            await caller.say("Спасибо, до свидания.")
+            await caller.sim.wait_hangup(timeout=60)
+        finally:
+            tts.stream = real_stream  # type: ignore[method-assign]
+        record = await caller.record()
+    first = next(t for t, _ in caller.sim.received if t >= call.callend.armed_at)
+    expected = expected_line_s(say("closing", "ru")) + LINE_MARGIN_S
+    assert caller.ended_at is not None and caller.ended_at - first < 60 / 2  # not the watchdog
+    assert caller.ended_at - first >= expected - 0.1
+    assert record["ended_by"] == "bot" and record["summary"]["end_fired"] == "line_deadline", record
