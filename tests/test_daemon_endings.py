@@ -113,7 +113,8 @@ ENDINGS = {
     "shutdown": Ending("test", say("shutdown", "ru"), "ru", "shutdown", _drained, {"DRAIN_TIMEOUT_S": 0}),
     "max_call_length": Ending("test", say("max_call_length", "ru"), "ru", "max_call_length", _runs_long,
                               {"MAX_CALL_S": 10, "IDLE_TIMEOUT_S": 60}),
-    "model_goodbye": Ending("freight", LONG_MODEL_GOODBYE, "hi", "deal_at_quote", _deal, {}),
+    # About 8 s of goodbye: the production watchdog (20 s), not the stage's short one, bounds it.
+    "model_goodbye": Ending("freight", LONG_MODEL_GOODBYE, "hi", "deal_at_quote", _deal, {"HANGUP_WATCHDOG_S": 20}),
 }
 SHORT = {"misunderstood", "handoff_failed"}  # the same path as "closing": two timings each
 CASES = [(e, t) for e in ENDINGS for t in TIMINGS if e not in SHORT or t in ("start", "silent")]
