@@ -1,9 +1,10 @@
 """`ai-operator run`: the daemon. Wires ARI, storage, media and metrics; handles SIGHUP (reload) and SIGTERM (drain).
 
 SIGTERM: stop taking calls (they go back to the dialplan), let calls finish for DRAIN_TIMEOUT_S, end the rest
-through CallEnd with a closing line, flush the records, exit 0. SIGHUP: re-read the env file; route changes
-apply to new calls at once, calls in progress keep their route; a bad file is rejected and the old settings
-stay. With systemd (`Type=notify`), READY=1 is sent once ARI is connected and the watchdog is pinged while
+through CallEnd with a closing line, flush the records, exit 0. SIGHUP: re-read the env file and apply every
+reloadable key (routes, keys, providers, models, timeouts, VAD, MAX_CALLS, LOG_LEVEL, KB) to new calls at once
+(daemon/reload.py); restart-only keys are named in one `reload_needs_restart` line and keep their running value;
+calls in progress keep what they started with; a bad file is rejected whole and the old settings stay. With systemd (`Type=notify`), READY=1 is sent once ARI is connected and the watchdog is pinged while
 ARI is connected.
 """
 
@@ -17,8 +18,9 @@ from typing import Any
 
 from ai_operator.config import ConfigError, EnvFileError, Settings, reload_settings, require
 from ai_operator.daemon.manager import CallManager
+from ai_operator.daemon.reload import EMBEDDER_KEYS, plan_reload
 from ai_operator.daemon.services import Services
-from ai_operator.logs import get_logger, register_secret
+from ai_operator.logs import get_logger, register_secret, set_log_level
 from ai_operator.media.codecs import get_codec
 from ai_operator.media.pacer import Pacer
 from ai_operator.media.transport import TOTALS, PortAllocator, RtpReceiver
@@ -51,28 +53,49 @@ class Daemon:
 
     # ---- signals ----------------------------------------------------------------------------------------------
     def reload(self) -> bool:
-        """Re-read the env file (SIGHUP). Returns whether the new settings were taken."""
+        """Re-read the env file (SIGHUP) and apply it to new calls. Returns whether the new settings were taken.
+        Everything is checked and built before anything changes: a bad value, or a provider that cannot be built,
+        refuses the reload whole. Restart-only keys (schema `restart=True`) are named, not applied."""
         if self.env_path is None or self.svc is None:
             return False
         if self.notifier is not None:
             self.notifier.reloading()
         try:
-            new = reload_settings(self.settings)
-        except (EnvFileError, ConfigError) as exc:
+            plan = plan_reload(self.settings, reload_settings(self.settings))
+            adapters = self.svc.prepare(plan.settings)
+            knowledge = self._knowledge_for(plan.settings) if plan.touches(EMBEDDER_KEYS) else None
+        except (EnvFileError, ConfigError, OSError, ValueError) as exc:
             log.error("reload_rejected", reason=str(exc), kept="previous settings")
             return False
         finally:
             if self.notifier is not None:
                 self.notifier.ready()
+        new = plan.settings
         for secret in new.secrets():
             register_secret(secret)
-        old_routes = {n: (r.enabled, r.policy) for n, r in self.settings.routes.items()}
-        new_routes = {n: (r.enabled, r.policy) for n, r in new.routes.items()}
+        if plan.needs_restart:
+            log.warning("reload_needs_restart", keys=list(plan.needs_restart), kept="running values until a restart")
         self.settings = new
-        self.svc.settings = new
-        log.info("reloaded", routes={n: ("on" if e else "off") for n, (e, _) in new_routes.items()},
-                 changed=sorted(n for n in set(old_routes) | set(new_routes) if old_routes.get(n) != new_routes.get(n)))
+        self.svc.switch(new, adapters)
+        self.svc.load.behind_lag_ms = new.ops.overload_lag_ms
+        if knowledge is not None:
+            self._knowledge = self.svc.knowledge = knowledge
+        if "LOG_LEVEL" in plan.applied:
+            set_log_level(new.ops.log_level)
+        log.info("reloaded", routes={n: ("on" if r.enabled else "off") for n, r in new.routes.items()},
+                 changed=list(plan.applied))
         return True
+
+    def _knowledge_for(self, settings: Settings) -> Any:
+        """The knowledge base with the embedder `settings` ask for, on the open database (None before it is open)."""
+        from ai_operator.kb.embeddings import build_embedder
+        from ai_operator.kb.store import KnowledgeBase
+        from ai_operator.storage.supervisor import GuardedKnowledge
+
+        embedder = build_embedder(settings)  # ConfigError: the reload is refused
+        if self.db is None or self.db_supervisor is None:
+            return None
+        return GuardedKnowledge(KnowledgeBase(self.db, embedder), self.db_supervisor)
 
     def request_stop(self) -> None:
         log.info("stop_requested")
@@ -226,7 +249,7 @@ class Daemon:
                 log.error("event_loop_failed", error=repr(exc))
             exit_code = 1
         notifier.stopping("draining calls")
-        await manager.drain(s.call.drain_timeout_s if exit_code == 0 else 0.0)
+        await manager.drain(self.settings.call.drain_timeout_s if exit_code == 0 else 0.0)  # as reloaded
         stop_wait.cancel()
         watchdog.cancel()
         prewarm.cancel()
