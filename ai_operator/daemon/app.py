@@ -26,6 +26,7 @@ from ai_operator.media.pacer import Pacer
 from ai_operator.media.transport import TOTALS, PortAllocator, RtpReceiver
 from ai_operator.ops.gc_tuning import PacedCollector
 from ai_operator.ops.overload import LagProbe, LoadState
+from ai_operator.storage.state_lock import StateDirBusy, StateDirLock
 
 log = get_logger("daemon")
 DB_RETRY_S = 5.0  # a database that cannot be opened at start is tried again this often
@@ -164,9 +165,17 @@ class Daemon:
         s = self.settings
         require(s, "ARI_URL", "ARI_USER", "ARI_PASSWORD", "ARI_APP")
         s.storage.state_dir.mkdir(parents=True, exist_ok=True)
+        lock = StateDirLock(s.storage.state_dir)  # one daemon per STATE_DIR: its calls, spool and database
+        try:
+            lock.acquire()
+        except StateDirBusy as exc:
+            log.error("state_dir_in_use", state_dir=str(s.storage.state_dir), holder_pid=exc.holder, error=str(exc))
+            return 1
         # Everything opened is closed by the stack, in reverse order, also when a later step of set-up fails
-        # (e.g. the metrics port is taken): no embedded PostgreSQL or socket outlives a failed start.
+        # (e.g. the metrics port is taken): no embedded PostgreSQL or socket outlives a failed start. The lock
+        # goes last, once the embedded PostgreSQL has stopped.
         async with AsyncExitStack() as stack:
+            stack.callback(lock.release)
             metrics = self.metrics = self.overrides.get("metrics") or Metrics()
             records, knowledge = await self._open_storage(stack)
             # every call's RTP is read once per pacer tick, after its frames went out
