@@ -147,8 +147,12 @@ class Daemon:
             await asyncio.sleep(DB_RETRY_S)
 
     async def _close_database(self) -> None:
+        """The watchers first (a retry or a restart under way is let finish), the server they may have started
+        last: no postmaster outlives the daemon."""
         if self._db_retry is not None:
             self._db_retry.cancel()
+            with suppress(asyncio.CancelledError, Exception):
+                await self._db_retry
         if self.db_supervisor is not None:
             await self.db_supervisor.stop()
         if self._knowledge is not None:

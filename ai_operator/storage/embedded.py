@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ai_operator.logs import get_logger
+from ai_operator.storage.pg_access import INITDB_AUTH, restrict
 
 log = get_logger("storage")
 
@@ -64,6 +65,7 @@ class EmbeddedServer:
 
                 server = self._patiently(lambda: start_as_account(self.pgdata))
             else:
+                self._prepare_access()
                 server = self._patiently(lambda: pgserver.get_server(self.pgdata, cleanup_mode="stop"))
         except (subprocess.SubprocessError, OSError, AssertionError, RuntimeError) as exc:
             raise EmbeddedServerError(
@@ -77,6 +79,17 @@ class EmbeddedServer:
         yield_to_the_daemon(self.postmaster_pid())
         log.info("embedded_db_started", pgdata=str(self.pgdata))
         return str(server.get_uri())
+
+    def _prepare_access(self) -> None:
+        """Not root: a new data directory is made here with peer authentication (pgserver's own initdb would
+        allow `trust`), and the access rules of pg_access.py are written before the server starts."""
+        import pgserver._commands as commands
+
+        self.pgdata.mkdir(mode=0o700, exist_ok=True)
+        if not (self.pgdata / "PG_VERSION").exists():
+            initdb = commands.initdb  # type: ignore[attr-defined]  # made at import, one per binary
+            initdb([*INITDB_AUTH, "--encoding=utf8", "-U", "postgres"], pgdata=self.pgdata)
+        restrict(self.pgdata)
 
     @property
     def dsn(self) -> str:
