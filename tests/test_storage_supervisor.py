@@ -5,6 +5,7 @@ server is only reconnected to, and the daemon's hooks move records to the spool 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import signal
@@ -142,6 +143,18 @@ def postmasters_of(pgdata) -> list[int]:
     return found
 
 
+async def gone_or_left(pgdata: Path, grace_s: float = 10.0) -> list[int]:
+    """[] once no postmaster serves `pgdata`; else (still there after `grace_s`: an orphan, not one finishing its
+    exit) their PIDs, killed so a failing test leaves nothing behind."""
+    with contextlib.suppress(AssertionError):
+        await eventually(lambda: not postmasters_of(pgdata), grace_s, "no postmaster")
+    left = postmasters_of(pgdata)
+    for pid in left:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    return left
+
+
 async def test_a_restart_under_way_at_shutdown_leaves_no_postmaster() -> None:
     """The server is killed, the supervisor's restart is under way, and the daemon shuts down meanwhile (stops
     the supervisor, then closes the database): the server that restart starts is stopped too, nothing is left."""
@@ -179,9 +192,8 @@ async def test_a_restart_under_way_at_shutdown_leaves_no_postmaster() -> None:
         await asyncio.wait_for(closing, 120)
         await asyncio.to_thread(finished.wait, 60)
         assert finished.is_set()
-        assert postmasters_of(server.pgdata) == []
     finally:
         go_on.set()
-        for pid in postmasters_of(server.pgdata):  # a failed run must not leave one behind either
-            os.kill(pid, signal.SIGKILL)
+        left = await gone_or_left(server.pgdata)
         shutil.rmtree(state, ignore_errors=True)
+    assert left == [], f"postmaster left after the shutdown: {left}"
