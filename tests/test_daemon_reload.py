@@ -166,3 +166,22 @@ async def test_a_reload_that_cannot_be_built_changes_nothing(daemon_base, tmp_pa
         assert key_tails(stage.fake_openai) == [OLD_KEY[-4:]] * 2  # the running key still in use
         for caller in callers:
             assert "русский" in await caller_texts(caller)
+
+
+@pytest.mark.parametrize("key", sorted(k for k, d in BY_KEY.items() if d.spec.restart))
+def test_the_plan_keeps_each_restart_only_key_and_applies_the_rest(key: str, tmp_path) -> None:
+    from ai_operator.daemon.reload import plan_reload
+    from tests.support.daemon import ENV_EXAMPLE
+
+    running = load_settings(ENV_EXAMPLE, environ={})
+    d = BY_KEY[key]
+    changed = {"ARI_URL": "http://10.0.0.9:8088/ari", "ARI_USER": "other", "ARI_PASSWORD": "other-pw",
+               "ARI_APP": "other-app", "RTP_HOST": "10.0.0.9", "RTP_PORT_MIN": 20001, "RTP_PORT_MAX": 20998,
+               "RTP_CODEC": "alaw", "STATE_DIR": tmp_path, "DATABASE_URL": "postgresql://u:p@db/x",
+               "METRICS_HOST": "0.0.0.0", "METRICS_PORT": 9999, "LOG_FORMAT": "console"}[key]
+    plan = plan_reload(running, running.with_values(**{key: changed}, LOG_LEVEL="debug", MAX_CALLS=7))
+    assert plan.needs_restart == (key,)
+    assert sorted(plan.applied) == ["LOG_LEVEL", "MAX_CALLS"]
+    assert getattr(getattr(plan.settings, d.group), d.attr) == getattr(getattr(running, d.group), d.attr)
+    assert plan.settings.raw.get(key) == running.raw.get(key)
+    assert (plan.settings.ops.log_level, plan.settings.call.max_calls) == ("debug", 7)
