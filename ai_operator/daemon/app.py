@@ -4,8 +4,9 @@ SIGTERM: stop taking calls (they go back to the dialplan), let calls finish for 
 through CallEnd with a closing line, flush the records, exit 0. SIGHUP: re-read the env file and apply every
 reloadable key (routes, keys, providers, models, timeouts, VAD, MAX_CALLS, LOG_LEVEL, KB) to new calls at once
 (daemon/reload.py); restart-only keys are named in one `reload_needs_restart` line and keep their running value;
-calls in progress keep what they started with; a bad file is rejected whole and the old settings stay. With systemd (`Type=notify`), READY=1 is sent once ARI is connected and the watchdog is pinged while
-ARI is connected.
+calls in progress keep what they started with; a bad file is rejected whole and the old settings stay. With
+systemd (`Type=notify`), READY=1 is sent once ARI is connected and the watchdog is pinged while ARI is
+connected. One daemon per STATE_DIR (storage/state_lock.py): a second one exits 1 naming the first's PID.
 """
 
 from __future__ import annotations
