@@ -7,7 +7,8 @@ by a query waits for the daemon's loop to sleep (at most until the next 20 ms ti
 from it in the middle of a tick, where every call's audio would stand still meanwhile. pgserver is synchronous: every method here
 blocks, so async code calls them through `asyncio.to_thread`. Several `Database` objects of one process may share one data directory;
 an in-process reference count stops the server only when the last one closes (pgserver itself keeps the count
-across processes, so a second daemon on the same STATE_DIR keeps it running).
+across processes, so a `kb ingest` beside the daemon keeps it running). Who may connect to it: the
+daemon's accounts only, by peer authentication over its unix socket (pg_access.py).
 """
 
 from __future__ import annotations

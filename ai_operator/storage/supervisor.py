@@ -78,6 +78,7 @@ class DatabaseSupervisor:
         return self.db.server is not None
 
     def start(self) -> None:
+        self._stopping = False
         if self._task is None:
             self._task = asyncio.create_task(self._run(), name="database-supervisor")
 
