@@ -40,7 +40,10 @@ _ALMATY = re.compile(r"\b(алмат(ы\w{0,5}|е|у|ой)|almaty\w{0,2})\b")
 
 
 def _compile(alias: str) -> re.Pattern[str]:
-    body = alias[3:] if alias.startswith("re:") else re.escape(alias).replace(r"\*", rf"\w{{0,{SUFFIX_MAX}}}")
+    if alias.startswith("re:"):
+        body = alias[3:]
+    else:  # "обл*" in a longer alias: the region word itself takes any case ending ("облысындағы")
+        body = re.escape(alias).replace(r"обл\*", r"обл\w*").replace(r"\*", rf"\w{{0,{SUFFIX_MAX}}}")
     return re.compile(rf"\b(?:{body})\b")
 
 
@@ -171,6 +174,23 @@ def resolve_region(text: str) -> RegionResult:
     """Resolve a caller's words to a region (see the module docstring for the statuses)."""
     utt = analyse(text or "")
     return _decide(utt, *_places(utt))
+
+
+@dataclass(frozen=True)
+class NamedPlace:
+    """A place named in an utterance: its region and the (folded) words that name it."""
+
+    code: str
+    words: tuple[str, ...]
+
+
+def places_in(text: str) -> list[NamedPlace]:
+    """The places named in `text` that belong to one region (towns, old names, "столица"; not "Алматы" alone,
+    not streets or people's names), in order."""
+    utt = analyse(text or "")
+    places, _streets, _names = _places(utt)
+    return [NamedPlace(p.code, utt.words[p.start:p.end]) for p in sorted(places, key=lambda p: p.start)
+            if p.code != ALMATY_AMBIGUOUS]
 
 
 def resolve_region_change(text: str) -> RegionResult:
