@@ -301,9 +301,14 @@ def sentence_shares(wanted: list[Term], text: str, total: float) -> list[tuple[f
 
 
 def answering_sentences(question: str, text: str) -> list[tuple[float, str]]:
-    """Each sentence of the article `text` with the share of `question` it covers (in the article's order)."""
+    """Each sentence of the article `text` (in order) with how much of `question` it answers: the weight of the
+    question's terms it has, each divided by the number of the article's sentences that have it, so the sentence
+    with the fact asked about ("красный", "самый быстрый") stands out from those that only share the topic."""
     wanted = terms(question)
-    return sentence_shares(wanted, text, sum(t.weight for t in wanted))
+    parts = sentences(text)
+    docs = [doc_terms(p) for p in parts]
+    found = {t.key: sum(_has(d, t) for d in docs) for t in wanted}
+    return [(sum(t.weight / found[t.key] for t in wanted if _has(d, t)), p) for d, p in zip(docs, parts, strict=True)]
 
 
 def unseen_words(question: str, articles: Iterable[tuple[str, str]]) -> frozenset[str]:

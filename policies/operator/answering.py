@@ -97,7 +97,8 @@ class Answering(Selection):
             reply = self._answered(self.say("kb_unavailable" if self.handoff_available else "kb_unavailable_only"))
             reply.fields["answer"] = "kb_unavailable"
             return reply
-        text, fields = knowledge_reply(result, self.lang, offer_handoff=self.handoff_available)
+        text, fields = knowledge_reply(result, self.lang, offer_handoff=self.handoff_available,
+                                       question=self._last_question)
         self.handoff_offered = fields["answer"] == NO_ANSWER and self.handoff_available
         reply = self._answered(text)
         reply.fields.update(fields)
