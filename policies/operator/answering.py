@@ -16,6 +16,7 @@ from policies.operator.language import (
 from policies.operator.regions import (
     is_region_change_request,
     resolve_region_change,
+    resolve_region_correction,
 )
 from policies.operator.selection import Selection
 from policies.operator.states import Event, State
@@ -42,6 +43,9 @@ class Answering(Selection):
                 return self._apply_region(result)
             self.awaiting = "region"
             return self.reply(self.say("region_change_prompt"))
+        correction = resolve_region_correction(text, self.region_code)
+        if correction is not None:  # "не Павлодар а Караганда": a region change, not a question
+            return self._apply_region(correction)
         return self._question(text)
 
     def _question(self, text: str) -> Reply:

@@ -21,7 +21,14 @@ from functools import lru_cache
 
 from policies.operator.grammar import AMBIGUOUS as GRAMMAR_AMBIGUOUS
 from policies.operator.grammar import Mention, Utterance, analyse, choose
-from policies.operator.nlu_regions import Place, almaty_mentions, is_change, is_person_name, is_street
+from policies.operator.nlu_regions import (
+    Place,
+    almaty_mentions,
+    is_change,
+    is_correction,
+    is_person_name,
+    is_street,
+)
 from policies.operator.region_data import ALMATY_CITY, ALMATY_REGION, REGIONS, REGIONS_BY_CODE, SUFFIX_MAX
 
 SELECTED = "selected"
@@ -199,6 +206,24 @@ def resolve_region_change(text: str) -> RegionResult:
     places, streets, names = _places(utt)
     targets = [p for p in places if not p.source] or places
     return _decide(utt, targets, streets, names)
+
+
+def resolve_region_correction(text: str, current: str) -> RegionResult | None:
+    """The region the caller corrects to, once one is set ("не Павлодар а Караганда", "Павлодар емес Қарағанды",
+    "я ошибся Актобе"; `nlu_regions.is_correction`): the new region, or Almaty to ask "city or region?"; None
+    when the words are not a correction or name the region already set."""
+    utt = analyse(text or "")
+    places, streets, names = _places(utt)
+    choice = choose(utt.cyr, [Mention(p.start, p.end, p.code) for p in places], strict=True)
+    if not is_correction(utt.cyr, places, bool(choice.rejected)):
+        return None
+    kept = {p.code for p in places} - set(choice.rejected)
+    if not choice.chosen and len(kept) == 1 and kept != {ALMATY_AMBIGUOUS}:  # "Караганда, а не Павлодар"
+        places = [p for p in places if p.code in kept]
+    result = _decide(utt, places, streets, names)
+    if result.almaty or (result.selected and result.region_code != current):
+        return result
+    return None
 
 
 def resolve_almaty_answer(text: str) -> RegionResult:
