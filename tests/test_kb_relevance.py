@@ -124,3 +124,16 @@ async def test_gate_precision_and_recall_on_the_labelled_questions(kb: Knowledge
         f = shipped[split]
         got = {"precision": f.precision, "recall": f.recall, "rejection": f.rejection}
         assert all(got[k] >= v for k, v in minimum.items()), f"{split}: {got} below {minimum}\n{report}"
+
+
+def test_morphology_makes_colloquial_and_inflected_forms_one_term() -> None:
+    from ai_operator.kb.kazakh import kazakh_stem
+    from ai_operator.kb.morphology import normal_forms
+
+    assert normal_forms("проведите")[-1] == "провести" and normal_forms("подключили")[-1] == "подключить"
+    assert keys("проведите интернет") == keys("провести интернет") == keys("завести интернет")
+    assert keys("инет отрубили") == ["internet", "block"] and "block" in keys("интернет отключили")[1]
+    assert [kazakh_stem(w) for w in ("интернетімді", "тарифтеріңізде", "қосыламын", "мекенжайға", "шотымда")] == [
+        "интернет", "тариф", "қосыл", "мекенжай", "шот"]
+    assert kazakh_stem("роутерді") == "роутер" and kazakh_stem("пәтерге") == "пәтер"  # no vowel-led cut past them
+    assert "date" in keys("четырнадцатого марта") and "date" in keys("наурыз мейрамы алдында")
