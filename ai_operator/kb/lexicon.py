@@ -14,6 +14,11 @@ against (lower case, `ё`->`е`, Kazakh letters onto their nearest Russian ones)
   about them is not answered by an article that lacks them.
 - `PHRASES`: word sequences that name a concept only together ("сим карта", "вай фай", "қайта есептеу"); a
   negator next to a "works" word makes `broken` (`NEGATORS`); `ENDINGS` are stripped from plain words.
+- `COMBINATIONS`: two concepts anywhere in a question that together name a third ("return" + "money": refund);
+  `PLACES`: the concepts that name a region or city (store.py: another region's article).
+
+A word is looked up as said and by its normal form (morphology.py: the Russian lemma, the Kazakh stem), so a
+stem written with "=" may be a lemma ("закинуть=" matches "закинул", "закиньте").
 """
 
 from __future__ import annotations
@@ -256,6 +261,12 @@ due: қашан дейін
 hours: до скольк
 hours+works: часы работ
 works: жұмыс істе
+"""
+
+# concept: two concepts that name it when a question has both, anywhere ("деньги за те дни вернёте")
+COMBINATIONS = """
+refund: return money
+refund: return pay
 """
 
 # a negator next to one of these makes "does not work" (`broken`): the verb is used up, the noun stays a term

@@ -113,6 +113,8 @@ def _build() -> tuple[frozenset[str], dict[str, tuple[tuple[str, ...], bool]], d
 
 _FILLERS, _INDEX, _WEIGHTS, _SURFACE, _PHRASES, _NEGATORS, _NEG_VERBS, _NEG_NOUNS = _build()
 _PLACES = frozenset(lexicon.PLACES.split())
+_COMBINATIONS = [(name.strip(), frozenset(parts.split())) for name, _, parts in
+                 (line.partition(":") for line in lexicon.COMBINATIONS.strip().splitlines())]
 warm_up()  # the Russian dictionary is loaded with the lexicon, at import (daemon start), never in a caller's turn
 _PHRASES_BY_FIRST: dict[str, list[tuple[tuple[str, ...], str]]] = {}
 for _seq, _name in _PHRASES:
@@ -198,6 +200,10 @@ def _terms(text: str) -> tuple[Term, ...]:
         term = _word_term(word, raw[i])
         if term is not None:
             out.setdefault(term.key if term.names else "w:" + term.key, term)
+    named = {n for t in out.values() for n in t.names}
+    for name, parts in _COMBINATIONS:  # "вернёте ... деньги": a refund, wherever the two words are
+        if parts <= named:
+            out.setdefault(name, _concept((name,)))
     return tuple(out.values())
 
 
