@@ -164,6 +164,9 @@ def terms(text: str) -> list[Term]:
 def _terms(text: str) -> tuple[Term, ...]:
     """`terms`, cached: a search scores one question against several articles and their sentences."""
     words = _fold_words(text)
+    raw = _raw_words(text)
+    if len(raw) != len(words):  # a word made only of folded-away letters: fall back to the folded words
+        raw = words
     out: dict[str, Term] = {}
     used = [False] * len(words)
     for i, first in enumerate(words):  # phrases first
@@ -184,6 +187,8 @@ def _terms(text: str) -> tuple[Term, ...]:
         after = [j for j in near if j > i][:2]
         before = [j for j in near if j < i][-1:]
         for j in (*after, *before):  # the nearest words that are not fillers: "интернет мүлдем жоқ"
+            if word == "не" and is_kazakh(raw[j]):
+                continue  # Kazakh "не" is "what": "не істеу керек" asks what to do
             if not used[j] and words[j] not in _NEGATORS:
                 if _starts(words[j], _NEG_VERBS):
                     used[j] = True
@@ -191,9 +196,6 @@ def _terms(text: str) -> tuple[Term, ...]:
                     continue
                 out.setdefault(BROKEN, _concept((BROKEN,)))
                 break
-    raw = _raw_words(text)
-    if len(raw) != len(words):  # a word made only of folded-away letters: fall back to the folded words
-        raw = words
     for i, word in enumerate(words):
         if used[i] or word.isdigit() or word in _FILLERS:
             continue
