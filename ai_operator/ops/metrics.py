@@ -22,7 +22,8 @@ NAMESPACE = "ai_operator"
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 ADAPTERS = ("stt", "tts", "model", "kb")
-LATENCY_STAGES = ("vad", "stt", "policy", "model", "tts_first_frame", "first_rtp", "bridge")
+LATENCY_STAGES = ("vad", "stt", "policy", "model", "tts_first_frame", "first_rtp", "bridge", "hold", "kb", "playout",
+                  "other")
 REJECT_REASONS = ("route_disabled", "route_unknown", "over_capacity", "overloaded", "draining")
 RTP_DROP_REASONS = ("foreign", "malformed", "wrong_pt")
 
@@ -163,7 +164,8 @@ class Metrics:
         )
         self.turn_stage_seconds = Histogram(
             "turn_stage_seconds",
-            "per-turn latency by stage (vad, stt, policy, model, tts_first_frame, first_rtp, bridge)",
+            "per-turn latency by stage (vad, stt, hold, policy, kb, model, tts_first_frame, playout, other: they add up "
+            "to first_rtp; bridge)",
             ["stage"],
             namespace=ns,
             registry=r,
