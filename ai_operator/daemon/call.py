@@ -32,6 +32,7 @@ from ai_operator.daemon.mailbox import (
 from ai_operator.daemon.media_leg import MediaLeg
 from ai_operator.daemon.services import Services
 from ai_operator.daemon.speaker import Speaker
+from ai_operator.daemon.streamed_reply import StreamedReply
 from ai_operator.daemon.turn_log import TurnLog
 from ai_operator.logs import get_logger
 from ai_operator.media.bargein import BargeInDetector
@@ -81,6 +82,8 @@ class Call:
                                          log_context={"route": route.name},
                                          kb_timeout_s=settings.storage.kb_search_timeout_s)
         self.driver = TurnDriver(self.conversation)
+        self.conversation.speech_stream = self._streamed_speech  # a model's answer spoken as it streams
+        self._streamed: StreamedReply | None = None
         vad = settings.vad
         self.listener = CallerListener(
             UtteranceSegmenter(vad.aggressiveness, vad.start_ms, vad.end_silence_ms, vad.max_utterance_s),
@@ -311,17 +314,27 @@ class Call:
             self.disposition = reply.disposition
         if reply.hang_up:
             self.callend.arm(reply.hang_up_reason or "policy", time.monotonic())
-        utterance_id = None
+        utterance_id, said_at = None, None
+        streamed, self._streamed = self._streamed, None
         if reply.text and self.speaker is not None:
             self.log.info("bot_says", text=reply.text, language=reply.language)
-            utterance_id = self.speaker.say(reply.text, reply.language, cache=outcome.timings.get("model_ms", 0) == 0)
+            if streamed is not None and streamed.speaks(reply.text, reply.language):
+                utterance_id, said_at = streamed.finish(), streamed.started_at  # already being spoken
+            else:
+                utterance_id = self.speaker.say(reply.text, reply.language, cache=outcome.timings.get("model_ms", 0) == 0)
+        elif streamed is not None:
+            streamed.abandon()
         if reply.transfer:
             if utterance_id is None:
                 self.mailbox.post(TransferDue())
             self._pending_transfer = utterance_id
-        await self.turn_log.add(turn.caller, outcome, timings, utterance_id)
+        await self.turn_log.add(turn.caller, outcome, timings, utterance_id, said_at=said_at)
         if self.svc.observer is not None:
             self.svc.observer(self, turn)
+
+    def _streamed_speech(self, language: str) -> StreamedReply | None:
+        self._streamed = StreamedReply(self.speaker, language) if self.speaker is not None else None
+        return self._streamed
 
     async def _transfer(self) -> None:
         target = self.route.handoff
@@ -376,3 +389,4 @@ class Call:
         await self.svc.records.call_ended(self.call_id, datetime.now(UTC), ended_by, disposition, self.summary)
         self.svc.metrics.calls_total.labels(route=self.route.name, disposition=disposition or "none").inc()
         self.log.info("call_ended", ended_by=ended_by, disposition=disposition, **turn_summary)
+

@@ -64,6 +64,7 @@ class TurnLog:
         self._pending: dict[str, tuple[TurnRecord, dict[str, float], float | None, float]] = {}
         self._speech_end: float | None = None
         self._writes: set[asyncio.Task[None]] = set()
+        self._early: dict[str, tuple[float, float | None]] = {}  # first frames out before their turn was added
         self.first_rtp: list[float] = []
         self.bridge: list[float] = []
 
@@ -71,7 +72,9 @@ class TurnLog:
         """The caller's last speech frame of the utterance being handled (monotonic)."""
         self._speech_end = at
 
-    async def add(self, caller: str | None, outcome: TurnOutcome, timings: dict[str, float], utterance_id: str | None) -> None:
+    async def add(self, caller: str | None, outcome: TurnOutcome, timings: dict[str, float], utterance_id: str | None,
+                  *, said_at: float | None = None) -> None:
+        """`said_at`: when the reply went to the speaker (monotonic), if before now (a streamed model answer)."""
         reply = outcome.reply
         t = {**timings, **{k: round(v, 3) for k, v in outcome.timings.items()}}
         speech_end = self._speech_end if "stt_ms" in timings else None
@@ -93,13 +96,18 @@ class TurnLog:
         if utterance_id is None:
             await self._write(record)
         else:
-            self._pending[utterance_id] = (record, t, speech_end, time.monotonic())  # just after speaker.say
+            self._pending[utterance_id] = (record, t, speech_end, said_at or time.monotonic())  # just after say
+            early = self._early.pop(utterance_id, None)
+            if early is not None:
+                self.first_frame_sent(utterance_id, *early)
 
     def first_frame_sent(self, utterance_id: str, at: float | None, tts_first_chunk_ms: float | None = None) -> None:
         """Playout sent the first frame of `utterance_id` at `at` (None: it never will, e.g. TTS failed);
         `tts_first_chunk_ms`: how long the TTS took to its first audible chunk."""
         entry = self._pending.pop(utterance_id, None)
         if entry is None:
+            if at is not None:  # a streamed answer can start playing before its turn is complete
+                self._early[utterance_id] = (at, tts_first_chunk_ms)
             return
         record, t, speech_end, said_at = entry
         if tts_first_chunk_ms is not None:
