@@ -19,6 +19,7 @@ import numpy as np
 from ai_operator.callend import CallEnd
 from ai_operator.config import Route
 from ai_operator.conversation import Conversation
+from ai_operator.daemon.early_stt import EarlyTranscript
 from ai_operator.daemon.mailbox import (
     CallerGone,
     DtmfPressed,
@@ -89,6 +90,7 @@ class Call:
             UtteranceSegmenter(vad.aggressiveness, vad.start_ms, vad.end_silence_ms, vad.max_utterance_s),
             BargeInDetector(vad.barge_in_ms),
         )
+        self.early_stt = EarlyTranscript.of_call(self, vad.early_stt_ms)  # STT at a short pause (early_stt.py)
         self.turn_log = TurnLog(self.call_id, records=svc.records, metrics=svc.metrics,
                                 end_silence_ms=vad.end_silence_ms, state_field=self.policy.state_field)
         self.media = MediaLeg(svc, self.call_id, on_audio=self._on_audio, on_silence=self._on_silence,
@@ -131,6 +133,7 @@ class Call:
         now = time.monotonic()
         stream = self.media.stream
         events = self.listener.feed(frame, now, stream is not None and stream.speaking)
+        self.early_stt.frame(self.listener.segmenter)
         if events:
             self._heard(events, now)
 
@@ -142,6 +145,7 @@ class Call:
             return
         now = time.monotonic()
         events = self.listener.feed_silent(now, speaking)
+        self.early_stt.frame(self.listener.segmenter)
         if events:
             self._heard(events, now)
 
@@ -268,8 +272,9 @@ class Call:
             self.log.debug("utterance_ignored_no_stt", seconds=round(len(ev.audio) / SAMPLE_RATE, 2))
             return
         t0 = time.perf_counter()
-        try:
-            text = await stt.transcribe(ev.audio, self.session.spoken_language)
+        try:  # a transcript made at the utterance's last pause, if there is one (early_stt.py)
+            early = await self.early_stt.take(ev)
+            text = early if early is not None else await stt.transcribe(ev.audio, self.session.spoken_language)
         except Exception as exc:
             timings["stt_ms"] = (time.perf_counter() - t0) * 1000
             self.log.warning("stt_failed", error=str(exc))
@@ -379,6 +384,7 @@ class Call:
         ended_by = self.ended_by or "system"
         if self.speaker is not None:
             self.speaker.cut()
+        self.early_stt.close()
         await self.media.close()
         self.session.on_call_ended(ended_by)
         snap = self.session.snapshot()
