@@ -151,6 +151,9 @@ async def run_one(profile: str, n: int, window_s: float, workdir: Path, plan: lp
 def render(report: dict[str, Any]) -> str:
     rows = [f"{'profile':8} {'N':>4} {'kind':8} {'turns':>5} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8}  budget"]
     for run in report["runs"]:
+        calls = ", ".join(f"{k} {v}" for k, v in sorted(run["figures"]["calls"].items()))
+        rows.append(f"{run['profile']:8} {run['n']:>4} calls placed in the window: {calls or 'none'}; "
+                    f"requests {run['requests_in_window']}")
         for kind, f in run["figures"]["kinds"].items():
             b = run["budgets"].get(kind)
             verdict = (f"{b['verdict']} (p50 <= {b['p50_limit_ms']:g}, p95 <= {b['p95_limit_ms']:g})" if b
