@@ -17,6 +17,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
 import numpy as np
+import structlog
 
 from ai_operator.media.frames import FRAME_MS
 from ai_operator.media.vad import UtteranceEnded
@@ -49,6 +50,8 @@ class EarlyTranscript:
         """For a `daemon.call.Call`: its route's STT in the language its policy expects, counted in its metrics."""
 
         async def transcribe(audio: np.ndarray) -> str:
+            # started from the pacer's tick, not the call's task: its log lines are the call's all the same
+            structlog.contextvars.bind_contextvars(call_id=call.call_id, route=call.route.name)
             stt = call.svc.stt_for(call.route)
             return "" if stt is None else await stt.transcribe(audio, call.session.spoken_language)
 
