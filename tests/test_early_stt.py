@@ -98,4 +98,6 @@ async def test_a_caller_who_pauses_mid_sentence_is_heard_whole_and_answered_once
     stt = [r for r in stage.fake_openai.requests if r["path"] == "/v1/audio/transcriptions"]
     assert 'ai_operator_early_stt_total{outcome="wasted"} 1.0' in metrics  # the pause's request, counted
     assert 'ai_operator_early_stt_total{outcome="used"} 1.0' in metrics
-    assert len(stt) == 2
+    # the wasted request is cancelled when the caller's next pause starts: on a very slow box it may not have
+    # reached the server by then; it is counted by the daemon either way
+    assert len(stt) in (1, 2)
