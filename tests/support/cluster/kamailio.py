@@ -5,7 +5,8 @@ nodes.
   requests (ACK, BYE) pass the front door too. A node that does not answer an INVITE within `FR_TIMER_MS`, or
   answers 5xx, is skipped for the next one (failure route); one that times out is also marked down.
 - Each node is probed with OPTIONS every `PING_INTERVAL_S` (any reply counts as alive, a 401 too); a node that
-  misses `THRESHOLD` probes is taken out, and put back once it answers `THRESHOLD` probes again.
+  misses `THRESHOLD` probes is taken out, and put back once it answers `THRESHOLD` probes again. A probe that
+  times out ends in tm's own 408, so only 2xx and the refusals a live node gives (401, 404, 405) count as alive.
 - It listens on its own loopback address (`FRONT_DOOR_HOST`, 127.0.0.2: Linux routes all of 127/8 to `lo`), so
   the nodes tell its requests from a caller's by source address (pjsip `identify`, see nodes.py).
 
@@ -61,7 +62,7 @@ modparam("dispatcher", "ds_ping_interval", {ping})
 modparam("dispatcher", "ds_probing_mode", 1)
 modparam("dispatcher", "ds_probing_threshold", {threshold})
 modparam("dispatcher", "ds_inactive_threshold", {threshold})
-modparam("dispatcher", "ds_ping_reply_codes", "class=2;class=3;class=4;class=5")
+modparam("dispatcher", "ds_ping_reply_codes", "class=2;code=401;code=404;code=405")
 
 request_route {{
     if (!mf_process_maxfwd_header("10")) {{
