@@ -103,7 +103,7 @@ def dial(cluster: Cluster, tmp_path: Path) -> Iterator[Any]:
 def call_rows(cluster: Cluster, call_ids: list[str], role: str = "primary") -> list[dict[str, Any]]:
     """The `calls` rows of these call ids (every row, duplicates included) from the cluster's database."""
     with psycopg.connect(cluster.db(role).dsn, autocommit=True, connect_timeout=5) as conn:
-        cur = conn.execute("SELECT call_id, ended_at, ended_by, disposition, summary FROM calls"
+        cur = conn.execute("SELECT call_id, answered_at, ended_at, ended_by, disposition, summary FROM calls"
                            " WHERE call_id = ANY(%s)", (call_ids,))
         names = [d.name for d in cur.description or []]
         return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]

@@ -250,6 +250,9 @@ class Cluster:
         """SIGKILL the node's Asterisk: gone without a word (its daemons stay up and reconnect later)."""
         kill_pid(self._node_state(name)["pid"])
 
+    def daemon_pid(self, node: str, index: int) -> int:
+        return int(self._daemon_state(node, index)["pid"])
+
     def stop_daemon(self, node: str, index: int, timeout: float = 90.0) -> None:
         stop_pid(self._daemon_state(node, index)["pid"], term_timeout=timeout)
 
