@@ -196,7 +196,7 @@ class Cluster:
             rtp = self._daemon_state(name, index)["rtp"]
             env.write_text(self.node(name).daemon_env_text(
                 index, self.daemon_dir(name, index) / "state", self.stt_url, self.state["api_key"],
-                DATABASE_URL=self.db("primary").dsn, RTP_PORT_MIN=str(rtp),
+                DATABASE_URL=self.db("primary").dsn, KB_DATABASE_URL=self.db("replica").dsn, RTP_PORT_MIN=str(rtp),
                 RTP_PORT_MAX=str(rtp + DAEMON_RTP_PORTS - 1)))
             env.chmod(0o600)
 
