@@ -51,7 +51,7 @@ class ReadReplica:
     def __init__(self, dsn: str, configure: Callable[[psycopg.AsyncConnection], Awaitable[None]],
                  describe: str) -> None:
         self.describe = describe
-        self.pool = AsyncConnectionPool(dsn, min_size=0, max_size=POOL_MAX, open=False, configure=configure,
+        self.pool = AsyncConnectionPool(dsn, min_size=1, max_size=POOL_MAX, open=False, configure=configure,
                                         kwargs={"autocommit": True, "connect_timeout": int(CHECK_TIMEOUT_S) + 1,
                                                 "prepare_threshold": None},
                                         check=AsyncConnectionPool.check_connection, name="ai-operator-kb-replica")
