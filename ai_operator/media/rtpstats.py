@@ -4,9 +4,14 @@ Modelled on aiortc's `RTCRtpReceiver` statistics (`StreamStatistics`): extended 
 wrap-around cycles and packets expected/lost (RFC 3550 A.1/A.3), and the interarrival jitter estimate
 J += (|D| - J) / 16 in timestamp units kept in Q4 fixed point (A.8). Unlike aiortc, the arrival time is given
 (the kernel's receive timestamp of the packet) instead of read from the clock when the packet is processed.
+
+`EndpointReceiveStats` is one call's: a `ReceiveStats` per SSRC heard (Asterisk may switch source mid-call; a new
+source restarts sequence numbering, so it must not count as loss), summed into `ReceiveFigures` for the record.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 SEQ_MOD = 1 << 16
 HALF_SEQ = 1 << 15
@@ -71,6 +76,58 @@ class ReceiveStats:
     def packets_lost(self) -> int:
         """Expected minus received (negative with duplicates), as RFC 3550 A.3 defines it."""
         return self.packets_expected - self.packets_received
+
+
+@dataclass(frozen=True, slots=True)
+class ReceiveFigures:
+    """What one call received, over all its sources: packets received/expected/lost (RFC 3550 A.3) and the
+    worst source's interarrival jitter in milliseconds (A.8)."""
+
+    packets_received: int
+    packets_expected: int
+    packets_lost: int
+    jitter_ms: float
+
+
+class EndpointReceiveStats:
+    """One endpoint's receive statistics: `add` every accepted packet in arrival order, `figures()` at the end."""
+
+    MAX_SOURCES = 8  # more SSRCs than this on one call: the extra ones are counted in `ignored` only
+
+    __slots__ = ("_by_ssrc", "_clock_rate", "_current", "_current_ssrc", "ignored")
+
+    def __init__(self, clock_rate: int = 8000) -> None:
+        self._clock_rate = clock_rate
+        self._by_ssrc: dict[int, ReceiveStats] = {}
+        self._current: ReceiveStats | None = None
+        self._current_ssrc: int | None = None
+        self.ignored = 0
+
+    def add(self, ssrc: int, seq: int, ts: int, arrival_ns: int) -> None:
+        """One packet of source `ssrc` (sequence number, RTP timestamp, arrival time in ns, any epoch)."""
+        if ssrc != self._current_ssrc:
+            stats = self._by_ssrc.get(ssrc)
+            if stats is None:
+                if len(self._by_ssrc) >= self.MAX_SOURCES:
+                    self.ignored += 1
+                    return
+                stats = self._by_ssrc[ssrc] = ReceiveStats(self._clock_rate)
+            self._current, self._current_ssrc = stats, ssrc
+        assert self._current is not None
+        self._current.add(seq, ts, arrival_ns)
+
+    @property
+    def sources(self) -> int:
+        return len(self._by_ssrc)
+
+    def figures(self) -> ReceiveFigures:
+        streams = self._by_ssrc.values()
+        return ReceiveFigures(
+            packets_received=sum(s.packets_received for s in streams),
+            packets_expected=sum(s.packets_expected for s in streams),
+            packets_lost=sum(s.packets_lost for s in streams),
+            jitter_ms=max((s.jitter_ms for s in streams), default=0.0),
+        )
 
 
 def _ts_delta(ts: int, last: int) -> int:
