@@ -16,11 +16,8 @@ from dataclasses import dataclass
 SEQ_MOD = 1 << 16
 HALF_SEQ = 1 << 15
 NS_PER_S = 1_000_000_000
-
-
-def seq_newer(a: int, b: int) -> bool:
-    """True when sequence number `a` comes after `b` (modulo 2^16, RFC 1982 serial arithmetic)."""
-    return a != b and (a - b) % SEQ_MOD < HALF_SEQ
+TS_MOD = 1 << 32
+HALF_TS = 1 << 31
 
 
 class ReceiveStats:
@@ -40,19 +37,25 @@ class ReceiveStats:
         self._last_ts: int | None = None
 
     def add(self, seq: int, ts: int, arrival_ns: int) -> None:
-        """One received packet: its sequence number, RTP timestamp and arrival time (ns, any epoch)."""
-        in_order = self.max_seq is None or seq_newer(seq, self.max_seq)
+        """One received packet: its sequence number, RTP timestamp and arrival time (ns, any epoch).
+        A packet is newer than the highest so far when it is ahead by less than half the sequence space (RFC 1982
+        serial arithmetic); timestamps are compared as signed 32-bit differences (they wrap at 2^32)."""
         self.packets_received += 1
-        if self.base_seq is None:
+        max_seq = self.max_seq
+        if max_seq is None:  # the first packet
             self.base_seq = seq
-        if not in_order:  # duplicate or reordered: counted as received, not used for jitter
-            return
-        arrival = arrival_ns * self._clock_rate // NS_PER_S  # in timestamp units
-        if self.max_seq is not None and seq < self.max_seq:
+        elif seq == max_seq or (seq - max_seq) % SEQ_MOD >= HALF_SEQ:
+            return  # duplicate or reordered: counted as received, not used for jitter
+        elif seq < max_seq:
             self.cycles += SEQ_MOD
         self.max_seq = seq
-        if self._last_arrival is not None and self._last_ts is not None and ts != self._last_ts:
-            d = abs((arrival - self._last_arrival) - _ts_delta(ts, self._last_ts))
+        arrival = arrival_ns * self._clock_rate // NS_PER_S  # in timestamp units
+        last_ts, last_arrival = self._last_ts, self._last_arrival
+        if last_ts is not None and last_arrival is not None and ts != last_ts:
+            sent = (ts - last_ts) % TS_MOD  # ts - last_ts as a signed 32-bit difference (timestamps wrap)
+            if sent >= HALF_TS:
+                sent -= TS_MOD
+            d = abs(arrival - last_arrival - sent)
             self._jitter_q4 += d - ((self._jitter_q4 + 8) >> 4)
         self._last_arrival = arrival
         self._last_ts = ts
@@ -105,16 +108,18 @@ class EndpointReceiveStats:
 
     def add(self, ssrc: int, seq: int, ts: int, arrival_ns: int) -> None:
         """One packet of source `ssrc` (sequence number, RTP timestamp, arrival time in ns, any epoch)."""
-        if ssrc != self._current_ssrc:
-            stats = self._by_ssrc.get(ssrc)
-            if stats is None:
-                if len(self._by_ssrc) >= self.MAX_SOURCES:
-                    self.ignored += 1
-                    return
-                stats = self._by_ssrc[ssrc] = ReceiveStats(self._clock_rate)
-            self._current, self._current_ssrc = stats, ssrc
-        assert self._current is not None
-        self._current.add(seq, ts, arrival_ns)
+        current = self._current
+        if ssrc == self._current_ssrc and current is not None:
+            current.add(seq, ts, arrival_ns)
+            return
+        stats = self._by_ssrc.get(ssrc)
+        if stats is None:
+            if len(self._by_ssrc) >= self.MAX_SOURCES:
+                self.ignored += 1
+                return
+            stats = self._by_ssrc[ssrc] = ReceiveStats(self._clock_rate)
+        self._current, self._current_ssrc = stats, ssrc
+        stats.add(seq, ts, arrival_ns)
 
     @property
     def sources(self) -> int:
@@ -129,8 +134,3 @@ class EndpointReceiveStats:
             jitter_ms=max((s.jitter_ms for s in streams), default=0.0),
         )
 
-
-def _ts_delta(ts: int, last: int) -> int:
-    """ts - last as a signed 32-bit difference (RTP timestamps wrap at 2^32)."""
-    d = (ts - last) % (1 << 32)
-    return d - (1 << 32) if d >= 1 << 31 else d

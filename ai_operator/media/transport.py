@@ -156,8 +156,8 @@ class RtpReceiver:
                 ready = ready[: self._turn] + ready[self._turn + 1 :]
             for fd, _mask in ready:
                 endpoint = by_fd.get(fd)
-                if endpoint is not None:
-                    n += endpoint.read_one()
+                if endpoint is not None and endpoint.read_one_stamped() is not None:
+                    n += 1
         return n
 
     def _read_aged(self, endpoint: RtpEndpoint | None) -> int:
@@ -198,6 +198,7 @@ class RtpEndpoint:
         self.stats = RtpStats()
         self.totals = totals if totals is not None else RtpStats()  # the opener's counters of all its endpoints
         self.receive_stats = EndpointReceiveStats(SAMPLE_RATE)
+        self._add_received = self.receive_stats.add
         self._sock = sock
         self._fd = sock.fileno()
         self.local_address: tuple[str, int] = sock.getsockname()[:2]
@@ -317,7 +318,7 @@ class RtpEndpoint:
             return
         stats.received += 1
         totals.received += 1
-        self.receive_stats.add(ssrc, seq, ts, arrival_ns)
+        self._add_received(ssrc, seq, ts, arrival_ns)
         try:
             on_silence = self.on_silence
             if on_silence is not None and payload == self._silence:  # digital silence: nothing to decode
