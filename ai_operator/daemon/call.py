@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ai_operator.callend import CallEnd
+from ai_operator.callend import CallEnd, expected_line_s
 from ai_operator.config import Route
 from ai_operator.conversation import Conversation
 from ai_operator.daemon.mailbox import (
@@ -160,8 +160,10 @@ class Call:
                     self._barge_in(now)
 
     def _barge_in(self, now: float) -> None:
+        if self.callend.armed:  # an ending line is not a turn: the caller's voice does not cut it (ARCHITECTURE.md)
+            self.log.info("barge_in_over_ending_line", reason=self.callend.reason)
+            return
         cut = self.speaker.cut() if self.speaker else None
-        self.callend.on_barge_in(now)
         self.log.info("barge_in", utterance=cut)
         self.mailbox.post(Wake())
 
@@ -184,7 +186,9 @@ class Call:
         self.log.error("tts_failed", utterance=utterance_id, error=str(exc))
         self.svc.metrics.adapter_errors_total.labels(adapter="tts").inc()
         self.turn_log.first_frame_sent(utterance_id, None)
-        if self.callend.armed:  # the goodbye cannot be spoken: end now rather than at the watchdog
+        stream = self.media.stream
+        playing = stream is not None and (stream.speaking or stream.queued_utterances > 0)
+        if self.callend.armed and not playing:  # the goodbye cannot be spoken: end now, not at a deadline
             self.mailbox.post(EndNow())
 
     # ---- the dialogue loop ---------------------------------------------------------------------------------------
@@ -213,7 +217,9 @@ class Call:
                                on_error=self._on_tts_error)
 
     def _next_deadline(self, now: float) -> float:
-        candidates = [now + IDLE_POLL_S, self._started_mono + self.max_call_s]
+        candidates = [now + IDLE_POLL_S]
+        if self.driver.closed is None:  # once closing, the maximum length is no deadline any more (no busy loop)
+            candidates.append(self._started_mono + self.max_call_s)
         for d in (self.callend.next_deadline(), self.driver.deadline()):
             if d is not None:
                 candidates.append(d)
@@ -230,25 +236,27 @@ class Call:
                     return
                 case UtteranceHeard(utterance=utt):
                     await self._utterance(utt)
-                case DtmfPressed(digit=digit):
+                case DtmfPressed(digit=digit) if not self.callend.armed:
                     self._last_activity = now
                     await self._handle(await self.driver.dtmf(digit, now), {})
                 case TransferDue():
-                    await self._transfer()
-                    return
-                case EndNow() if self.callend.armed:
-                    await self._hang_up("bot")
-                    return
+                    if await self._transfer():
+                        return
+                case EndNow():
+                    self.callend.line_lost(now)
                 case ShutdownRequested():
                     await self._forced_end("shutdown", now)
                 case _:
                     pass  # a wake-up or a timeout: the timers below
-            for turn in await self.driver.due(time.monotonic()):
+            for turn in [] if self.callend.armed else await self.driver.due(time.monotonic()):
                 await self._handle(turn, {"hold_ms": turn.held_ms})
             if time.monotonic() - self._started_mono >= self.max_call_s:
                 await self._forced_end("max_call_length", time.monotonic())
             verdict = self.callend.poll(time.monotonic())
             if verdict is not None:
+                self.summary["end_fired"] = self.callend.fired
+                self.log.info("callend_fired", fired=self.callend.fired, reason=self.callend.reason,
+                              after_arm_s=round(time.monotonic() - (self.callend.armed_at or now), 2))
                 await self._hang_up(verdict)
                 return
             await self._maybe_idle(time.monotonic())
@@ -256,9 +264,10 @@ class Call:
     async def _utterance(self, ev: UtteranceEnded) -> None:
         stt = self.svc.stt_for(self.route)
         timings: dict[str, float] = {"eou_ms": (ev.detected_at - ev.speech_ended_at) * 1000}
-        if self.driver.closed:
+        if self.driver.closed or self.callend.armed:  # said over (or after) an ending line: not a turn
             self.log.info("utterance_after_close", seconds=round(len(ev.audio) / SAMPLE_RATE, 2),
-                          closing=self.driver.closed)
+                          closing=self.driver.closed or self.callend.reason)
+            self.summary["utterances_after_close"] = self.summary.get("utterances_after_close", 0) + 1
             return
         self.turn_log.speech_ended(ev.speech_ended_at)
         if stt is None:
@@ -286,7 +295,11 @@ class Call:
         await self._handle(await self.driver.silence(now), {})
 
     async def _forced_end(self, reason: str, now: float) -> None:
-        """The runtime ends the call: the policy's closing line, and no new turn from here on."""
+        """The runtime ends the call: the policy's closing line, and no new turn from here on. An ending line
+        already playing is left to finish: it ends the call."""
+        if self.callend.armed:
+            self.driver.closed = self.driver.closed or reason
+            return
         turn = await self.driver.forced_end(reason, now)
         if turn is None:
             return
@@ -310,11 +323,13 @@ class Call:
         if reply.disposition:
             self.disposition = reply.disposition
         if reply.hang_up:
-            self.callend.arm(reply.hang_up_reason or "policy", time.monotonic())
+            self.callend.arm(reply.hang_up_reason or "policy", time.monotonic(), expected_line_s(reply.text))
         utterance_id = None
         if reply.text and self.speaker is not None:
             self.log.info("bot_says", text=reply.text, language=reply.language)
             utterance_id = self.speaker.say(reply.text, reply.language, cache=outcome.timings.get("model_ms", 0) == 0)
+        elif reply.hang_up:  # an ending with no line: nothing to wait for
+            self.mailbox.post(EndNow())
         if reply.transfer:
             if utterance_id is None:
                 self.mailbox.post(TransferDue())
@@ -323,14 +338,13 @@ class Call:
         if self.svc.observer is not None:
             self.svc.observer(self, turn)
 
-    async def _transfer(self) -> None:
+    async def _transfer(self) -> bool:
+        """Continue the caller to the route's handoff target: True once the call left. When it cannot, the
+        runtime ends the call (`handoff_failed`): the policy's line for it, never silence."""
         target = self.route.handoff
-        if target is None:
-            self.log.warning("handoff_unavailable", reason=f"ROUTE_{self.route.name.upper()}_HANDOFF is not set")
-            self.callend.arm("handoff_unavailable", time.monotonic())
-            await self._hang_up("bot")
-            return
         try:
+            if target is None:
+                raise RuntimeError(f"ROUTE_{self.route.name.upper()}_HANDOFF is not set")
             if target.endpoint:
                 await self.svc.ari.redirect(self.call_id, target.endpoint)
             else:
@@ -339,9 +353,11 @@ class Call:
             self.summary["handoff"] = str(target)
             self.log.info("handoff", target=str(target))
             self._finish("bot", "handoff")
+            return True
         except Exception as exc:
             self.log.error("handoff_failed", target=str(target), error=str(exc))
-            await self._hang_up("bot")
+            await self._forced_end("handoff_failed", time.monotonic())
+            return False
 
     async def _hang_up(self, who: str) -> None:
         self._finish(who, None)

@@ -5,7 +5,8 @@ the real `openai` client over real HTTP:
 
 - `POST /v1/audio/transcriptions` (multipart): the next of `transcripts`, or `transcripts(wav_bytes, fields)`.
 - `POST /v1/chat/completions`: the next of `chat_script` (`{"content": ...}` or
-  `{"tool_calls": [{"name": ..., "arguments": {...}}]}`), or `chat_script(body)`.
+  `{"tool_calls": [{"name": ..., "arguments": {...}}]}`), or `chat_script(body)`; with `goodbye` set, a request
+  whose last message asks to "say goodbye" gets that text instead (a long model goodbye for ending tests).
 - `POST /v1/audio/speech`: 24 kHz 16-bit PCM (espeak-ng speech, or a tone), sent with chunked transfer in
   `speech_chunk_bytes` pieces `speech_chunk_interval_s` apart, so streaming clients can be tested.
 - `POST /v1/embeddings`: deterministic unit vectors (`dimensions` or `embedding_dim`), float or base64.
@@ -37,6 +38,7 @@ from ai_operator.speech.wav import encode_wav
 DEFAULT_EMBEDDING_DIM = 1536
 DEFAULT_SPEECH_CHUNK_BYTES = 4800  # 100 ms of 24 kHz int16
 SHUTDOWN_TIMEOUT_S = 1.0
+GOODBYE_ASK = "say goodbye"  # in the last message of a model turn that writes the call's goodbye
 HIDDEN_HEADERS = frozenset({"authorization", "cookie"})
 RECORD: web.RequestKey[dict[str, Any]] = web.RequestKey("record", dict)
 
@@ -52,6 +54,7 @@ class FakeOpenAI:
         self.api_key = api_key
         self.transcripts: list[str] | Callable[[bytes, dict], str] = []
         self.chat_script: list[dict] | Callable[[dict], dict] = []
+        self.goodbye: str | None = None  # the answer to any request for a goodbye (`--goodbye`)
         # text -> 24 kHz int16 audio for /audio/speech; None = espeak-ng speech (a tone without espeak-ng)
         self.speech_audio: Callable[[str], np.ndarray] | None = None
         self.speech_chunk_bytes = DEFAULT_SPEECH_CHUNK_BYTES
@@ -202,7 +205,9 @@ class FakeOpenAI:
             return self._bad("chat/completions needs 'model' and a 'messages' list")
         if body.get("stream"):
             return self._bad("FakeOpenAI: streaming chat is not supported")
-        if callable(self.chat_script):
+        if self.goodbye is not None and GOODBYE_ASK in str(body["messages"][-1].get("content") or "").lower():
+            item = {"content": self.goodbye}
+        elif callable(self.chat_script):
             item = self.chat_script(body)
         elif self.chat_script:
             item = self.chat_script.pop(0)
@@ -275,8 +280,9 @@ class FakeOpenAI:
         )
 
 
-async def _serve(host: str, port: int, api_key: str) -> None:
+async def _serve(host: str, port: int, api_key: str, goodbye: str | None = None) -> None:
     server = FakeOpenAI(host=host, port=port, api_key=api_key)
+    server.goodbye = goodbye
     print(await server.start(), flush=True)
     try:
         await asyncio.Event().wait()
@@ -289,9 +295,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--api-key", default="test-key")
+    parser.add_argument("--goodbye", help="the model's answer to every request for a goodbye")
     args = parser.parse_args(argv)
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_serve(args.host, args.port, args.api_key))
+        asyncio.run(_serve(args.host, args.port, args.api_key, args.goodbye))
 
 
 if __name__ == "__main__":

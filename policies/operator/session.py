@@ -26,6 +26,9 @@ from policies.operator.states import Event, State
 MAX_REPROMPTS = 2  # silences re-prompted before the give-up line
 
 
+FORCED_END_LINES = {"shutdown": "shutdown", "max_call_length": "max_call_length", "handoff_failed": "no_handoff"}
+
+
 class OperatorSession(Answering):
     """One conversation; see the package docstring for the contract."""
 
@@ -130,9 +133,9 @@ class OperatorSession(Answering):
         return self.reply(self.say("not_heard"))
 
     def on_forced_end(self, reason: str) -> Reply:
-        """The runtime ends the call (shutdown, max call length): the closing line for it, in the caller's
-        language (both before a choice)."""
-        key = reason if reason in ("shutdown", "max_call_length") else "shutdown"
+        """The runtime ends the call (shutdown, max call length, a handoff that failed): the closing line for it,
+        in the caller's language (both before a choice)."""
+        key = FORCED_END_LINES.get(reason, "shutdown")
         if self.state != State.ENDED and self.state != State.CLOSING:
             self.machine.fire(Event.CLOSING_REQUESTED)
         return self.reply(self.say(key), hang_up=True, hang_up_reason=reason, disposition=reason)
