@@ -82,10 +82,13 @@ def test_relevance_is_deterministic_bounded_and_reports_terms() -> None:
     assert relevance("", "x", "y").score == 0.0
 
 
-# Minimum figures. Calibration: the lines the lexicon and threshold were tuned on. Held-out: written after that
-# and never tuned on (first measured: precision 0.884, recall 0.704, out-of-scope rejected 0.953).
-CALIBRATION_MIN = {"precision": 0.95, "recall": 0.95, "rejection": 0.95}
-HELD_OUT_MIN = {"precision": 0.85, "recall": 0.65, "rejection": 0.90}
+# Minimum figures. Calibration: the lines the lexicon and threshold were tuned on. Held-out: written before the
+# tuning and never tuned on. Held-out before morphology and place knowledge (343 questions): precision 0.917,
+# recall 0.656, out-of-scope rejected 0.968. `TARGET` is what issue 27 asks of the held-out half; the report says
+# whether it is met.
+CALIBRATION_MIN = {"precision": 0.90, "recall": 0.90, "rejection": 0.94}
+HELD_OUT_MIN = {"precision": 0.87, "recall": 0.75, "rejection": 0.93}
+TARGET = {"precision": 0.95, "recall": 0.90, "rejection": 0.97}
 
 
 async def test_gate_precision_and_recall_on_the_labelled_questions(kb: KnowledgeBase, record_property) -> None:
@@ -94,7 +97,8 @@ async def test_gate_precision_and_recall_on_the_labelled_questions(kb: Knowledge
     assert {i.lang for i in items if i.in_scope} == {i.lang for i in items if not i.in_scope} == {"ru", "kk"}
     outcomes = []
     for item in items:
-        hits = await kb.search(item.q, item.lang, item.region, fallback_languages=("ru",) if item.lang == "kk" else ())
+        hits = await kb.search(G.asked(item), item.lang, item.region,
+                               fallback_languages=("ru",) if item.lang == "kk" else ())
         best = hits[0] if hits else None
         if best is not None:
             assert best.relevance is not None and best.gate == RELEVANCE_GATE
@@ -107,6 +111,11 @@ async def test_gate_precision_and_recall_on_the_labelled_questions(kb: Knowledge
     shipped = {s: G.figures(o, RELEVANCE_GATE) for s, o in by_split.items()}
     lines += [shipped[s].line(f"  {s:<11}") for s in G.SPLITS]
     lines.append(G.figures(by_split["held-out"], threshold).line(f"  {'held-out':<11}@calibrated"))
+    held = shipped["held-out"]
+    short = [k for k, v in TARGET.items() if {"precision": held.precision, "recall": held.recall,
+                                                "rejection": held.rejection}[k] < v]
+    lines.append(f"  held-out target (precision {TARGET['precision']}, recall {TARGET['recall']}, out-of-scope "
+                 f"rejected {TARGET['rejection']}): {'met' if not short else 'NOT met: ' + ', '.join(short)}")
     for line in lines:
         record_property("report", line)
     report = "\n".join(lines)

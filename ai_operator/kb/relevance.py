@@ -27,16 +27,21 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ai_operator.kb import lexicon
+from ai_operator.kb.kazakh import is_kazakh
+from ai_operator.kb.morphology import normal_forms, russian_pos
 
 RELEVANCE_GATE = 0.6
 TOPIC_WEIGHT = 1.0
 TOPICLESS_FACTOR = 0.5
 PLAIN_WEIGHT = 1.0
+POS_WEIGHT = {"ADVB": 0.5, "PRED": 0.5, "COMP": 0.5, "NUMR": 0.3}  # a plain Russian word by part of speech (else 1)
+POS_DROPPED = frozenset({"NPRO", "CONJ", "PRCL", "PREP", "INTJ"})  # pronouns and function words carry no topic
 UNSEEN_WEIGHT = 1.5  # a plain word no candidate article has: most likely what the question is really about
 MIN_STEM = 4
 MIN_SHARED = 5  # plain words shorter than this match only whole
 STEM_TAIL = 2  # letters a plain word may have beyond a shared stem
-TITLE_BONUS = 0.25  # ordering only: the share of the question found in the title breaks near ties
+TITLE_BONUS = 0.25
+SENTENCE_BONUS = 0.2  # ordering only: an article with one sentence that holds the question answers it better  # ordering only: the share of the question found in the title breaks near ties
 SYNONYMS_PER_SET = 2  # stems of a synonym set added to the full-text query (the first listed: the commonest)
 BROKEN = "broken"
 DROP = "_"
@@ -69,6 +74,11 @@ def _fold_words(text: str) -> list[str]:
     return fold(text).split()
 
 
+def _raw_words(text: str) -> list[str]:
+    """The words of `text` lower-cased but not folded (what the morphology reads), aligned with `_fold_words`."""
+    return _NON_WORD.sub(" ", (text or "").lower().replace("ё", "е")).split()
+
+
 def _build() -> tuple[frozenset[str], dict[str, tuple[tuple[str, ...], bool]], dict[str, float],
                       dict[str, dict[str, bool]], list[tuple[tuple[str, ...], str]], frozenset[str],
                       tuple[str, ...], tuple[str, ...]]:
@@ -97,6 +107,7 @@ def _build() -> tuple[frozenset[str], dict[str, tuple[tuple[str, ...], bool]], d
 
 
 _FILLERS, _INDEX, _WEIGHTS, _SURFACE, _PHRASES, _NEGATORS, _NEG_VERBS, _NEG_NOUNS = _build()
+_PLACES = frozenset(lexicon.PLACES.split())
 _PHRASES_BY_FIRST: dict[str, list[tuple[tuple[str, ...], str]]] = {}
 for _seq, _name in _PHRASES:
     _PHRASES_BY_FIRST.setdefault(_seq[0], []).append((_seq, _name))
@@ -155,25 +166,52 @@ def terms(text: str) -> list[Term]:
     for i, word in enumerate(words):  # "не работает", "интернет жоқ", "нет сигнала": does not work
         if word not in _NEGATORS:
             continue
-        for j in (i + 1, i + 2, i - 1):
-            if 0 <= j < len(words) and not used[j] and words[j] not in _NEGATORS:
+        near = [j for j in range(i - 3, i + 4) if j != i and 0 <= j < len(words) and words[j] not in _FILLERS]
+        after = [j for j in near if j > i][:2]
+        before = [j for j in near if j < i][-1:]
+        for j in (*after, *before):  # the nearest words that are not fillers: "интернет мүлдем жоқ"
+            if not used[j] and words[j] not in _NEGATORS:
                 if _starts(words[j], _NEG_VERBS):
                     used[j] = True
                 elif not _starts(words[j], _NEG_NOUNS):
                     continue
                 out.setdefault(BROKEN, _concept((BROKEN,)))
                 break
+    raw = _raw_words(text)
+    if len(raw) != len(words):  # a word made only of folded-away letters: fall back to the folded words
+        raw = words
     for i, word in enumerate(words):
         if used[i] or word.isdigit() or word in _FILLERS:
             continue
-        names = concepts_of(word)
-        if names:
-            term = _concept(names)
-            out.setdefault(term.key, term)
-        elif len(word) > 1 and not any(c.isdigit() for c in word):
-            key = stem(word)
-            out.setdefault("w:" + key, Term(key, frozenset(), PLAIN_WEIGHT))
+        term = _word_term(word, raw[i])
+        if term is not None:
+            out.setdefault(term.key if term.names else "w:" + term.key, term)
     return list(out.values())
+
+
+def _word_term(word: str, raw: str) -> Term | None:
+    """The term of one word: a concept of the word, else of its normal form (Russian lemma or Kazakh stem, see
+    morphology.py); else the stem of the normal form as a plain word; None for a filler."""
+    forms = normal_forms(raw)
+    normal = fold(forms[-1]) if len(forms) > 1 else word
+    if normal != word and normal in _FILLERS:
+        return None
+    if is_kazakh(raw) or normal == word:  # a Kazakh stem may be cut short: the word as said first
+        names = concepts_of(word) or (concepts_of(normal) if normal != word else ())
+    else:  # a Russian lemma first: "закинуть" (pay), not the prefix of "закинул"
+        names = concepts_of(normal) or concepts_of(word)
+    if names:
+        return _concept(names)
+    if len(word) > 1 and not any(c.isdigit() for c in word):
+        key = stem(normal) if normal else stem(word)
+        pos = russian_pos(raw)
+        return None if pos in POS_DROPPED else Term(key, frozenset(), PLAIN_WEIGHT * POS_WEIGHT.get(pos, 1.0))
+    return None
+
+
+def is_place(key: str) -> bool:
+    """The term key (`Relevance.matched`) is a place concept (`lexicon.PLACES`): a region or city."""
+    return not _PLACES.isdisjoint(key.split("|"))
 
 
 def _prefixes(word: str) -> set[str]:
@@ -212,11 +250,12 @@ class Relevance:
     title: float = 0.0
     matched: tuple[str, ...] = ()
     missing: tuple[str, ...] = ()
+    sentence: float = 0.0  # the share of the question that one sentence of the article covers (the best one)
 
     @property
     def rank(self) -> float:
-        """Ordering key among hits: the score, near ties broken by the title."""
-        return self.score + TITLE_BONUS * self.title
+        """Ordering key among hits: the score, near ties broken by the title and by the best single sentence."""
+        return self.score + TITLE_BONUS * self.title + SENTENCE_BONUS * self.sentence
 
 
 def _has(doc: DocTerms, term: Term) -> bool:
@@ -229,7 +268,7 @@ def relevance(question: str, title: str, text: str, unseen: frozenset[str] = fro
     """The relevance of the article (`title`, `text`) to `question` (see the module docstring). `unseen`: the
     question's plain words that none of the search's candidate articles has (`unseen_words`); they weigh
     `UNSEEN_WEIGHT`: "брачный договор" is not the contract the knowledge base knows."""
-    wanted = [Term(t.key, t.names, UNSEEN_WEIGHT) if not t.names and t.key in unseen else t
+    wanted = [Term(t.key, t.names, UNSEEN_WEIGHT * t.weight) if not t.names and t.key in unseen else t
               for t in terms(question)]
     total = sum(t.weight for t in wanted)
     if total <= 0:
@@ -240,8 +279,36 @@ def relevance(question: str, title: str, text: str, unseen: frozenset[str] = fro
     score = got / total if got >= TOPIC_WEIGHT else TOPICLESS_FACTOR * got / total
     in_title = doc_terms(title)
     title_share = sum(t.weight for t in matched if _has(in_title, t)) / total
+    sentence = max((s for s, _ in sentence_shares(matched, text, total)), default=0.0)
     return Relevance(round(score, 4), round(title_share, 4), tuple(t.key for t in matched),
-                     tuple(t.key for t in wanted if t not in matched))
+                     tuple(t.key for t in wanted if t not in matched), round(sentence, 4))
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of an article (split after . ! ? …)."""
+    return [s for s in _SENTENCE_END.split(" ".join((text or "").split())) if s]
+
+
+def sentence_shares(wanted: list[Term], text: str, total: float) -> list[tuple[float, str]]:
+    """Each sentence of `text` with the share of the question's weight (`total`) that its terms among `wanted`
+    carry."""
+    if total <= 0:
+        return []
+    return [(sum(t.weight for t in wanted if _has(doc_terms(s), t)) / total, s) for s in sentences(text)]
+
+
+def answering_sentences(question: str, text: str) -> list[tuple[float, str]]:
+    """Each sentence of the article `text` (in order) with how much of `question` it answers: the weight of the
+    question's terms it has, each divided by the number of the article's sentences that have it, so the sentence
+    with the fact asked about ("красный", "самый быстрый") stands out from those that only share the topic."""
+    wanted = terms(question)
+    parts = sentences(text)
+    docs = [doc_terms(p) for p in parts]
+    found = {t.key: sum(_has(d, t) for d in docs) for t in wanted}
+    return [(sum(t.weight / found[t.key] for t in wanted if _has(d, t)), p) for d, p in zip(docs, parts, strict=True)]
 
 
 def unseen_words(question: str, articles: Iterable[tuple[str, str]]) -> frozenset[str]:

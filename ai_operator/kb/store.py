@@ -25,7 +25,7 @@ from ai_operator.kb.ingest import (
     valid_region,
 )
 from ai_operator.kb.query import synonym_patterns, term_patterns
-from ai_operator.kb.relevance import RELEVANCE_GATE, relevance, unseen_words
+from ai_operator.kb.relevance import RELEVANCE_GATE, Relevance, is_place, relevance, unseen_words
 from ai_operator.kb.search_sql import SEARCH_SQL, search_params
 from ai_operator.logs import get_logger
 from ai_operator.storage.database import Database
@@ -251,7 +251,10 @@ class KnowledgeBase:
         """Best `limit` entries for `query` in `language` for a region (its entries plus national ones), each
         with its citation and absolute relevance (relevance.py), most relevant first. A question with no
         relevant answer in `language` is answered from the first of `fallback_languages` (the caller's policy
-        says which: the operator asks kk -> ru), hits marked `fallback=True`. Exactly one SQL statement."""
+        says which: the operator asks kk -> ru), hits marked `fallback=True`. A region-specific article is only
+        for its region: when the question names a place and matched another region's article on it at least as
+        well as any own hit (`_other_region_match`), no hit is returned, so a national article that merely
+        reaches the gate is not read to a caller who asked about another region. Exactly one SQL statement."""
         if not valid_language(language):
             raise ValueError(f"language: expected an ISO 639 code such as ru or kk, got {language!r}")
         if region_code and not valid_region(region_code):
@@ -269,9 +272,11 @@ class KnowledgeBase:
                                synonyms=synonym_patterns(query, terms))
         async with self.db.pool.connection() as conn:
             cur = await conn.execute(SEARCH_SQL, params)
-            rows = await cur.fetchall()
+            fetched = await cur.fetchall()
+        rows = [r for r in fetched if r[10]]
         unseen = unseen_words(query, [(r[1], r[3]) for r in rows])
         scored = {r[0]: relevance(query, r[1], r[3], unseen) for r in rows}
+        elsewhere = [relevance(query, r[1], r[3], unseen) for r in fetched if not r[10]]
         rel = {k: v.score for k, v in scored.items()}
         primary = [r for r in rows if r[5] == language]
         hits_rows, is_fallback = primary, False
@@ -280,6 +285,10 @@ class KnowledgeBase:
             if other and _falls_back(primary, other, rel, language, fallback):
                 hits_rows, is_fallback = other, True
         hits_rows = sorted(hits_rows, key=lambda r: (-scored[r[0]].rank, -r[4], r[0]))
+        named = _other_region_match(scored[hits_rows[0][0]] if hits_rows else None, elsewhere)
+        if named is not None:
+            log.info("kb_other_region_matched", relevance=named.score, places=named.matched, dropped=len(hits_rows))
+            hits_rows = []
         return [KnowledgeHit(entry_id=r[0], title=r[1], source=r[2], text=r[3], score=round(float(r[4]), 6),
                              language=r[5], fallback=is_fallback, relevance=rel[r[0]], gate=RELEVANCE_GATE)
                 for r in hits_rows[:limit]]
@@ -302,6 +311,17 @@ class KnowledgeBase:
         return {"entries": entries, "chunks": chunks, "regions": regions,
                 "embedder": meta[0] if meta else None, "dim": meta[1] if meta else None, "chunk_dims": dims,
                 "configured_embedder": self.embedder.name, "configured_dim": self.embedder.dim}
+
+
+def _other_region_match(best: Relevance | None, elsewhere: list[Relevance]) -> Relevance | None:
+    """The other region's article the question is about, if any: it passes the gate, is at least as relevant as
+    the best own-region hit (`best`), and matched a place the question names that `best` did not."""
+    own = best.score if best else 0.0
+    own_places = set(best.matched) if best else set()
+    for other in sorted(elsewhere, key=lambda r: -r.score):
+        if other.score >= max(RELEVANCE_GATE, own) and any(is_place(t) and t not in own_places for t in other.matched):
+            return other
+    return None
 
 
 def _falls_back(primary: list, other: list, rel: dict[str, float], language: str, fallback: str) -> bool:

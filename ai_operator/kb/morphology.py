@@ -1,0 +1,66 @@
+"""Word normal forms for the relevance score (pure, no I/O after the dictionary is loaded): Russian lemmas from
+pymorphy3 (the OpenCorpora dictionary, loaded once on first use), and Kazakh words through the suffix-aware
+normaliser in `kazakh.py`.
+
+`normal_forms(word)` gives the forms of one lower-case word to try against the lexicon, best first: the word,
+then its Russian lemma (a word the dictionary knows and that has no Kazakh letter), else its Kazakh stem. Both
+questions and articles go through it, so "проведите", "провести" and "провёл" are one term, and so are
+"қосылғым", "қосылу" and "қосыламын". Results are cached per word (a phone question has a dozen words; articles
+come back search after search).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from ai_operator.kb.kazakh import is_kazakh, kazakh_stem
+
+_MORPH: list[Any] = []  # the pymorphy3 analyser, made on first use (about 0.1 s; 15 MB)
+_CYRILLIC = frozenset("абвгдеёжзийклмнопрстуфхцчшщъыьэюя")
+
+
+def _analyser() -> Any:
+    if not _MORPH:
+        import pymorphy3
+
+        _MORPH.append(pymorphy3.MorphAnalyzer(lang="ru"))
+    return _MORPH[0]
+
+
+@lru_cache(maxsize=65536)
+def russian_lemma(word: str) -> str:
+    """The dictionary form of a Russian word ("проведите" -> "провести"); `word` itself when the dictionary does
+    not know it (pymorphy3's guesses for unknown words are not used: a Kazakh word is not a Russian one)."""
+    if not word or not set(word) <= _CYRILLIC:
+        return word
+    morph = _analyser()
+    if not morph.word_is_known(word):
+        return word
+    return str(morph.parse(word)[0].normal_form).replace("ё", "е")
+
+
+@lru_cache(maxsize=65536)
+def russian_pos(word: str) -> str:
+    """The part of speech of a Russian word the dictionary knows (pymorphy3's OpenCorpora tag: NOUN, VERB, INFN,
+    ADJF, ADVB, ...; a noun or adjective reading wins: "максимум" is a tariff's name before it is a particle);
+    "" for a word it does not know (a Kazakh word, a name)."""
+    if not word or not set(word) <= _CYRILLIC or not _analyser().word_is_known(word):
+        return ""
+    tags = [str(p.tag.POS or "") for p in _analyser().parse(word)]
+    return next((pos for pos in ("NOUN", "ADJF") if pos in tags), tags[0])
+
+
+@lru_cache(maxsize=65536)
+def normal_forms(word: str) -> tuple[str, ...]:
+    """`word` (lower case, unfolded) and its normal form: the Russian lemma, or for a Kazakh word its stem."""
+    if is_kazakh(word) or (set(word) <= _CYRILLIC and not _analyser().word_is_known(word)):
+        other = kazakh_stem(word)
+    else:
+        other = russian_lemma(word)
+    return (word,) if other == word else (word, other)
+
+
+def warm_up() -> None:
+    """Load the dictionary now (the daemon calls this at start, so no caller waits for it)."""
+    russian_lemma("интернет")
