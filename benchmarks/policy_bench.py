@@ -35,6 +35,10 @@ FREIGHT_CORPUS = (
     "पच्चीस हज़ार लगेगा", "30000", "बीस हज़ार में नहीं होगा", "अट्ठाईस हज़ार फाइनल", "ठीक है, कर देंगे",
     "रेट कितना दोगे?", "डीज़ल महँगा है", "टोल अलग से", "लोडिंग कब है?", "अभी बिज़ी हूँ, बाद में करो",
     "बेवकूफ़", "गाली मत दो", "नहीं चाहिए", "हाँ", "नहीं", "क्या?", "", "22 हजार 500", "धन्यवाद",
+    # issue 27: the wrong person, a hand-over, refusals, fragments, fractional magnitudes
+    "main unka driver bol raha hoon", "वो घर पर नहीं हैं", "ek minute dete hain", "papa ek ghante baad aayenge",
+    "ठीक है तो फिर रहने दीजिए", "mera rate final hai", "मेरा रेट है", "my rate would be", "सवा लाख",
+    "one and a half lakh", "2.5 lakh", "ek lakh pachees", "paune do lakh rahega",
 )
 CORPORA = {"operator": OPERATOR_CORPUS, "freight": FREIGHT_CORPUS}
 SPECIAL = ("<dtmf>", "<silence>")

@@ -1,5 +1,7 @@
 """Freight: random vendor scripts never make Ori voice the ceiling, more than one concession, or a figure
-outside [anchor, ceiling)."""
+outside [anchor, ceiling). The scripts mix the issue-27 classes: the wrong person answering, refusals of the
+counter, fragments merged with their continuation, and fractional magnitudes (सवा/डेढ़/ढाई/पौने/आधा, "2.5 lakh",
+"one and a half lakh"), which are also heard as the figure they mean."""
 
 from __future__ import annotations
 
@@ -16,8 +18,12 @@ from policies.freight import (
     hear_rate,
     say_rate,
 )
+from policies.freight.intents import utterance_may_continue
 from tests.support.policies import freight_route
 from tests.support.policies import session as policy_session
+from tests.test_freight_understanding_dangling import FRAGMENTS
+from tests.test_freight_understanding_refusal import REFUSALS
+from tests.test_freight_understanding_wrong_person import ASK, HOLD, LATER
 
 TEXTS = st.sampled_from(
     [
@@ -25,8 +31,19 @@ TEXTS = st.sampled_from(
         "वापसी खाली आना पड़ता है", "टोल टैक्स लगता है", "कितने टन है?", "पिकअप कब है?", "आप कितना दोगे?",
         "आवाज़ नहीं आ रही", "क्या?", "साले", "बेवकूफ", "bye", "बाद में कॉल करना", "गलत नंबर", "हेलो",
         "धन्यवाद", "done", "ओके", "तो मेरा rate लगभग", "नमस्ते",
+        *ASK, *HOLD, *LATER, *REFUSALS, *FRAGMENTS,
     ]
 )  # fmt: skip
+# (words, fraction of the multiplier): a count k is added where the form takes one ("सवा {k}" = k + 1/4).
+FRACTION_FORMS = (
+    ("सवा {k}", 0.25), ("sava {k}", 0.25), ("savva {k}", 0.25), ("पौने {k}", -0.25), ("paune {k}", -0.25),
+    ("pone {k}", -0.25), ("साढ़े {k}", 0.5), ("saadhe {k}", 0.5), ("sadhe {k}", 0.5), ("{k} and a half", 0.5),
+    ("{k}.5", 0.5), ("{k}.25", 0.25), ("{k}.75", 0.75),
+)  # fmt: skip
+FRACTION_UNITS = (("डेढ़", 1.5), ("dedh", 1.5), ("derh", 1.5), ("ढाई", 2.5), ("dhai", 2.5), ("dhaai", 2.5),
+                  ("आधा", 0.5), ("adha", 0.5), ("aadha", 0.5), ("पौना", 0.75), ("one and a half", 1.5),
+                  ("two and a half", 2.5))  # fmt: skip
+MULTIPLIERS = ((1_000, ("हज़ार", "hazaar", "thousand")), (100_000, ("लाख", "lakh", "lac")))
 
 
 @st.composite
@@ -61,13 +78,56 @@ def figure_text(draw: st.DrawFn, load: Load) -> str:
     return f"मेरा रेट {say_rate(n)} है"
 
 
+def fraction_text(draw: st.DrawFn, near: int) -> tuple[str, int]:
+    """A fractional magnitude near `near`, in a random spoken form, and the figure it means."""
+    scale, words = draw(st.sampled_from(MULTIPLIERS))
+    word = draw(st.sampled_from(words))
+    if draw(st.booleans()):
+        unit, x = draw(st.sampled_from(FRACTION_UNITS))
+        text = f"{unit} {word}"
+    else:
+        form, frac = draw(st.sampled_from(FRACTION_FORMS))
+        k = draw(st.integers(min_value=1, max_value=max(1, min(99, 3 * near // scale))))
+        text, x = f"{form.format(k=k)} {word}", k + frac
+    frame = draw(st.sampled_from(["{}", "मेरा रेट {} रहेगा", "rate {} lagega", "bas {} final", "{} rupaye"]))
+    return frame.format(text), round(x * scale)
+
+
+@st.composite
+def fractions(draw: st.DrawFn) -> tuple[str, int]:
+    return fraction_text(draw, draw(st.integers(min_value=5_000, max_value=3_00_000)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(fractions())
+def test_fractional_magnitudes_are_heard_as_the_figure_they_mean(case: tuple[str, int]) -> None:
+    text, value = case
+    assert hear_rate(text) == value, text
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(FRAGMENTS), st.integers(min_value=1_000, max_value=50_00_000), st.booleans())
+def test_a_fragment_is_held_until_its_figure_arrives(fragment: str, n: int, words: bool) -> None:
+    assert utterance_may_continue(fragment)
+    merged = f"{fragment} {say_rate(n) if words else n}"
+    assert not utterance_may_continue(merged) and hear_rate(merged) == n
+
+
 @st.composite
 def scripts(draw: st.DrawFn) -> tuple[Load, list[tuple[str, str]], bool, list[str]]:
     load = draw(loads())
     steps: list[tuple[str, str]] = []
     for _ in range(draw(st.integers(min_value=1, max_value=14))):
-        kind = draw(st.sampled_from(["text", "text", "figure", "figure", "silence", "not_heard", "dtmf"]))
-        steps.append((kind, figure_text(draw, load) if kind == "figure" else draw(TEXTS)))
+        kind = draw(st.sampled_from(["text", "text", "figure", "figure", "fraction", "fragment", "silence",
+                                     "not_heard", "dtmf"]))  # fmt: skip
+        if kind == "figure":
+            steps.append((kind, figure_text(draw, load)))
+        elif kind == "fraction":
+            steps.append(("figure", fraction_text(draw, load.ceiling)[0]))
+        elif kind == "fragment":  # what the turn holder decides: the fragment merged with its figure
+            steps.append(("figure", f"{draw(st.sampled_from(FRAGMENTS))} {figure_text(draw, load)}"))
+        else:
+            steps.append((kind, draw(TEXTS)))
     model = draw(st.booleans())
     c = load.ceiling
     outputs = draw(

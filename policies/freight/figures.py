@@ -46,6 +46,7 @@ class Figure:
     end_tok: int = 0
     phone: bool = False  # eight or more digits in a row: a phone number
     spelled: bool = False  # digits said one by one
+    plain: int | None = None  # the value word for word when a colloquial tail was read ("एक लाख एक" -> 100001)
 
 
 @dataclass
@@ -56,6 +57,7 @@ class _Run:
     has_multiplier: bool
     has_digits: bool
     last_multiplier: int
+    plain: float | None = None
 
 
 def _parse_run(toks: list[Token], i: int) -> _Run | None:
@@ -112,9 +114,29 @@ def _parse_run(toks: list[Token], i: int) -> _Run | None:
         else:
             break
         j += 1
+    if snap is not None and st["units"] and not st["hundred"] and st["cur"] is not None:
+        st, j = _colloquial_tail(toks, st, j, snap)
     if j == i or (st["cur"] is None and not st["mult"]):
         return None
-    return _Run(st["total"] + (st["cur"] or 0.0), i, j, st["mult"], st["digits"], st["last_mult"])
+    return _Run(st["total"] + (st["cur"] or 0.0), i, j, st["mult"], st["digits"], st["last_mult"], st.get("plain"))
+
+
+def _colloquial_tail(toks: list[Token], st: dict, j: int, snap: tuple[dict, int]) -> tuple[dict, int]:
+    """A bare number after the last multiplier, as people say it: "एक लाख पच्चीस" is 1,25,000 (thousands after
+    a lakh), "तेईस हज़ार पांच" is 23,500 (hundreds after a thousand). A tail a measure follows ("दो लाख दस दिन")
+    or a lone "दो" ("बीस हज़ार दो": give) is no part of the figure; before a currency word the figure is read word
+    for word ("एक लाख एक रुपये" is 1,00,001, as say_rate says it)."""
+    nxt = toks[j] if j < len(toks) else None
+    if nxt is not None and nxt.kind == "currency":
+        return st, j
+    if (nxt is not None and nxt.text in MEASURES) or (j - snap[1] == 1 and toks[snap[1]].text == _DO):
+        return snap
+    st["plain"] = st["total"] + st["cur"]
+    if st["last_big"] == 100_000 and st["cur"] < 100:
+        st["cur"] *= 1_000
+    elif st["last_big"] == 1_000 and st["cur"] < 10:
+        st["cur"] *= 100
+    return st, j
 
 
 def is_number(toks: list[Token], i: int) -> bool:
@@ -252,6 +274,7 @@ def _word_figures(all_toks: list[Token], lo: int, hi: int) -> list[Figure]:
                 exact=(a.value,),
                 first_tok=a.start_tok,
                 end_tok=a.end_tok,
+                plain=None if a.plain is None else round(a.plain),
             )
         )
         k += 1

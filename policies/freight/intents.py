@@ -6,7 +6,7 @@ Owns the phrase tables (Devanagari, Hinglish, English; every word compared by it
 "हाँ" and "हां" are one word) and `classify`, which reads choices (yes/no, callback, farewell, wrong number,
 question back) on the clause the vendor finally said (clauses.last_clause: "नहीं नहीं, ठीक है" is a yes) with
 negation scope ("ग़लत नंबर नहीं है" is no wrong number), callbacks by deferral.py's grammar, and says `unknown`
-when nothing matched. Also `utterance_may_continue`. Pure: no I/O. The phase machine decides what each means
+when nothing matched. `utterance_may_continue` (fragments.py) is re-exported here. Pure: no I/O. The phase machine decides what each means
 where.
 """
 
@@ -16,7 +16,10 @@ from dataclasses import dataclass
 
 from policies.freight.clauses import Table, find, find_all, last_clause, negated_spans, table
 from policies.freight.deferral import BUSY, LATER, is_callback
+from policies.freight.fragments import utterance_may_continue as utterance_may_continue  # re-exported
 from policies.freight.numerals import MEASURES, Token, tokenize
+from policies.freight.person import read_person
+from policies.freight.refusal import is_refusal
 from policies.freight.spelling import key
 
 _phrases = table
@@ -105,28 +108,11 @@ ACK_EXTRA = _phrases(
     "धन्यवाद", "शुक्रिया", "thank", "thanks", "thank you", "नमस्ते", "नमस्कार", "बढ़िया", "great", "fine",
     "dhanyavad", "shukriya", "namaste", "namaskar", "badhiya", "thankyou",
 )  # fmt: skip
-RIGHT_PERSON = _phrases(
-    "मैं ही", "मैं बोल रहा", "बोल रहा हूं", "बोल रहा हूँ", "speaking", "मैं हूं", "मैं हूँ", "main hi", "bol raha hoon",
-    "main bol raha", "haan main", "it's me",
-)  # fmt: skip
 _NA = key("ना")
 _KYA = key("क्या")
 _WHAT = key("what")
 _QUESTION = "?"
 
-# Turn-boundary: a text ending on one of these is a fragment ("तो मेरा rate लगभग ...").
-DANGLING_WORDS = frozenset(
-    key(w)
-    for w in (
-        "लगभग", "करीब", "क़रीब", "तकरीबन", "तक़रीबन", "तो", "कि", "और", "या", "मेरा", "मेरी", "हमारा", "हमारी",
-        "का", "की", "के", "से", "में", "पर", "को", "लेकिन", "मगर", "मतलब", "यानी", "रेट", "rate", "भाड़ा", "किराया",
-        "around", "about", "approx", "approximately", "like", "is", "and", "or", "my", "the", "but", "so", "lagbhag",
-        "karib", "to", "mera",
-    )
-)  # fmt: skip
-_NUMBER_KINDS = ("unit", "en_unit", "en_tens", "frac_mod", "hundred")
-_OPEN_ENDINGS = ("...", "…", ",", "-")
-_CLOSED_ENDINGS = ("?", "।", ".", "!", "॥")
 
 
 def words(text: str, tokens: list[Token] | None = None) -> list[str]:
@@ -185,6 +171,12 @@ class Intent:
     right_person: bool
     acknowledgement: bool  # yes, thanks, bye, namaste: enough to close after the wind-down
     unknown: bool = False  # none of the above: the rules have no reading of this turn
+    refusal: bool = False  # an offer turned down, even after a yes word ("ठीक है तो रहने दीजिए"): refusal.py
+    other_person: bool = False  # someone else answers for the vendor (person.py)
+    handover: bool = False  # the phone is being passed ("ek minute dete hain")
+    relay: bool = False  # "he'll call you", "मैं उनको बता दूंगा"
+    time_given: bool = False  # a time to come ("शाम को", "kal subah", "दोपहर तक लौटेंगे")
+    identifies: bool = False  # he names himself the one asked for ("main hi bol raha hoon")
 
 
 def classify(text: str, tokens: list[Token] | None = None) -> Intent:
@@ -197,7 +189,9 @@ def classify(text: str, tokens: list[Token] | None = None) -> Intent:
     for i, j in reversed(negated_spans(no_toks, BUSY, LATER, WRONG_NUMBER)):
         del no_toks[i:j]
     no = _has(no_toks, NO) or no_toks[:1] == [_NA]
-    yes = (_has(final, YES, negation=True) or _has(final, NOT_NO)) and not no
+    refusal = is_refusal(final)
+    yes = (_has(final, YES, negation=True) or _has(final, NOT_NO)) and not no and not refusal
+    person = read_person(final)
     hearing = _has(toks, HEARING) or (
         len(plain) <= 1 and _QUESTION in toks and plain[:1] in ([], [_KYA], [_WHAT])
     )
@@ -214,10 +208,10 @@ def classify(text: str, tokens: list[Token] | None = None) -> Intent:
     abuse = _has(plain, ABUSE)
     voicemail = _has(plain, VOICEMAIL)
     hello_only = bool(plain) and _only(plain, HELLO)
-    right_person = _has(final, RIGHT_PERSON, negation=True) or yes
+    right_person = (person.identifies or yes) and not person.other
     ack = (yes or bare_ack or farewell or _has(plain, ACK_EXTRA)) and not question
     readings = (abuse, wrong, voicemail, callback, farewell, hearing, question, our_rate, yes, no, bare_ack,
-                hello_only, right_person, ack)  # fmt: skip
+                hello_only, right_person, ack, person.other, person.handover, person.relay)  # fmt: skip
     return Intent(
         abuse=abuse,
         wrong_number=wrong,
@@ -234,27 +228,10 @@ def classify(text: str, tokens: list[Token] | None = None) -> Intent:
         right_person=right_person,
         acknowledgement=ack,
         unknown=not any(readings),
+        refusal=refusal,
+        other_person=person.other,
+        handover=person.handover,
+        relay=person.relay,
+        time_given=person.time,
+        identifies=person.identifies,
     )
-
-
-def utterance_may_continue(text: str) -> bool:
-    """True when `text` ends dangling: a hedge (लगभग, करीब, around), a connective (तो, और), "मेरा rate", or a
-    number word a multiplier may still follow ("तेईस", "साढ़े", "23"). Closed by ?, ।, . or !"""
-    stripped = (text or "").strip()
-    if not stripped:
-        return False
-    if stripped.endswith(_OPEN_ENDINGS):
-        return True
-    if stripped.endswith(_CLOSED_ENDINGS):
-        return False
-    toks = tokenize(stripped)
-    if not toks:
-        return False
-    last = toks[-1]
-    if last.kind in _NUMBER_KINDS:
-        return True
-    if last.kind == "num":
-        return last.value < 1000 and last.value == int(last.value)
-    if last.kind == "range":
-        return True
-    return last.text in DANGLING_WORDS

@@ -76,7 +76,7 @@ def ceiling_leaks(text: str | None, ceiling: int) -> bool:
         return False
     toks, figures = scan(text)
     for fig in figures:
-        if ceiling in fig.values and not fig.phone:
+        if (ceiling in fig.values or fig.plain == ceiling) and not fig.phone:
             return True
         if not fig.has_multiplier and not fig.measure and _said_as_amount(toks, fig):
             for scale in SHORTHAND_SCALES:

@@ -19,6 +19,9 @@ RATE_TOKEN = "{rate}"
 # Moves (also the ModelTurn `purpose`).
 GREETING = "greeting"
 REASK_PERSON = "reask_person"
+ASK_PERSON = "ask_person"  # someone else answered: the vendor, or when to call him
+HOLD_ON = "hold_on"  # the phone is being passed to him: she waits
+CALLBACK_MESSAGE = "callback_message"  # someone else gave a time or will tell him: a message, then goodbye
 PITCH = "pitch"
 ASK_RATE = "ask_rate"
 OFFER_ANCHOR = "offer_anchor"
@@ -53,6 +56,15 @@ MAX_CALL_LENGTH = "माफ़ कीजिए, अभी बात यही�
 CANNED: dict[str, str] = {
     GREETING: "नमस्ते, मैं ओरी बोल रही हूं, एक लोड के सिलसिले में कॉल किया है। क्या मेरी बात {vendor_name} जी से हो रही है?",
     REASK_PERSON: "जी, मैं ओरी बोल रही हूं। क्या मेरी बात {vendor_name} जी से हो रही है?",
+    ASK_PERSON: (
+        "अच्छा जी। मैं ओरी, एक लोड के सिलसिले में कॉल किया था। क्या {vendor_name} जी से बात हो सकती है? "
+        "नहीं तो बता दीजिए, उन्हें कब कॉल करूं?"
+    ),
+    HOLD_ON: "जी, ज़रूर, मैं लाइन पर हूं।",
+    CALLBACK_MESSAGE: (
+        "ठीक है जी, {vendor_name} जी को बता दीजिएगा कि ओरी ने एक लोड के सिलसिले में कॉल किया था। "
+        "मैं बाद में फिर कॉल करूंगी। धन्यवाद, नमस्ते।"
+    ),
     PITCH: (
         "जी, {origin} से {destination} के लिए एक लोड है: {material}, {weight}, गाड़ी {vehicle} चाहिए, पिकअप {pickup}। "
         "क्या आपके पास गाड़ी है, और आपका रेट कितना रहेगा?"

@@ -83,12 +83,19 @@ BIG_WORDS: dict[str, int] = {
 # साढ़े X = X + 1/2, सवा X = X + 1/4, पौने X = X - 1/4 (of whatever multiplier follows).
 FRACTION_MODIFIERS: dict[str, float] = {
     "साढे": 0.5, "सवा": 0.25, "पौने": -0.25, "पौन": -0.25, "saade": 0.5, "sade": 0.5, "saadhe": 0.5,
-    "sadhe": 0.5, "sawa": 0.25, "sava": 0.25, "paune": -0.25, "pone": -0.25,
+    "sadhe": 0.5, "sawa": 0.25, "sava": 0.25, "paune": -0.25, "pone": -0.25, "सव्वा": 0.25, "savva": 0.25,
+    "पोने": -0.25, "पौणे": -0.25, "poune": -0.25, "sarhe": 0.5, "saarhe": 0.5, "साड़े": 0.5,
 }  # fmt: skip
+# Units of their own: डेढ़ 1.5, ढाई 2.5, आधा 0.5, पौना 0.75 ("पौना लाख" = 75,000), with the spellings an STT writes.
 FRACTION_UNITS: dict[str, float] = {
     "डेढ": 1.5, "डेढ़": 1.5, "ढाई": 2.5, "अढाई": 2.5, "dedh": 1.5, "derh": 1.5, "dhai": 2.5,
-    "dhaai": 2.5, "adhai": 2.5,
+    "dhaai": 2.5, "adhai": 2.5, "डेड": 1.5, "ढेड": 1.5, "ढेढ": 1.5, "देढ": 1.5, "dhed": 1.5, "dhedh": 1.5,
+    "dhaee": 2.5, "dhayi": 2.5, "ढाइ": 2.5, "adhaai": 2.5, "आधा": 0.5, "आधे": 0.5, "आधी": 0.5, "adha": 0.5,
+    "adhe": 0.5, "adhi": 0.5, "half": 0.5, "पौना": 0.75, "pauna": 0.75, "pona": 0.75, "quarter": 0.25,
 }  # fmt: skip
+# A bare fraction is no figure of its own in rate talk ("aadha advance dena hoga" is no 50,000).
+BARE_FRACTIONS = ("आधा", "आधे", "आधी", "adha", "adhe", "adhi", "half", "पौना", "pauna", "pona", "quarter")
+POINT_WORDS = ("point", "पॉइंट", "पॉइन्ट", "प्वाइंट", "दशमलव", "decimal", "poin")
 RANGE_WORDS = ("से", "या", "to", "or", "se", "ya")
 CURRENCY_WORDS = (
     "₹", "रुपये", "रुपए", "रूपये", "रूपए", "रुपया", "रूपया", "रुपयों", "rupees", "rupee", "rupaye", "rupaiye",
@@ -128,6 +135,8 @@ def _table() -> dict[str, tuple[str, float]]:
         table[key(word)] = ("unit", fraction)
     for word in RANGE_WORDS:
         table[key(word)] = ("range", 0.0)
+    for word in POINT_WORDS:
+        table[key(word)] = ("point", 0.0)
     for word in CURRENCY_WORDS:
         table[key(word)] = ("currency", 0.0)
     return table
@@ -140,7 +149,7 @@ MEASURES: frozenset[str] = frozenset(key(w) for w in MEASURE_WORDS)
 @dataclass(frozen=True)
 class Token:
     """One token of normalised text: `kind` is num, unit, en_unit, en_tens, hundred, big, frac_mod, range,
-    dash, currency, question, or word (anything else); `text` is the word's spelling key (digits as written)."""
+    dash, currency, question, point (a decimal point said as a word), or word (anything else); `text` is the word's spelling key (digits as written)."""
 
     kind: str
     value: float
@@ -161,6 +170,24 @@ _EN_COMPOUND_RE = re.compile(
     r"\b(" + "|".join(ENGLISH_TENS) + r")-(one|two|three|four|five|six|seven|eight|nine)\b"
 )
 _SPACE_GROUP_RE = re.compile(r"\b(\d{1,3})((?: \d{3})+)\b(?![.,]\d)")
+_MAGNITUDE = r"(lakhs?|lacs?|thousands?|hazaa?r|crores?)"
+# English fractions of a magnitude in the forms the Hindi grammar reads ("one and a half lakh" = डेढ़ लाख).
+_ENGLISH_FRACTIONS = tuple(
+    (re.compile(pattern), repl)
+    for pattern, repl in (
+        (rf"\ban? {_MAGNITUDE} and an? half\b", r"dedh \1"),
+        (rf"\b([a-z0-9]+) {_MAGNITUDE} and an? half\b", r"saade \1 \2"),
+        (rf"\b([a-z0-9]+) {_MAGNITUDE} less an? quarter\b", r"paune \1 \2"),
+        (r"\bone and (?:a )?half\b", "dedh"),
+        (r"\btwo and (?:a )?half\b", "dhai"),
+        (r"\b([a-z0-9]+) and (?:a )?half\b", r"saade \1"),
+        (r"\b([a-z0-9]+) and (?:a )?quarter\b", r"sava \1"),
+        (r"\bquarter to ([a-z0-9]+)\b", r"paune \1"),
+        (r"\bthree quarters?(?: of)?(?: an?)?\b", "pauna"),
+        (r"\b(?:a )?half (?:of )?an?\b", "half"),
+        (r"\b(?:a )?quarter (?:of )?an?\b", "quarter"),
+    )
+)
 
 
 def _num_value(text: str) -> float | None:
@@ -183,7 +210,41 @@ def prepare(text: str) -> str:
     t = normalize(text)
     t = _SLASH_DASH_RE.sub(" ", t)
     t = _EN_COMPOUND_RE.sub(r"\1 \2", t)
+    if "half" in t or "quarter" in t:
+        for pattern, repl in _ENGLISH_FRACTIONS:
+            t = pattern.sub(repl, t)
     return _SPACE_GROUP_RE.sub(lambda m: m.group(1) + m.group(2).replace(" ", ""), t)
+
+
+def _decimal_digit(tok: Token) -> str | None:
+    if tok.kind == "num" and len(tok.text) == 1:
+        return tok.text
+    if tok.kind in ("unit", "en_unit") and tok.value in range(10):
+        return str(int(tok.value))
+    return None
+
+
+def _said_decimals(toks: list[Token]) -> list[Token]:
+    """A decimal point said as a word joins a whole number and the digits after it into one number token:
+    "do point paanch" and "one point five" are 2.5 and 1.5 ("one point five lakh" = 1,50,000)."""
+    if not any(t.kind == "point" for t in toks):
+        return toks
+    out: list[Token] = []
+    i = 0
+    while i < len(toks):
+        t = toks[i]
+        whole = t.kind in ("num", "unit", "en_unit", "en_tens") and t.value == int(t.value)
+        if whole and i + 2 < len(toks) and toks[i + 1].kind == "point" and _decimal_digit(toks[i + 2]) is not None:
+            j, digits = i + 2, ""
+            while j < len(toks) and (d := _decimal_digit(toks[j])) is not None:
+                digits, j = digits + d, j + 1
+            text = f"{int(t.value)}.{digits}"
+            out.append(Token("num", float(text), text, t.start, toks[j - 1].end))
+            i = j
+            continue
+        out.append(t)
+        i += 1
+    return out
 
 
 def tokenize(text: str) -> list[Token]:
@@ -204,4 +265,4 @@ def tokenize(text: str) -> list[Token]:
             out.append(Token("currency", 0.0, "₹", s, e))
         else:
             out.append(Token("question", 0.0, "?", s, e))
-    return out
+    return _said_decimals(out)

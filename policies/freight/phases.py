@@ -60,6 +60,7 @@ MAX_PROBES = 2  # "why so high?" at most twice per call; a third figure in range
 MAX_OPENING_UNCLEAR = 1  # unclear answers to "is this <vendor>?" before she pitches anyway
 MAX_DEFERRED_EXTRA = 2  # non-acknowledgements after the wind-down before the goodbye anyway
 MAX_PROBE_QUESTIONS = 1  # questions back ("आप कितना दोगे?") answered with the neutral line before the counter
+MAX_PERSON_ASKS = 2  # unclear answers from someone else, asked for the vendor, before a polite close
 
 
 @dataclass
@@ -88,6 +89,9 @@ class Ladder:
     probe_questions: int = 0
     opening_unclear: int = 0
     deferred_extra: int = 0
+    someone_else: bool = False  # someone else answered for the vendor: no pitch until he is on the line
+    handed_over: bool = False  # the phone was being passed to him
+    person_asks: int = 0
 
 
 def _close(move: str, disposition: str, reason: str | None = None) -> Move:
@@ -131,9 +135,39 @@ def justified(lad: Ladder) -> Move:
     return Move(L.COUNTER, Phase.COUNTERED, figure=lad.concession)
 
 
+def someone_else(lad: Ladder, it: Intent) -> Move | None:
+    """Someone else answered (the driver, a relative, an employee): ask for the vendor or when to call him, wait
+    while the phone is passed, close with a message once a time is given or he will call; None when the turn
+    is for the usual opening reading (the vendor may be on the line after a hand-over)."""
+    if it.other_person or it.relay:
+        lad.someone_else, lad.handed_over = True, False
+    if lad.someone_else and (it.relay or it.time_given):
+        return _close(L.CALLBACK_MESSAGE, CALLBACK)
+    if it.handover:
+        lad.handed_over = True
+        return Move(L.HOLD_ON, Phase.OPENING)
+    if it.other_person:
+        return Move(L.ASK_PERSON, Phase.OPENING)
+    if lad.someone_else and ((it.no and not it.yes) or it.farewell or it.refusal or it.callback):
+        return _close(L.CALLBACK_MESSAGE, CALLBACK)
+    if it.identifies or lad.handed_over:
+        return None  # he says he is the vendor, or the phone was passed: the usual reading
+    if it.yes or it.bare_ack:  # "haan ji" to "may I talk to him?": he is being fetched
+        lad.handed_over = True
+        return Move(L.HOLD_ON, Phase.OPENING)
+    lad.person_asks += 1
+    if lad.person_asks > MAX_PERSON_ASKS:
+        return _close(L.CALLBACK_MESSAGE, CALLBACK)
+    return Move(L.ASK_PERSON, Phase.OPENING)
+
+
 def opening(lad: Ladder, it: Intent, heard: int | None) -> Move:
-    if it.voicemail:
+    if it.voicemail and not it.other_person:
         return _close(L.VOICEMAIL, VOICEMAIL)
+    if it.other_person or it.relay or lad.someone_else or it.handover:
+        move = someone_else(lad, it)
+        if move is not None:
+            return move
     if it.wrong_number:
         return _close(L.WRONG_NUMBER, WRONG_NUMBER)
     if it.hearing:
@@ -149,7 +183,7 @@ def opening(lad: Ladder, it: Intent, heard: int | None) -> Move:
     if it.right_person or heard is not None:
         return Move(L.PITCH, Phase.PITCHED)
     lad.opening_unclear += 1
-    if lad.opening_unclear > MAX_OPENING_UNCLEAR:
+    if lad.opening_unclear > MAX_OPENING_UNCLEAR and not lad.someone_else:
         return Move(L.PITCH, Phase.PITCHED)
     return Move(L.REASK_PERSON, Phase.OPENING)
 
@@ -159,6 +193,8 @@ def pitched(lad: Ladder, it: Intent, heard: int | None) -> Move:
         return evaluate_quote(lad, heard)
     if it.hearing:
         return Move("", Phase.PITCHED, repeat=True)
+    if it.other_person:  # "main to driver hoon, rate malik batayenge": back to asking for the vendor
+        return someone_else(lad, it) or Move(L.ASK_PERSON, Phase.OPENING)
     if it.callback:
         return _close(L.CALLBACK, CALLBACK)
     if it.our_rate:
@@ -212,6 +248,8 @@ def countered(lad: Ladder, it: Intent, heard: int | None) -> Move:
         return Move(L.LAST_ASK, Phase.LAST_ASK)
     if it.callback:  # "हां, सोच कर बताता हूं" is no yes to the counter
         return _close(L.CALLBACK, CALLBACK)
+    if it.refusal or (it.no and it.farewell):  # "तो रहने दीजिए", "nahi karna": no -> the one more ask, no figure
+        return Move(L.LAST_ASK, Phase.LAST_ASK)
     if it.hearing or it.question or it.our_rate:
         return Move(L.COUNTER, Phase.COUNTERED, figure=lad.concession)
     if it.yes:
@@ -256,7 +294,7 @@ def decide(phase: Phase, lad: Ladder, it: Intent, quote: Quote) -> Move:
             return Move(L.ASK_TRIP_RATE, phase)
         if quote.phone and phase is Phase.PITCHED:
             return Move(L.NUMBER_NOTED, phase)
-    if phase is Phase.OPENING and quote.per_unit:
+    if phase is Phase.OPENING and quote.per_unit and not lad.someone_else:
         return Move(L.PITCH, Phase.PITCHED)
     return HANDLERS[phase](lad, it, quote.rate)
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from policies.freight.clauses import CORRECTIONS, NEGATORS
 from policies.freight.figures import Figure, scan
-from policies.freight.numerals import Token
+from policies.freight.numerals import BARE_FRACTIONS, Token
 from policies.freight.spelling import key, keys
 
 MIN_HEARD_RATE = 500  # a figure below this is a count or a weight ("20 टन", "एक मिनट"), never a truck rate
@@ -64,7 +64,8 @@ BARE_WORDS = _set(
     "chalo", "मेरा", "mera", "अपना", "apna", "अरे", "are", "हम्म", "hmm", "उम्म", "umm", "मैडम", "madam", "देखिए",
     "dekhiye", "बोलो", "bolo", "बोलिए", "boliye", "सुनिए", "suniye", "यार", "yaar",
 )  # fmt: skip
-AMBIGUOUS = _set("साथ", "दो", "एक", "ek")  # "साथ" (with) = साठ, "दो" (give), "एक" (a)
+# "साथ" (with) = साठ, "दो" (give), "एक" (a), "आधा" (half of anything: "aadha advance")
+AMBIGUOUS = _set("साथ", "दो", "एक", "ek", *BARE_FRACTIONS)
 
 
 @dataclass(frozen=True)

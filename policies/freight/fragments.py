@@ -1,0 +1,97 @@
+"""Whether a vendor's transcript ends where more is still to come: `utterance_may_continue`.
+
+Owns the turn-boundary guard of the freight policy (the turn holder in ai_operator/turn_boundary.py holds such a
+fragment for the continuation and merges it before anything is decided). A transcript may continue when it ends
+- on an open punctuation mark ("...", ",", "-"), or on a number word a multiplier may still follow ("तेईस",
+  "साढ़े", "23"), or on a range word ("बाईस से");
+- on a hedge, a connective or a link word (लगभग, करीब, तो, और, का, around, about, "would be", "at least");
+- on the rate still to be named: a rate word ("रेट", "भाड़ा", "price", "इसका", "total", "मेरी तरफ़ से") followed
+  only by copulas, future forms and fillers ("मेरा रेट है", "rate hoga", "तो रेट रहेगा", "iska lagega",
+  "my rate would be", "the price for this is", "rate hai sir ji"), with no money figure anywhere in the turn
+  ("pachees hazaar rate hai" and "यही रेट है" are complete, "tell me your price" asks; "बीस टन का रेट होगा" is
+  not: tonnes are no money).
+A closing mark (?, ।, ., !) ends it. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from policies.freight.figures import scan
+from policies.freight.numerals import Token, tokenize
+from policies.freight.spelling import key
+
+
+def _set(*words: str) -> frozenset[str]:
+    return frozenset(key(w) for w in words)
+
+
+# A text ending on one of these is a fragment ("तो मेरा rate लगभग ...", "it would be").
+DANGLING_WORDS = _set(
+    "लगभग", "करीब", "क़रीब", "तकरीबन", "तक़रीबन", "तो", "कि", "और", "या", "मेरा", "मेरी", "हमारा", "हमारी",
+    "का", "की", "के", "से", "में", "पर", "को", "लेकिन", "मगर", "मतलब", "यानी", "रेट", "rate", "भाड़ा", "किराया",
+    "around", "about", "approx", "approximately", "like", "is", "and", "or", "my", "the", "but", "so", "lagbhag",
+    "karib", "to", "mera", "be", "roughly", "nearly", "almost", "of", "at", "than", "least", "minimum", "तकरीबन",
+    "takriban", "करीबन", "kariban", "अंदाजन", "andajan", "यही", "yahi",
+)  # fmt: skip
+# Words whose figure follows them: the rate itself, "of this" ("इसका लगेगा"), the total, "from my side".
+RATE_SUBJECTS = _set(
+    "रेट", "rate", "rates", "भाड़ा", "bhada", "किराया", "kiraya", "price", "प्राइस", "charge", "charges", "चार्ज",
+    "quote", "quotation", "भाव", "bhav", "cost", "total", "टोटल", "कुल", "kul", "amount", "अमाउंट", "रकम", "rakam",
+    "पैसे", "paise", "इसका", "iska", "इसके", "iske", "इसकी", "iski", "इसमें", "isme", "ismein", "उसका", "uska",
+    "तरफ", "taraf", "side", "freight", "फ्रेट",
+)  # fmt: skip
+# What may stand after a rate word while its figure is still to come: copulas and future forms, fillers, hedges,
+# links ("rate rahega aapke liye", "dekho is route ka kiraya hoga", "the total would be like").
+PENDING_TAIL = _set(
+    "है", "हैं", "hai", "hain", "होगा", "होगी", "होंगे", "hoga", "hogi", "honge", "रहेगा", "रहेगी", "रहेंगे", "rahega",
+    "rahegi", "rahenge", "लगेगा", "लगेगी", "लगेंगे", "lagega", "lagegi", "lagenge", "लगता", "लगती", "lagta", "lagti",
+    "बनेगा", "banega", "बनता", "banta", "बनती", "banti", "बैठेगा", "baithega", "पड़ेगा", "padega", "जाएगा", "jayega",
+    "जायेगा", "आएगा", "aayega", "ayega", "होता", "hota", "होती", "hoti", "रहता", "rehta", "rahta", "आता", "aata",
+    "is", "are", "will", "would", "be", "'ll", "it'll", "it", "comes", "come", "to", "around", "about", "like",
+    "for", "you", "this", "load", "the", "my", "our", "of", "from", "side", "जी", "ji", "सर", "sir", "भाई", "bhai",
+    "तो", "हम्म", "hmm", "umm", "उम्म", "uh", "वैसे", "vaise", "लगभग", "करीब", "तकरीबन", "कुछ", "kuch", "का", "की",
+    "के", "ka", "ki", "ke", "से", "se", "में", "mein", "इस", "लोड", "आपके", "aapke", "आपका", "aapka", "आपको", "aapko",
+    "लिए", "liye", "मेरी", "meri", "हमारी", "hamari", "मेरा", "mera", "हमारा", "hamara", "ट्रिप", "trip", "रूट",
+    "route", "basically", "approx", "approximately", "roughly",
+)  # fmt: skip
+# Before the rate word, these make it a rate already named or asked for: "यही रेट है", "tell me your price".
+NAMED_BEFORE = _set("यही", "वही", "yahi", "wahi", "vahi", "same", "that", "your", "आपका", "आपकी", "आपके", "aapka",
+                    "aapki", "aapke", "तुम्हारा", "tumhara", "kya", "क्या", "what", "कितना", "kitna")  # fmt: skip
+KAM_SE_KAM = (key("कम"), key("से"), key("कम"))  # "कम से कम" (at least)
+_NUMBER_KINDS = ("unit", "en_unit", "en_tens", "frac_mod", "hundred")
+_OPEN_ENDINGS = ("...", "…", ",", "-")
+_CLOSED_ENDINGS = ("?", "।", ".", "!", "॥")
+
+
+def _rate_pending(text: str, toks: list[Token]) -> bool:
+    """A rate word followed only by copulas, fillers and links, and no money figure in the turn."""
+    words = [t.text for t in toks]
+    subject = max((i for i, w in enumerate(words) if w in RATE_SUBJECTS), default=-1)
+    if subject < 0 or not all(w in PENDING_TAIL for w in words[subject + 1 :]):
+        return False
+    if subject > 0 and words[subject - 1] in NAMED_BEFORE:
+        return False
+    return all(fig.measure or fig.phone for fig in scan(text, toks)[1])
+
+
+def utterance_may_continue(text: str) -> bool:
+    """True when `text` ends dangling (see the module docstring)."""
+    stripped = (text or "").strip()
+    if not stripped:
+        return False
+    if stripped.endswith(_OPEN_ENDINGS):
+        return True
+    if stripped.endswith(_CLOSED_ENDINGS):
+        return False
+    toks = tokenize(stripped)
+    if not toks:
+        return False
+    last = toks[-1]
+    if last.kind in _NUMBER_KINDS:
+        return True
+    if last.kind == "num":
+        return last.value < 1000 and last.value == int(last.value)
+    if last.kind == "range":
+        return True
+    if last.text in DANGLING_WORDS or tuple(t.text for t in toks[-3:]) == KAM_SE_KAM:
+        return True
+    return _rate_pending(stripped, toks)

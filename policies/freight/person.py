@@ -1,0 +1,162 @@
+"""Who answered the phone: the vendor, or someone else for him (his driver, a relative, an employee), and what
+that someone says about him.
+
+Owns `read_person(tokens)` over spelling keys (Devanagari, Hinglish and English alike), a `Person` reading:
+- `other`: someone else answers: a relation or role of the vendor's ("main unka driver", "उनकी वाइफ", "this is his
+  son", "i am the manager", "driver speaking", "मैं मुंशी हूं"), or the vendor is away or occupied, said of him in
+  the third person ("वो घर पर नहीं हैं", "सेठ जी बाहर गए हुए हैं", "wo abhi busy hain", "he is not here");
+- `handover`: the phone is being passed to him ("ek minute dete hain", "होल्ड कीजिए", "bulata hoon", "hold on i
+  will give him the phone");
+- `relay`: he will call, will be told, or will be back, said of him ("wo aapko call kar lenge", "मैं उनको बता
+  दूंगा", "he will call you back", "papa ek ghante baad aayenge", "वो दोपहर तक लौटेंगे");
+- `time`: a time to come ("शाम को", "kal subah", "ek ghante baad", "after lunch"), said by whoever answered;
+- `identifies`: he names himself the one asked for ("main hi bol raha hoon", "speaking").
+The phase machine (phases.py) decides what each means where: no pitch until the right person is confirmed.
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from policies.freight.clauses import find, find_all, negated, table
+from policies.freight.deferral import LATER, PAST
+from policies.freight.spelling import key
+
+
+def _set(*words: str) -> frozenset[str]:
+    return frozenset(key(w) for w in words)
+
+
+RELATIONS = _set(
+    "बेटा", "बेटी", "son", "daughter", "beta", "beti", "भाई", "bhai", "brother", "भतीजा", "bhatija", "nephew",
+    "पत्नी", "वाइफ", "wife", "patni", "घरवाली", "gharwali", "मिसेज", "mrs", "husband", "पति", "pati", "बहन", "behen",
+    "sister", "दामाद", "damad", "रिश्तेदार", "relative", "cousin", "जीजा", "jija", "चाचा", "chacha", "मामा", "mama",
+    "uncle", "father", "पापा", "papa", "mother", "मम्मी", "mummy", "भांजा", "bhanja", "बहू", "bahu", "नाती", "पोता",
+    "pota", "grandson", "family", "लड़का", "ladka", "लड़की", "ladki", "बच्चा", "bachcha", "बेटे", "bete",
+)  # fmt: skip
+ROLES = _set(
+    "ड्राइवर", "driver", "मुंशी", "munshi", "मुनीम", "munim", "मैनेजर", "manager", "स्टाफ", "staff", "हेल्पर",
+    "helper", "खलासी", "khalasi", "क्लीनर", "cleaner", "नौकर", "naukar", "कर्मचारी", "employee", "accountant",
+    "अकाउंटेंट", "clerk", "क्लर्क", "secretary", "सेक्रेटरी", "supervisor", "सुपरवाइजर", "peon", "चपरासी",
+    "worker", "assistant", "office", "ऑफिस", "दफ्तर", "operator", "ऑपरेटर", "receptionist",
+)  # fmt: skip
+POSSESSIVES = _set(
+    "उनका", "उनकी", "उनके", "उसका", "उसकी", "उसके", "इनका", "इनकी", "इनके", "unka", "unki", "unke", "uska", "uski",
+    "uske", "inka", "inki", "inke", "his", "her", "their", "का", "की", "के", "ka", "ki", "ke", "sir's",
+)  # fmt: skip
+FIRST_PERSON = _set("मैं", "main", "mai", "मै", "i", "i'm", "im", "हम", "hum", "ham", "me")
+# After a role: he is saying what he is ("driver hoon", "driver bol raha", "driver speaking", "staff se").
+ROLE_AFTER = _set("हूं", "हूँ", "hoon", "hun", "hu", "बोल", "bol", "speaking", "here", "से", "se", "है", "hai", "हैं",
+                  "hain")  # fmt: skip
+HONORIFICS = _set("जी", "ji", "साहब", "sahab", "sir")
+# His phone in someone else's hands ("unka phone mere paas hai").
+HIS_PHONE = table("फोन मेरे पास", "phone mere paas", "phone mere pas", "mobile mere paas", "उनका फोन", "unka phone",
+                  "unka mobile", "his phone", "her phone", "उनका मोबाइल")  # fmt: skip
+ROLE_BEFORE = _set("am", "the", "i'm", "im", "is", "मैं", "main", "हम", "hum")
+THIRD_PERSON = _set(
+    "वो", "वह", "वे", "woh", "wo", "vo", "voh", "he", "she", "he's", "she's", "sir", "सर", "सेठ", "seth", "sahab",
+    "साहब", "साब", "saab", "malik", "मालिक", "पापा", "papa", "पिताजी", "pitaji", "boss", "owner", "ओनर", "मम्मी",
+    "भैया", "bhaiya", "बॉस", "unka", "उनका", "उनको", "unko", "उन्हें", "unhe", "him", "her", "they", "unse", "उनसे",
+)  # fmt: skip
+# Away or occupied in the honorific third person ("वो घर पर नहीं हैं", "gaye hue hain", "सो रहे हैं"): of him
+# unless a "हम" (we, or a plural I) says it.
+AWAY_OF_HIM = table(
+    "नहीं हैं", "nahi hain", "nahin hain", "बाहर गए", "bahar gaye", "बाहर हैं", "bahar hain", "गए हुए", "gaye hue",
+    "gaye hain", "गए हैं", "निकले हैं", "nikle hain", "निकल गए", "nikal gaye", "सो रहे", "so rahe", "नहा रहे",
+    "naha rahe", "खा रहे", "kha rahe", "busy हैं", "busy hain", "बिज़ी हैं", "बिजी हैं", "व्यस्त हैं", "मीटिंग में हैं",
+    "meeting mein hain", "meeting me hain", "चला रहे हैं", "chala rahe hain", "hain nahi", "हैं नहीं", "lekar gaye",
+    "लेकर गए", "le kar gaye",
+)  # fmt: skip
+# Away or occupied with no person in the words ("not here", "in a meeting"): of him only with a he/wo/sir.
+AWAY = table(
+    "घर पर नहीं", "घर पे नहीं", "ghar pe nahi", "ghar par nahi", "not at home", "not here", "यहां नहीं", "यहाँ नहीं",
+    "yahan nahi", "यहां पर नहीं", "not available", "isn't available", "available नहीं", "available nahi", "is out",
+    "are out", "gone out", "went out", "बाहर गया", "bahar gaya", "गया हुआ", "gaya hua", "gaya hai", "गया है",
+    "sleeping", "is busy", "in a meeting", "is driving", "is not there", "isn't there", "मौजूद नहीं", "maujood nahi",
+    "site pe", "bahar hai", "बाहर है", "abhi nahi hai", "अभी नहीं है",
+)  # fmt: skip
+HANDOVER = table(
+    "dete hain", "देते हैं", "deta hoon", "deta hu", "देता हूं", "देता हूँ", "de raha", "दे रहा", "de rahi", "दे रही",
+    "phone deta", "फोन देता", "bulata", "बुलाता", "bula raha", "बुला रहा", "bulati", "बुलाती", "bula deta",
+    "बुला देता", "bula dunga", "बुला दूंगा", "होल्ड", "hold", "line pe rahiye", "लाइन पे रहिए", "लाइन पर रहिए",
+    "line par rahiye", "give him the phone", "give her the phone", "let me call him", "let me get him",
+    "i'll get him", "i will get him", "i'll call him", "connect", "transfer", "ट्रांसफर", "पकड़ाता", "pakdata",
+    "baat karwata", "बात करवाता", "baat karata", "बात कराता", "baat karwa deta", "बात करवा देता", "unko deta",
+    "उनको देता", "उन्हें देता", "unhe deta",
+)  # fmt: skip
+RELAY = table(
+    "call kar lenge", "call karenge", "phone karenge", "phone kar lenge", "कॉल कर लेंगे", "कॉल करेंगे", "फोन करेंगे",
+    "फोन कर लेंगे", "will call you", "he'll call", "she'll call", "he will call", "she will call", "call you back",
+    "बता दूंगा", "bata dunga", "bata dungi", "बता दूंगी", "bol dunga", "बोल दूंगा", "बोल दूंगी", "keh dunga",
+    "कह दूंगा", "i'll tell him", "i will tell him", "will tell him", "let him know", "pass the message",
+    "message de dunga", "मैसेज दे दूंगा", "inform kar dunga", "khud call", "खुद कॉल", "खुद फोन", "khud phone",
+    "call back karenge", "आपको कॉल", "aapko call", "aapko phone", "आपको फोन", "apko call",
+)  # fmt: skip
+# When he is back ("दोपहर तक लौटेंगे", "kal subah milenge", "will be back"): beside deferral.LATER's times.
+RETURN = table(
+    "आएंगे", "आयेंगे", "aayenge", "ayenge", "aaenge", "आ जाएंगे", "aa jayenge", "लौटेंगे", "lautenge", "will be back",
+    "be back", "वापस आ", "vapas aa", "wapas aa", "milenge", "मिलेंगे", "free honge", "फ्री होंगे", "after", "lunch",
+    "लंच", "baje", "बजे", "o'clock",
+)  # fmt: skip
+IDENTIFIES = table(
+    "मैं ही", "मैं बोल रहा", "बोल रहा हूं", "बोल रहा हूँ", "speaking", "मैं हूं", "मैं हूँ", "main hi", "bol raha hoon",
+    "main bol raha", "haan main", "it's me", "ji hi hoon", "जी ही हूं", "this is he", "yes this is",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Person:
+    """What one turn says about who is on the line (see the module docstring)."""
+
+    other: bool = False
+    handover: bool = False
+    relay: bool = False
+    time: bool = False
+    identifies: bool = False
+
+
+def _related(tokens: Sequence[str]) -> bool:
+    """A relation or role of the vendor's: "unka driver", "his son", "main munshi hoon", "driver speaking"."""
+    if find(tokens, HIS_PHONE):
+        return True
+    for i, tok in enumerate(tokens):
+        before = tokens[max(0, i - 2) : i]
+        if tok in RELATIONS and any(t in POSSESSIVES for t in before):
+            return True
+        if tok in ROLES:
+            k = i + 1
+            while k < len(tokens) and tokens[k] in HONORIFICS:  # "munshi ji bol raha hoon"
+                k += 1
+            after = tokens[k] if k < len(tokens) else ""
+            if any(t in POSSESSIVES for t in before) or (before and before[-1] in ROLE_BEFORE) or after in ROLE_AFTER:
+                return True
+    return False
+
+
+def _away(tokens: Sequence[str]) -> bool:
+    """He is away or occupied, said of him (an honorific third-person form, or a he/wo/sir)."""
+    if any(t in THIRD_PERSON or t in RELATIONS for t in tokens):  # "uncle ghar pe nahi hai"
+        return find(tokens, AWAY) or find(tokens, AWAY_OF_HIM)
+    return find(tokens, AWAY_OF_HIM) and not any(t in FIRST_PERSON for t in tokens)
+
+
+def _time(tokens: Sequence[str]) -> bool:
+    if any(t in PAST for t in tokens):
+        return False
+    return any(not negated(tokens, i, j) for i, j in find_all(tokens, LATER)) or find(tokens, RETURN, negation=True)
+
+
+def read_person(tokens: Sequence[str]) -> Person:
+    """Who is on the line, from one clause of spelling keys."""
+    other = _related(tokens) or _away(tokens)
+    time = _time(tokens)
+    of_him = any(t in THIRD_PERSON for t in tokens)
+    return Person(
+        other=other,
+        handover=find(tokens, HANDOVER, negation=True),
+        relay=of_him and (time or find(tokens, RELAY, negation=True)),
+        time=time,
+        identifies=not other and find(tokens, IDENTIFIES, negation=True),
+    )

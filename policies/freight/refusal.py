@@ -1,0 +1,69 @@
+"""Whether a vendor turns an offer down even where his words start like a yes ("ठीक है तो फिर रहने दीजिए",
+"ok then it's over", "mera rate final hai", "theek hai aap kisi aur se karwa lo").
+
+Owns `is_refusal(tokens)` over spelling keys (Devanagari, Hinglish and English alike), built from these forms:
+- leave it: "रहने दो", "chhodo", "jaane do", "leave it", "forget it";
+- it's over: "बात खत्म", "khatam", "then it's over", "no deal", "फिर कभी";
+- my figure stands: "final" or "last" with mine/that/what I said ("mera rate final hai", "जो बोला वही फाइनल",
+  "wahi lagega", "उतना ही लगेगा"), while a bare "final"/"done" stays a yes;
+- someone else: "दूसरी गाड़ी देख लो", "kisi aur se karwa lo", "find another truck";
+- a loss, not possible: "घाटा है", "loss hai", "impossible", "संभव नहीं", "padta nahi", "can't do";
+- an ultimatum: "वरना", "नहीं तो", "warna", "otherwise", "take it or leave it".
+The forms without a negator of their own are negation-aware ("घाटा नहीं है", "final नहीं है" are no refusal). The phase machine reads it where an
+offer stands (after the counter: LAST_ASK, never a deal). Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from policies.freight.clauses import find, negated, table
+from policies.freight.spelling import key
+
+REFUSALS = table(
+    # leave it
+    "रहने दो", "रहने दीजिए", "रहने दें", "रहने दीजिये", "रहने देते", "rehne do", "rahne do", "rehne dijiye",
+    "rahne dijiye", "rehne de", "rehne dete", "छोड़ो", "छोड़ दो", "छोड़िए", "छोड़ दीजिए", "chhodo", "chodo",
+    "chhod do", "chod do", "chhodiye", "chodiye", "जाने दो", "jaane do", "jane do", "leave it", "forget it",
+    "skip it", "mat do", "मत दो", "मत दीजिए",
+    # it's over
+    "खत्म", "ख़त्म", "khatam", "khatm", "it's over", "it is over", "its over", "no deal", "फिर कभी", "phir kabhi",
+    "next time", "अगली बार", "agli baar", "not interested",
+    # someone else
+    "दूसरी गाड़ी", "dusri gaadi", "dusri gadi", "doosri gaadi", "कोई और गाड़ी", "koi aur gaadi", "koi aur gadi",
+    "किसी और से", "kisi aur se", "kisi aur ko", "किसी और को", "कहीं और", "kahin aur", "someone else",
+    "another truck", "other truck", "another vendor", "somebody else", "दूसरा वेंडर", "dusra vendor",
+    # a loss
+    "impossible", "नामुमकिन", "namumkin", "घाटा", "ghata", "ghaata", "loss", "नुकसान", "nuksan", "nuksaan",
+)  # fmt: skip
+# Forms that carry their own negator: read without the negation check.
+FLAT_REFUSALS = table(
+    "not possible", "possible नहीं", "possible nahi", "संभव नहीं", "sambhav nahi", "सवाल ही नहीं", "sawal hi nahi",
+    "no way", "पड़ता नहीं", "padta nahi", "पुसाता नहीं", "pusata nahi", "can't do", "cannot do", "won't do",
+    "can not do", "phir koi baat nahi", "fir koi baat nahi", "फिर कोई बात नहीं", "to koi baat nahi", "वरना", "warna", "varna", "नहीं तो", "nahi to", "nahin to", "otherwise", "take it or leave it",
+)  # fmt: skip
+# "final"/"last" with the vendor's own figure ("mera rate final hai", "jo bola wahi final"); alone it is a yes.
+STANDS = frozenset(key(w) for w in ("final", "फाइनल", "फ़ाइनल", "last", "लास्ट", "fix", "fixed", "फिक्स"))
+MINE = frozenset(
+    key(w)
+    for w in ("मेरा", "mera", "my", "अपना", "apna", "हमारा", "hamara", "वही", "wahi", "vahi", "यही", "yahi", "जो",
+              "jo", "same", "बोला", "bola", "said", "utna", "उतना", "itna", "इतना")
+)  # fmt: skip
+ONLY_THAT = table("वही लगेगा", "wahi lagega", "उतना ही", "utna hi", "itna hi lagega", "इतना ही लगेगा", "wahi rahega",
+                  "वही रहेगा", "yahi rahega", "यही रहेगा", "same rate", "wahi rate", "वही रेट", "bol diya", "बोल दिया",
+                  "bata diya", "बता दिया", "already told", "already said")  # fmt: skip
+
+
+def _stands(tokens: Sequence[str]) -> bool:
+    """"mera rate final hai", "जो बोला वही फाइनल है", "उतना ही लगेगा": his own figure stands."""
+    if find(tokens, ONLY_THAT, negation=True):
+        return True
+    return any(
+        tok in STANDS and any(t in MINE for t in tokens[max(0, i - 4) : i]) and not negated(tokens, i, i + 1)
+        for i, tok in enumerate(tokens)
+    )
+
+
+def is_refusal(tokens: Sequence[str]) -> bool:
+    """Whether this clause turns the offer down (see the module docstring). `tokens`: spelling keys."""
+    return find(tokens, REFUSALS, negation=True) or find(tokens, FLAT_REFUSALS) or _stands(tokens)
