@@ -14,16 +14,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import ai_operator.config.values as v
-from ai_operator.config.schema import LLM_CHOICES, STT_CHOICES, TTS_CHOICES
+from ai_operator.config.schema import provider_choices
 
 ROUTE_KEY_RE = re.compile(r"^ROUTE_([A-Z0-9]+)_([A-Z][A-Z0-9_]*)$")
 ROUTE_OPTIONS: dict[str, str] = {
     "ENABLED": "true/false: the bot answers this route",
     "POLICY": "dialogue policy name (a folder of policies/, or of POLICY_PATH)",
     "HANDOFF": "where a human handoff goes: context,extension[,priority] or an endpoint like PJSIP/operator-desk",
-    "STT": "per-route speech-to-text provider override (openai, none)",
-    "TTS": "per-route text-to-speech provider override (espeak, openai)",
-    "LLM": "per-route model provider override (openai, none)",
+    "STT": "per-route speech-to-text provider override (a registered provider, or none)",
+    "TTS": "per-route text-to-speech provider override (a registered provider: espeak, openai)",
+    "LLM": "per-route model provider override (a registered provider, or none)",
     "HOLD_S": "turn-boundary hold for dangling utterances, seconds (0..10)",
 }
 PRODUCTION_ROUTES = ("kazakhtelecom",)
@@ -88,12 +88,8 @@ def parse_runtime_option(option: str, raw: str) -> Any:
     """One of `ROUTE_OPTIONS` (not ENABLED/POLICY) as a typed value; raises ValueError saying what is allowed."""
     if option == "HANDOFF":
         return HandoffTarget.parse(raw) if raw.strip() else None
-    if option == "STT":
-        return v.parse_choice(raw, STT_CHOICES) if raw.strip() else None
-    if option == "TTS":
-        return v.parse_choice(raw, TTS_CHOICES) if raw.strip() else None
-    if option == "LLM":
-        return v.parse_choice(raw, LLM_CHOICES) if raw.strip() else None
+    if option in ("STT", "TTS", "LLM"):
+        return v.parse_choice(raw, provider_choices(option.lower())()) if raw.strip() else None
     if option == "HOLD_S":
         return v.parse_float(raw, 0, 10) if raw.strip() else None
     raise KeyError(option)

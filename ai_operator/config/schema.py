@@ -15,9 +15,6 @@ from typing import Any
 import ai_operator.config.values as v
 
 CODECS = ("ulaw", "alaw", "slin")
-STT_CHOICES = ("auto", "openai", "none")  # auto = openai when OPENAI_API_KEY is set
-TTS_CHOICES = ("auto", "openai", "espeak")
-LLM_CHOICES = ("auto", "openai", "none")
 EMBEDDING_CHOICES = ("hash", "openai")
 LOG_LEVELS = ("debug", "info", "warning", "error")
 LOG_FORMATS = ("auto", "json", "console")
@@ -35,6 +32,20 @@ class Spec:
     hi: float | None = None
     secret: bool = False
     check: Callable[[str], None] | None = None  # extra check of the raw text (URLs, names); raises ValueError
+    choices_from: Callable[[], tuple[str, ...]] | None = None  # choices known at run time (the provider registry)
+
+
+def provider_choices(kind: str) -> Callable[[], tuple[str, ...]]:
+    """What `<KIND>_PROVIDER` (or a route's override) may say: the registered providers of `kind`, auto, none."""
+
+    def choices() -> tuple[str, ...]:
+        from ai_operator.providers.registry import (
+            choices as registered,  # at parse time: providers import config
+        )
+
+        return registered(kind)
+
+    return choices
 
 
 def setting(key: str, default: Any, doc: str, **spec: Any) -> Any:
@@ -91,17 +102,28 @@ class SpeechSettings:
     openai_base_url: str = setting("OPENAI_BASE_URL", "", "base URL of an OpenAI-compatible server; empty = OpenAI",
                                    check=lambda raw: v.check_http_url(raw, optional=True))
     stt_provider: str = setting("STT_PROVIDER", "auto", "speech-to-text: openai, none, auto (openai when a key is set)",
-                                choices=STT_CHOICES)
+                                choices_from=provider_choices("stt"))
     stt_model: str = setting("STT_MODEL", "whisper-1", "transcription model")
     stt_timeout_s: float = setting("STT_TIMEOUT_S", 8.0, "transcription timeout per attempt", lo=0.1, hi=120)
     tts_provider: str = setting("TTS_PROVIDER", "auto", "text-to-speech: espeak, openai, auto (openai when a key is set)",
-                                choices=TTS_CHOICES)
+                                choices_from=provider_choices("tts"))
     tts_model: str = setting("TTS_MODEL", "gpt-4o-mini-tts", "speech model")
     tts_voice: str = setting("TTS_VOICE", "alloy", "speech voice")
+    tts_timeout_s: float = setting("TTS_TIMEOUT_S", 10.0, "speech: opening a line and each later read; past it the "
+                                   "line is spoken in the local voice", lo=0.1, hi=120)
     llm_provider: str = setting("LLM_PROVIDER", "auto", "model: openai, none, auto (openai when a key is set)",
-                                choices=LLM_CHOICES)
+                                choices_from=provider_choices("llm"))
     llm_model: str = setting("LLM_MODEL", "gpt-4o-mini", "chat model")
     llm_timeout_s: float = setting("LLM_TIMEOUT_S", 6.0, "model timeout per call", lo=0.1, hi=120)
+    provider_failures_to_open: int = setting("PROVIDER_FAILURES_TO_OPEN", 3,
+                                             "failed calls in a row that open a provider's breaker (a 401/403/404 "
+                                             "opens it at once)", lo=1, hi=100)
+    provider_cooldown_s: float = setting("PROVIDER_COOLDOWN_S", 30.0,
+                                         "an open breaker's cool-down: the provider is not called, then one probe",
+                                         lo=0.1, hi=3600)
+    provider_check_timeout_s: float = setting("PROVIDER_CHECK_TIMEOUT_S", 5.0,
+                                              "bound of the start check (one authenticated request per provider)",
+                                              lo=0.1, hi=60)
     embedding_provider: str = setting("EMBEDDING_PROVIDER", "hash", "knowledge-base embeddings: hash (offline) or openai",
                                       choices=EMBEDDING_CHOICES)
     embedding_model: str = setting("EMBEDDING_MODEL", "text-embedding-3-small", "embedding model (openai)")
@@ -187,8 +209,9 @@ def parse_value(d: Declared, raw: str) -> Any:
         return v.parse_int(raw, spec.lo, spec.hi)
     if d.type is float:
         return v.parse_float(raw, spec.lo, spec.hi)
-    if spec.choices:
-        return v.parse_choice(raw, spec.choices)
+    choices = spec.choices or (spec.choices_from() if spec.choices_from is not None else ())
+    if choices:
+        return v.parse_choice(raw, choices)
     if d.type is Path:
         return Path(raw.strip())
     return raw

@@ -24,6 +24,8 @@ from ai_operator.media.pacer import Pacer
 from ai_operator.media.transport import TOTALS, PortAllocator, RtpReceiver
 from ai_operator.ops.gc_tuning import PacedCollector
 from ai_operator.ops.overload import LagProbe, LoadState
+from ai_operator.providers import used_providers
+from ai_operator.providers.health import ProviderBoard
 
 log = get_logger("daemon")
 DB_RETRY_S = 5.0  # a database that cannot be opened at start is tried again this often
@@ -172,6 +174,8 @@ class Daemon:
                 stt_override=self.overrides.get("stt"), tts_override=self.overrides.get("tts"),
                 model_override=self.overrides.get("model"), observer=self.overrides.get("observer"),
             )
+            self.svc.providers = ProviderBoard.from_settings(s, metrics.registry)
+            await self.svc.providers.check(s, used_providers(s))  # bounded: PROVIDER_CHECK_TIMEOUT_S
             self.manager = CallManager(self.svc)
             self.notifier = Notifier.from_env()
             stack.callback(self.notifier.close)
@@ -206,8 +210,10 @@ class Daemon:
                     self.collector.settle()  # start-up is over: keep the collector off what it made
                 notifier.ready(f"ARI connected to {s.ari.url}")
                 self.ready.set()
+                providers = self.svc.providers.report() if self.svc and self.svc.providers else {}
                 log.info("ready", app=s.ari.app, ari=s.ari.url, rtp=f"{s.rtp.host}:{s.rtp.port_min}-{s.rtp.port_max}",
-                         codec=s.rtp.codec, max_calls=s.call.max_calls)
+                         codec=s.rtp.codec, max_calls=s.call.max_calls,
+                         providers={name: h["state"] for name, h in providers.items()})
 
         self.stream = AriEventStream(s.ari.url, s.ari.user, s.ari.password, s.ari.app, on_connect=on_connect,
                                      proven=known.proven)
@@ -267,6 +273,8 @@ class Daemon:
             "ari_connected": bool(self.stream is not None and self.stream.connected),
             "database_ok": db_ok,
             **(self.manager.health() if self.manager else {}),
+            **({"providers": self.svc.providers.report(), "degraded": self.svc.providers.degraded()}
+               if self.svc is not None and self.svc.providers is not None else {}),
         }
 
 

@@ -39,6 +39,7 @@ from ai_operator.media.frames import SAMPLE_RATE
 from ai_operator.media.listener import BargedIn, CallerListener, Dropped, Heard, ListenEvent, SpeechBegan
 from ai_operator.media.playout import PlayoutEvent
 from ai_operator.media.vad import UtteranceEnded, UtteranceSegmenter
+from ai_operator.providers.health import CallNotes, watch_call
 from ai_operator.turn_driver import Turn, TurnDriver
 from ai_operator.wiring import new_session
 from policies import load_policy
@@ -47,6 +48,8 @@ log = get_logger("call")
 
 IDLE_POLL_S = 1.0
 CHANNEL_LOST = "channel_lost"
+STT_UNAVAILABLE = "stt_unavailable"  # the forced end (and disposition) when speech recognition keeps failing
+STT_FAILED_TURNS_TO_END = 3  # "can't hear you" twice, then the policy's closing line rather than a loop of it
 
 
 class Call:
@@ -101,6 +104,8 @@ class Call:
         self._last_activity = self._started_mono
         self._pending_transfer: str | None = None
         self._torn_down = False
+        self.provider_notes = CallNotes()  # provider failures during this call, for its record
+        self.stt_failures = 0  # failed transcriptions in a row
         self.started_at = datetime.now(UTC)
 
     # ---- events from the manager (ARI) and the daemon ---------------------------------------------------------
@@ -193,6 +198,7 @@ class Call:
 
     # ---- the dialogue loop ---------------------------------------------------------------------------------------
     async def run(self) -> None:
+        watch_call(self.provider_notes)
         try:
             await self._setup()
             await self._handle(await self.driver.start(time.monotonic()), {})
@@ -280,8 +286,13 @@ class Call:
             timings["stt_ms"] = (time.perf_counter() - t0) * 1000
             self.log.warning("stt_failed", error=str(exc))
             self.svc.metrics.adapter_errors_total.labels(adapter="stt").inc()
+            self.stt_failures += 1
+            if self.stt_failures >= STT_FAILED_TURNS_TO_END:
+                await self._forced_end(STT_UNAVAILABLE, time.monotonic())
+                return
             await self._handle(await self.driver.not_heard(time.monotonic()), timings)
             return
+        self.stt_failures = 0
         timings["stt_ms"] = (time.perf_counter() - t0) * 1000
         self.svc.metrics.adapter_latency_seconds.labels(adapter="stt").observe(timings["stt_ms"] / 1000)
         for turn in await self.driver.heard(text, time.monotonic()):
@@ -388,7 +399,7 @@ class Call:
         disposition = self.disposition or snap.get("disposition") or ("caller_hung_up" if ended_by == "caller" else None)
         await self.turn_log.close()
         turn_summary = self.turn_log.summary()
-        self.summary.update(turn_summary)
+        self.summary.update(turn_summary, **self.provider_notes.summary())
         await self.svc.records.call_ended(self.call_id, datetime.now(UTC), ended_by, disposition, self.summary)
         self.svc.metrics.calls_total.labels(route=self.route.name, disposition=disposition or "none").inc()
         self.log.info("call_ended", ended_by=ended_by, disposition=disposition, **turn_summary)

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from ai_operator.ari.rest import AriRestClient
     from ai_operator.conversation import ChatModelLike, KnowledgeSource
     from ai_operator.ops.metrics import Metrics
+    from ai_operator.providers.health import ProviderBoard
     from ai_operator.speech.stt import SpeechToText
     from ai_operator.speech.tts import LineTTS
     from ai_operator.storage.records import RecordStore
@@ -44,6 +45,7 @@ class Services:
     stt_override: SpeechToText | None = None
     tts_override: LineTTS | None = None
     model_override: ChatModelLike | None = None
+    providers: ProviderBoard | None = None  # every built adapter is called through its provider's breaker
     observer: Callable[..., None] | None = None  # called as observer(call, turn) after every turn (demo, tests)
     _adapters: dict[str, Any] = field(default_factory=dict)
 
@@ -60,17 +62,18 @@ class Services:
     def stt_for(self, route: Route) -> SpeechToText | None:
         from ai_operator.providers import build_stt
 
-        return self._adapter("stt", route, self.stt_override, lambda: build_stt(self.settings, route))
+        return self._adapter("stt", route, self.stt_override, lambda: build_stt(self.settings, route, self.providers))
 
     def tts_for(self, route: Route) -> LineTTS:
         from ai_operator.providers import build_tts
 
         cache_dir = self.settings.storage.state_dir / "tts-cache"
-        tts = self._adapter("tts", route, self.tts_override, lambda: build_tts(self.settings, route, cache_dir))
+        tts = self._adapter("tts", route, self.tts_override, lambda: build_tts(self.settings, route, cache_dir,
+                                                                                        self.providers))
         assert tts is not None  # build_tts always builds one
         return tts
 
     def model_for(self, route: Route) -> ChatModelLike | None:
         from ai_operator.providers import build_model
 
-        return self._adapter("model", route, self.model_override, lambda: build_model(self.settings, route))
+        return self._adapter("model", route, self.model_override, lambda: build_model(self.settings, route, self.providers))

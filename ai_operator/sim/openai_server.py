@@ -14,7 +14,8 @@ the real `openai` client over real HTTP:
 
 Knobs: `delay_s` (latency before answering), `fail_next` (the next N requests answer HTTP 500), `api_key`
 (`Authorization: Bearer <key>` required, 401 otherwise). Every request is recorded in `requests` (path, method,
-JSON or form fields, headers without Authorization/Cookie). Run standalone:
+JSON or form fields, headers without Authorization/Cookie). `faults` (`openai_faults.Faults`): a revoked key,
+429, 500, a hang or a dropped connection, per endpoint. Run standalone:
 `python -m ai_operator.sim.openai_server --port 8099`.
 """
 
@@ -33,6 +34,7 @@ from aiohttp import BodyPartReader, web
 
 import ai_operator.sim.fake_content as fake_content
 from ai_operator.sim.fake_content import SPEECH_RATE, error_body
+from ai_operator.sim.openai_faults import Faults
 from ai_operator.speech.wav import encode_wav
 
 DEFAULT_EMBEDDING_DIM = 1536
@@ -63,6 +65,7 @@ class FakeOpenAI:
         self.embedding_dim = DEFAULT_EMBEDDING_DIM
         self.delay_s = 0.0
         self.fail_next = 0
+        self.faults = Faults()
         self.requests: list[dict[str, Any]] = []
         self.base_url = ""
         self._runner: web.AppRunner | None = None
@@ -128,6 +131,9 @@ class FakeOpenAI:
                 error_body("Incorrect API key provided.", "invalid_request_error", "invalid_api_key"),
                 status=401,
             )
+        injected = await self.faults.apply(request, self._stopping)
+        if injected is not None:
+            return injected
         if self.delay_s > 0:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._stopping.wait(), self.delay_s)

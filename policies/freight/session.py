@@ -172,7 +172,7 @@ class FreightSession:
         self.phase = Phase.CLOSING
         if self.disposition is None:
             self.disposition = reason
-        text = L.SHUTDOWN if reason == "shutdown" else L.MAX_CALL_LENGTH
+        text = L.MAX_CALL_LENGTH if reason == "max_call_length" else L.SHUTDOWN  # shutdown, a dead provider
         return Reply(text=text, language=LANGUAGE, hang_up=True, hang_up_reason=reason, disposition=reason,
                      fields=self._fields())
 
