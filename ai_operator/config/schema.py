@@ -1,6 +1,7 @@
 """Every setting of the daemon, declared once: its env key, type (the annotation), default, allowed range or
-choices, and a one-line doc. The settings groups are frozen dataclasses; a typo in an attribute is a type
-error. `etc/ai-operator.env.example` documents the same keys and a test keeps the two in step.
+choices, a one-line doc, and whether a reload (SIGHUP) may apply it (`restart=True`: only a restart does).
+The settings groups are frozen dataclasses; a typo in an attribute is a type error.
+`etc/ai-operator.env.example` documents the same keys and a test keeps the two in step.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ def provider_choices(kind: str) -> Callable[[], tuple[str, ...]]:
         return registered(kind)
 
     return choices
+    restart: bool = False  # only a restart applies it: a reload names it (reload_needs_restart) and keeps the running value
 
 
 def setting(key: str, default: Any, doc: str, **spec: Any) -> Any:
@@ -55,19 +57,19 @@ def setting(key: str, default: Any, doc: str, **spec: Any) -> Any:
 
 @dataclass(frozen=True)
 class AriSettings:
-    url: str = setting("ARI_URL", "http://127.0.0.1:8088/ari", "Asterisk ARI base URL", check=v.check_http_url)
-    user: str = setting("ARI_USER", "", "ARI user (ari.conf)")
-    password: str = setting("ARI_PASSWORD", "", "ARI password (ari.conf)", secret=True)
-    app: str = setting("ARI_APP", "ai-operator", "Stasis application name", check=v.check_identifier)
+    url: str = setting("ARI_URL", "http://127.0.0.1:8088/ari", "Asterisk ARI base URL", check=v.check_http_url, restart=True)
+    user: str = setting("ARI_USER", "", "ARI user (ari.conf)", restart=True)
+    password: str = setting("ARI_PASSWORD", "", "ARI password (ari.conf)", secret=True, restart=True)
+    app: str = setting("ARI_APP", "ai-operator", "Stasis application name", check=v.check_identifier, restart=True)
 
 
 @dataclass(frozen=True)
 class RtpSettings:
-    host: str = setting("RTP_HOST", "127.0.0.1", "address we receive externalMedia RTP on (reachable by Asterisk)")
-    port_min: int = setting("RTP_PORT_MIN", 20000, "lowest local RTP port", lo=PORT_RANGE[0], hi=PORT_RANGE[1])
-    port_max: int = setting("RTP_PORT_MAX", 20999, "highest local RTP port", lo=PORT_RANGE[0], hi=PORT_RANGE[1])
+    host: str = setting("RTP_HOST", "127.0.0.1", "address we receive externalMedia RTP on (reachable by Asterisk)", restart=True)
+    port_min: int = setting("RTP_PORT_MIN", 20000, "lowest local RTP port", lo=PORT_RANGE[0], hi=PORT_RANGE[1], restart=True)
+    port_max: int = setting("RTP_PORT_MAX", 20999, "highest local RTP port", lo=PORT_RANGE[0], hi=PORT_RANGE[1], restart=True)
     codec: str = setting("RTP_CODEC", "ulaw", "externalMedia codec: ulaw, alaw or slin (16-bit big-endian)",
-                         choices=CODECS)
+                         choices=CODECS, restart=True)
 
 
 @dataclass(frozen=True)
@@ -133,9 +135,9 @@ class SpeechSettings:
 @dataclass(frozen=True)
 class StorageSettings:
     state_dir: Path = setting("STATE_DIR", Path("/var/lib/ai-operator"),
-                              "state: embedded database, spool, TTS cache (relative: to the env file's folder)")
+                              "state: embedded database, spool, TTS cache (relative: to the env file's folder)", restart=True)
     database_url: str = setting("DATABASE_URL", "", "PostgreSQL DSN; empty = private embedded PostgreSQL in STATE_DIR",
-                                secret=True, check=v.check_dsn)
+                                secret=True, check=v.check_dsn, restart=True)
     loads_dir: Path = setting("LOADS_DIR", Path("loads"),
                               "folder of freight load files; relative: to the env file's folder (/etc/ai-operator/loads)")
     policy_path: str = setting("POLICY_PATH", "", "extra folders holding policy folders, ':'-separated (empty: none)")
@@ -148,12 +150,12 @@ class StorageSettings:
 
 @dataclass(frozen=True)
 class OpsSettings:
-    metrics_host: str = setting("METRICS_HOST", "127.0.0.1", "Prometheus /metrics and /healthz bind address")
-    metrics_port: int = setting("METRICS_PORT", 9464, "metrics port; 0 disables", lo=0, hi=65535)
+    metrics_host: str = setting("METRICS_HOST", "127.0.0.1", "Prometheus /metrics and /healthz bind address", restart=True)
+    metrics_port: int = setting("METRICS_PORT", 9464, "metrics port; 0 disables", lo=0, hi=65535, restart=True)
     overload_lag_ms: float = setting("OVERLOAD_LAG_MS", 60.0,
                                      "event-loop lateness that counts as behind: new calls are refused", lo=10, hi=10000)
     log_level: str = setting("LOG_LEVEL", "info", "debug, info, warning, error", choices=LOG_LEVELS)
-    log_format: str = setting("LOG_FORMAT", "auto", "json, console or auto (console on a terminal)", choices=LOG_FORMATS)
+    log_format: str = setting("LOG_FORMAT", "auto", "json, console or auto (console on a terminal)", choices=LOG_FORMATS, restart=True)
     log_transcripts: bool = setting("LOG_TRANSCRIPTS", False,
                                     "log what callers said at info (personal data; default: debug only)")
 

@@ -1,10 +1,12 @@
 """`ai-operator run`: the daemon. Wires ARI, storage, media and metrics; handles SIGHUP (reload) and SIGTERM (drain).
 
 SIGTERM: stop taking calls (they go back to the dialplan), let calls finish for DRAIN_TIMEOUT_S, end the rest
-through CallEnd with a closing line, flush the records, exit 0. SIGHUP: re-read the env file; route changes
-apply to new calls at once, calls in progress keep their route; a bad file is rejected and the old settings
-stay. With systemd (`Type=notify`), READY=1 is sent once ARI is connected and the watchdog is pinged while
-ARI is connected.
+through CallEnd with a closing line, flush the records, exit 0. SIGHUP: re-read the env file and apply every
+reloadable key (routes, keys, providers, models, timeouts, VAD, MAX_CALLS, LOG_LEVEL, KB) to new calls at once
+(daemon/reload.py); restart-only keys are named in one `reload_needs_restart` line and keep their running value;
+calls in progress keep what they started with; a bad file is rejected whole and the old settings stay. With
+systemd (`Type=notify`), READY=1 is sent once ARI is connected and the watchdog is pinged while ARI is
+connected. One daemon per STATE_DIR (storage/state_lock.py): a second one exits 1 naming the first's PID.
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ from typing import Any
 
 from ai_operator.config import ConfigError, EnvFileError, Settings, reload_settings, require
 from ai_operator.daemon.manager import CallManager
+from ai_operator.daemon.reload import EMBEDDER_KEYS, plan_reload
 from ai_operator.daemon.services import Services
-from ai_operator.logs import get_logger, register_secret
+from ai_operator.logs import get_logger, register_secret, set_log_level
 from ai_operator.media.codecs import get_codec
 from ai_operator.media.pacer import Pacer
 from ai_operator.media.transport import TOTALS, PortAllocator, RtpReceiver
@@ -26,6 +29,7 @@ from ai_operator.ops.gc_tuning import PacedCollector
 from ai_operator.ops.overload import LagProbe, LoadState
 from ai_operator.providers import used_providers
 from ai_operator.providers.health import ProviderBoard
+from ai_operator.storage.state_lock import StateDirBusy, StateDirLock
 
 log = get_logger("daemon")
 DB_RETRY_S = 5.0  # a database that cannot be opened at start is tried again this often
@@ -53,28 +57,49 @@ class Daemon:
 
     # ---- signals ----------------------------------------------------------------------------------------------
     def reload(self) -> bool:
-        """Re-read the env file (SIGHUP). Returns whether the new settings were taken."""
+        """Re-read the env file (SIGHUP) and apply it to new calls. Returns whether the new settings were taken.
+        Everything is checked and built before anything changes: a bad value, or a provider that cannot be built,
+        refuses the reload whole. Restart-only keys (schema `restart=True`) are named, not applied."""
         if self.env_path is None or self.svc is None:
             return False
         if self.notifier is not None:
             self.notifier.reloading()
         try:
-            new = reload_settings(self.settings)
-        except (EnvFileError, ConfigError) as exc:
+            plan = plan_reload(self.settings, reload_settings(self.settings))
+            adapters = self.svc.prepare(plan.settings)
+            knowledge = self._knowledge_for(plan.settings) if plan.touches(EMBEDDER_KEYS) else None
+        except (EnvFileError, ConfigError, OSError, ValueError) as exc:
             log.error("reload_rejected", reason=str(exc), kept="previous settings")
             return False
         finally:
             if self.notifier is not None:
                 self.notifier.ready()
+        new = plan.settings
         for secret in new.secrets():
             register_secret(secret)
-        old_routes = {n: (r.enabled, r.policy) for n, r in self.settings.routes.items()}
-        new_routes = {n: (r.enabled, r.policy) for n, r in new.routes.items()}
+        if plan.needs_restart:
+            log.warning("reload_needs_restart", keys=list(plan.needs_restart), kept="running values until a restart")
         self.settings = new
-        self.svc.settings = new
-        log.info("reloaded", routes={n: ("on" if e else "off") for n, (e, _) in new_routes.items()},
-                 changed=sorted(n for n in set(old_routes) | set(new_routes) if old_routes.get(n) != new_routes.get(n)))
+        self.svc.switch(new, adapters)
+        self.svc.load.behind_lag_ms = new.ops.overload_lag_ms
+        if knowledge is not None:
+            self._knowledge = self.svc.knowledge = knowledge
+        if "LOG_LEVEL" in plan.applied:
+            set_log_level(new.ops.log_level)
+        log.info("reloaded", routes={n: ("on" if r.enabled else "off") for n, r in new.routes.items()},
+                 changed=list(plan.applied))
         return True
+
+    def _knowledge_for(self, settings: Settings) -> Any:
+        """The knowledge base with the embedder `settings` ask for, on the open database (None before it is open)."""
+        from ai_operator.kb.embeddings import build_embedder
+        from ai_operator.kb.store import KnowledgeBase
+        from ai_operator.storage.supervisor import GuardedKnowledge
+
+        embedder = build_embedder(settings)  # ConfigError: the reload is refused
+        if self.db is None or self.db_supervisor is None:
+            return None
+        return GuardedKnowledge(KnowledgeBase(self.db, embedder), self.db_supervisor)
 
     def request_stop(self) -> None:
         log.info("stop_requested")
@@ -125,8 +150,12 @@ class Daemon:
             await asyncio.sleep(DB_RETRY_S)
 
     async def _close_database(self) -> None:
+        """The watchers first (a retry or a restart under way is let finish), the server they may have started
+        last: no postmaster outlives the daemon."""
         if self._db_retry is not None:
             self._db_retry.cancel()
+            with suppress(asyncio.CancelledError, Exception):
+                await self._db_retry
         if self.db_supervisor is not None:
             await self.db_supervisor.stop()
         if self._knowledge is not None:
@@ -143,9 +172,17 @@ class Daemon:
         s = self.settings
         require(s, "ARI_URL", "ARI_USER", "ARI_PASSWORD", "ARI_APP")
         s.storage.state_dir.mkdir(parents=True, exist_ok=True)
+        lock = StateDirLock(s.storage.state_dir)  # one daemon per STATE_DIR: its calls, spool and database
+        try:
+            lock.acquire()
+        except StateDirBusy as exc:
+            log.error("state_dir_in_use", state_dir=str(s.storage.state_dir), holder_pid=exc.holder, error=str(exc))
+            return 1
         # Everything opened is closed by the stack, in reverse order, also when a later step of set-up fails
-        # (e.g. the metrics port is taken): no embedded PostgreSQL or socket outlives a failed start.
+        # (e.g. the metrics port is taken): no embedded PostgreSQL or socket outlives a failed start. The lock
+        # goes last, once the embedded PostgreSQL has stopped.
         async with AsyncExitStack() as stack:
+            stack.callback(lock.release)
             metrics = self.metrics = self.overrides.get("metrics") or Metrics()
             records, knowledge = await self._open_storage(stack)
             # every call's RTP is read once per pacer tick, after its frames went out
@@ -232,7 +269,7 @@ class Daemon:
                 log.error("event_loop_failed", error=repr(exc))
             exit_code = 1
         notifier.stopping("draining calls")
-        await manager.drain(s.call.drain_timeout_s if exit_code == 0 else 0.0)
+        await manager.drain(self.settings.call.drain_timeout_s if exit_code == 0 else 0.0)  # as reloaded
         stop_wait.cancel()
         watchdog.cancel()
         prewarm.cancel()

@@ -99,7 +99,8 @@ class CallManager:
         direction = "outbound" if "outbound" in extra else "inbound"
         try:
             call_args = {k: v for k, v in extra.items() if k != "outbound"}
-            call = Call(self.svc, channel, route, direction=direction, call_args=call_args)
+            # the call's own copy of the services: a reload later does not change what it started with
+            call = Call(self.svc.for_call(), channel, route, direction=direction, call_args=call_args)
         except Exception as exc:  # e.g. a freight load file that went bad: the caller must not hang in Stasis
             log.error("call_setup_failed", call_id=channel.id, route=route.name, error=str(exc),
                       action="continue in dialplan")

@@ -1,11 +1,14 @@
 """What every call of the daemon shares: ARI client, records, knowledge base, pacer, ports, metrics, adapters.
 
-Speech adapters are built per route (a route may override STT/TTS/LLM) on first use and kept. `settings`
-is replaced on SIGHUP; a call keeps the `Route` it started with.
+Speech adapters are built per route (a route may override STT/TTS/LLM) on first use and kept. A reload
+(SIGHUP) builds every enabled route's adapters from the new settings first (`prepare`: a provider that cannot be
+built refuses the reload whole), then switches `settings` and the adapters at once (`switch`). A call works on
+its own copy (`for_call`): it keeps the settings, route and adapters it started with, whatever reloads follow.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -48,6 +51,25 @@ class Services:
     providers: ProviderBoard | None = None  # every built adapter is called through its provider's breaker
     observer: Callable[..., None] | None = None  # called as observer(call, turn) after every turn (demo, tests)
     _adapters: dict[str, Any] = field(default_factory=dict)
+
+    def for_call(self) -> Services:
+        """A copy for one call: this generation's settings and adapters, untouched by a later `switch`."""
+        return dataclasses.replace(self)
+
+    def prepare(self, settings: Settings) -> dict[str, Any]:
+        """Every enabled route's adapters built from `settings` (raises `ConfigError`, e.g. openai without a key)."""
+        staged = dataclasses.replace(self, settings=settings, _adapters={})
+        for route in settings.routes.values():
+            if route.enabled:
+                staged.stt_for(route)
+                staged.tts_for(route)
+                staged.model_for(route)
+        return staged._adapters
+
+    def switch(self, settings: Settings, adapters: dict[str, Any]) -> None:
+        """New calls use `settings` and `adapters` (from `prepare`) from now on."""
+        self.settings = settings
+        self._adapters = adapters
 
     def _adapter(self, kind: str, route: Route, override: T | None, build: Callable[[], T | None]) -> T | None:
         """The route's adapter of `kind`, built once per (route, overrides) and kept; an injected one wins."""

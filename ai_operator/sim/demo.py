@@ -71,6 +71,7 @@ async def _ingest_sample(settings: Settings, out: TextIO) -> None:
 
 async def run_demo(settings: Settings, *, route_name: str, state_dir: str | None, out: TextIO) -> int:
     from ai_operator.sim.stage import simulated_stage
+    from ai_operator.storage.state_lock import ensure_free
 
     route = settings.route(route_name)
     if route is None or not route.enabled:
@@ -80,7 +81,8 @@ async def run_demo(settings: Settings, *, route_name: str, state_dir: str | None
         raise ConfigError(f"ROUTE_{route_name.upper()}_POLICY: policy {route.policy!r} has no demo caller")
     state = demo_state_dir(state_dir)
     state.mkdir(parents=True, exist_ok=True)
-    settings = settings.with_values(STATE_DIR=str(state))
+    ensure_free(state)  # a daemon's STATE_DIR: the demo would ingest into its knowledge base and share its calls
+    settings = settings.with_values(STATE_DIR=str(state.resolve()))
     out.write("ai-operator demo - the real daemon against the SIMULATED PBX (an Asterisk 22 ARI double in this\n"
               "process; no real Asterisk is used). Caller and bot speak with espeak-ng over real RTP.\n")
     if route.policy == "operator":

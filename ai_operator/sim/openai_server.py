@@ -13,9 +13,10 @@ the real `openai` client over real HTTP:
 - `GET /v1/models`.
 
 Knobs: `delay_s` (latency before answering), `fail_next` (the next N requests answer HTTP 500), `api_key`
-(`Authorization: Bearer <key>` required, 401 otherwise). Every request is recorded in `requests` (path, method,
-JSON or form fields, headers without Authorization/Cookie). `faults` (`openai_faults.Faults`): a revoked key,
-429, 500, a hang or a dropped connection, per endpoint. Run standalone:
+(`Authorization: Bearer <key>` required, 401 otherwise; `also_accepted`: more valid keys, as while a key is
+rotated). Every request is recorded in `requests` (path, method, JSON or form fields, headers without
+Authorization/Cookie, `key_tail`: the last 4 characters of the key it presented). `faults`
+(`openai_faults.Faults`): a revoked key, 429, 500, a hang or a dropped connection, per endpoint. Run standalone:
 `python -m ai_operator.sim.openai_server --port 8099`.
 """
 
@@ -54,6 +55,7 @@ class FakeOpenAI:
         self.host = host
         self.port = port
         self.api_key = api_key
+        self.also_accepted: set[str] = set()  # keys still valid beside api_key (a key rotation's overlap)
         self.transcripts: list[str] | Callable[[bytes, dict], str] = []
         self.chat_script: list[dict] | Callable[[dict], dict] = []
         self.goodbye: str | None = None  # the answer to any request for a goodbye (`--goodbye`)
@@ -126,7 +128,9 @@ class FakeOpenAI:
         return sum(1 for r in self.requests if "answered" not in r)
 
     async def _answer(self, request: web.Request, handler: Handler) -> web.StreamResponse:
-        if request.headers.get("Authorization", "") != f"Bearer {self.api_key}":
+        presented = request.headers.get("Authorization", "").removeprefix("Bearer ")
+        request[RECORD]["key_tail"] = presented[-4:]  # which key a client used (a rotation test), never all of it
+        if presented not in (self.api_key, *self.also_accepted):
             return web.json_response(
                 error_body("Incorrect API key provided.", "invalid_request_error", "invalid_api_key"),
                 status=401,

@@ -57,6 +57,20 @@ async def _configure(conn: psycopg.AsyncConnection) -> None:
     await conn.execute(f"SET random_page_cost = {RANDOM_PAGE_COST}")
 
 
+async def _start_embedded(server: EmbeddedServer) -> str:
+    """`server.start()` in a thread. Cancelled meanwhile (the daemon stops while it retries its database): the
+    start is let finish and the server released, so no postmaster is left behind that nobody holds."""
+    starting = asyncio.ensure_future(asyncio.to_thread(server.start))
+    try:
+        return await asyncio.shield(starting)
+    except asyncio.CancelledError:
+        await asyncio.wait([starting])
+        if not starting.cancelled():
+            starting.exception()  # a start that failed holds nothing; one that worked is released here
+        await asyncio.to_thread(server.release)
+        raise
+
+
 class Database:
     """An open database: `pool` for queries, `embedded` when it runs the private pgserver."""
 
@@ -78,7 +92,7 @@ class Database:
         server: EmbeddedServer | None = None
         if not dsn:
             server = EmbeddedServer.in_state_dir(Path(state_dir))
-            dsn = await asyncio.to_thread(server.start)
+            dsn = await _start_embedded(server)
         else:
             _register_dsn_password(dsn)
         try:

@@ -67,6 +67,8 @@ class DatabaseSupervisor:
         self._down_since: float | None = None
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._restarting: asyncio.Future[Any] | None = None  # the restart thread under way, if any
+        self._stopping = False
         if metrics is not None:
             metrics.database_up.set(1)
 
@@ -76,15 +78,25 @@ class DatabaseSupervisor:
         return self.db.server is not None
 
     def start(self) -> None:
+        self._stopping = False
         if self._task is None:
             self._task = asyncio.create_task(self._run(), name="database-supervisor")
 
     async def stop(self) -> None:
+        """Stop watching. A restart under way is let finish first (a thread cannot be cancelled: left alone it
+        would start a postmaster after the daemon stopped the server, which nobody would stop); so whoever
+        stops the server after this - the daemon, last - stops the one the restart started."""
+        self._stopping = True
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
+        if self._restarting is not None:
+            await asyncio.wait([self._restarting])
+            if not self._restarting.cancelled():
+                self._restarting.exception()  # seen (and logged by _restart when it was still watching)
+            self._restarting = None
 
     def retry_now(self) -> None:
         """Skip the current wait: check (and restart) at once."""
@@ -129,9 +141,12 @@ class DatabaseSupervisor:
     async def _restart(self, attempt: int) -> None:
         server = self.db.server
         assert server is not None
+        if self._stopping:
+            return
         log.warning("database_restart", attempt=attempt, pgdata=str(server.pgdata))
+        self._restarting = asyncio.ensure_future(asyncio.to_thread(server.restart))
         try:
-            await asyncio.to_thread(server.restart)
+            await asyncio.shield(self._restarting)  # stop() waits for it rather than orphan what it starts
         except Exception as exc:
             self.restart_failures += 1
             self._count_restart("failed")
