@@ -35,7 +35,6 @@ from ai_operator.daemon.app import Daemon
 from ai_operator.logs import configure_logging, get_logger
 from ai_operator.media.frames import FRAME_SAMPLES
 from ai_operator.media.timing import ErrorStats
-from ai_operator.media.transport import TOTALS
 from ai_operator.sim.instant import ScriptedSTT
 from ai_operator.storage.embedded import children_of
 from benchmarks import plan as plans
@@ -50,10 +49,11 @@ SLOW_STEP_MS = 2.0  # a loop step that held the loop this long is noted (by name
 log = get_logger("bench")
 
 
-def _counters(pacer: Any) -> dict[str, int]:
-    """The pacer's and the RTP sockets' running counters (the window's figures are differences of two)."""
+def _counters(svc: Any) -> dict[str, int]:
+    """The pacer's and the daemon's RTP sockets' running counters (the window's figures are differences of two)."""
+    pacer = svc.pacer
     return {"late_ticks": pacer.late_ticks, "skipped_frames": pacer.skipped_frames, "ticks": pacer.ticks,
-            "underruns": pacer.underruns, "frames_sent": pacer.frames_sent, **TOTALS.as_dict()}
+            "underruns": pacer.underruns, "frames_sent": pacer.frames_sent, **svc.rtp_totals.as_dict()}
 
 
 class GcPauses:
@@ -155,7 +155,7 @@ class Figures:
         pacer.tick_end_error_ms = ErrorStats(WINDOW_SAMPLES)
         self.poll_calls()
         self.turn_base = {cid: len(lst) for cid, lst in self.turn_lists.items()}
-        self.base = _counters(pacer)
+        self.base = _counters(svc)
         self.gc.reset()
         pacer.overruns.clear()
         self.gc_waited_base = self._gc_waited()
@@ -171,7 +171,7 @@ class Figures:
         if svc is None:
             return out
         pacer = svc.pacer
-        out["counters"] = {k: v - self.base.get(k, 0) for k, v in _counters(pacer).items()}
+        out["counters"] = {k: v - self.base.get(k, 0) for k, v in _counters(svc).items()}
         out["send_error_tick_start_ms"] = pacer.send_error_ms.summary()
         out["send_error_last_frame_ms"] = pacer.tick_end_error_ms.summary()
         out["gc"] = self.gc.summary()

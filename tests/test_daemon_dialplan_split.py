@@ -89,9 +89,16 @@ async def test_a_refused_call_falls_over_to_the_next_daemon_unanswered(daemon_ba
         assert not third._answered.is_set()
         assert metric_of(one, "over_capacity") == 2 and metric_of(two, "over_capacity") == 1
 
+        calls = one.manager.calls[first.channel_id], two.manager.calls[cid]
         for sim in (first, second):
             await sim.hangup()
         await eventually(lambda: not one.manager.calls and not two.manager.calls, timeout=20)  # type: ignore[union-attr]
+        # two daemons in one process: each counts its own call's RTP, on its own /metrics
+        for daemon, call in zip((one, two), calls, strict=True):
+            assert call.media.endpoint is not None and daemon.svc is not None and daemon.metrics is not None
+            own = call.media.endpoint.stats.received
+            assert own > 0 and daemon.svc.rtp_totals.received == own
+            assert daemon.metrics.registry.get_sample_value("ai_operator_rtp_packets_total", {"direction": "in"}) == own
 
 
 async def test_a_draining_daemon_and_a_missing_app_are_passed_over(daemon_base) -> None:

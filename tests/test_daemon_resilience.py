@@ -10,7 +10,6 @@ import asyncio
 import time
 
 from ai_operator.media.rtp import build_header
-from ai_operator.media.transport import TOTALS
 from tests.support.daemon import Caller, stage_for
 from tests.support.wait import eventually
 
@@ -27,7 +26,8 @@ async def test_garbage_and_foreign_rtp_are_dropped_and_counted_and_the_call_goes
     async with stage_for(daemon_base) as stage:
         caller = await Caller.place(stage)
         call = stage.call_of(caller.sim)
-        before = TOTALS.as_dict()
+        totals = stage.daemon.svc.rtp_totals  # this daemon's calls only
+        before = totals.as_dict()
         stats_before = dict(call.media.endpoint.stats.as_dict())
         good = build_header(0, False, 1, 160, 0x1234) + b"\xff" * 160
         for _ in range(5):
@@ -41,7 +41,7 @@ async def test_garbage_and_foreign_rtp_are_dropped_and_counted_and_the_call_goes
         assert stats["dropped_malformed"] - stats_before["dropped_malformed"] == 10
         assert stats["dropped_foreign"] - stats_before["dropped_foreign"] == 5
         assert stats["dropped_wrong_size"] - stats_before["dropped_wrong_size"] == 5
-        after = TOTALS.as_dict()
+        after = totals.as_dict()
         for key in ("dropped_malformed", "dropped_foreign", "dropped_wrong_size"):
             assert after[key] - before[key] == stats[key] - stats_before[key], key
         assert stats["received"] > stats_before["received"]  # real media kept flowing
@@ -50,16 +50,23 @@ async def test_garbage_and_foreign_rtp_are_dropped_and_counted_and_the_call_goes
         assert sample("ai_operator_rtp_dropped_packets_total", {"reason": "foreign"}) == after["dropped_foreign"]
         assert sample("ai_operator_rtp_dropped_packets_total", {"reason": "malformed"}) == (
             after["dropped_malformed"] + after["dropped_wrong_size"])
-        assert sample("ai_operator_rtp_packets_total", {"direction": "in"}) == TOTALS.received > 0
-        assert sample("ai_operator_rtp_packets_total", {"direction": "out"}) == TOTALS.sent > 0
+        assert sample("ai_operator_rtp_packets_total", {"direction": "in"}) == totals.received > 0
+        assert sample("ai_operator_rtp_packets_total", {"direction": "out"}) == totals.sent > 0
 
+        peer = stage.pbx.peer_for(caller.sim)
+        assert peer is not None
+        peer.seq = (peer.seq + 3) % (1 << 16)  # three of the caller's packets lost on the way
         turns = caller.turns()
         await caller.say("По-русски, пожалуйста.")
         await caller.quiet(min_turns=turns + 1)
         await caller.sim.hangup()
         record = await caller.record()
+        received = call.media.endpoint.stats.received
     assert record["turns"][-1]["caller_text"] == "По-русски, пожалуйста."
     assert record["turns"][-1]["state"] == "REGION_SELECTION"
+    # the call's own RTP figures (RFC 3550): the garbage was never counted, the three missing packets were
+    assert record["rtp_packets_received"] == received and record["rtp_packets_lost"] == 3
+    assert record["rtp_packets_expected"] == received + 3 and record["rtp_jitter_ms"] >= 0
 
 
 async def test_websocket_drop_mid_call_loses_nothing(daemon_base) -> None:

@@ -8,7 +8,6 @@ import socket
 import numpy as np
 import pytest
 
-from ai_operator.media import transport
 from ai_operator.media.codecs import FRAME_SAMPLES, get_codec
 from ai_operator.media.rtp import RtpPacket, build_header
 from ai_operator.media.transport import NoFreePort, PortAllocator, RtpEndpoint
@@ -43,10 +42,8 @@ async def test_good_packets_are_decoded_foreign_and_garbage_dropped() -> None:
         assert ep.local_address[0] == HOST and BASE_PORT <= ep.local_address[1] <= BASE_PORT + 9
         pcm = (np.sin(np.arange(FRAME_SAMPLES) / 5) * 8000).astype(np.int16)
         good = build_header(0, True, 1, 160, 42) + codec.encode(pcm)
-        totals_before = transport.TOTALS.dropped_foreign
         asterisk.sendto(good, ep.local_address)  # before set_remote: foreign
         await _until(lambda: ep.stats.dropped_foreign == 1)
-        assert transport.TOTALS.dropped_foreign >= totals_before + 1
 
         ep.set_remote(*asterisk.getsockname())
         asterisk.sendto(good, ep.local_address)

@@ -24,7 +24,7 @@ from ai_operator.daemon.services import Services
 from ai_operator.logs import get_logger, register_secret, set_log_level
 from ai_operator.media.codecs import get_codec
 from ai_operator.media.pacer import Pacer
-from ai_operator.media.transport import TOTALS, PortAllocator, RtpReceiver
+from ai_operator.media.transport import PortAllocator, RtpReceiver, RtpStats
 from ai_operator.ops.gc_tuning import PacedCollector
 from ai_operator.ops.overload import LagProbe, LoadState
 from ai_operator.providers import used_providers
@@ -196,7 +196,8 @@ class Daemon:
             pacer.after_tick = collector.after_tick
             await pacer.start()
             stack.push_async_callback(pacer.stop)
-            metrics.set_rtp_source(lambda: rtp_totals(pacer))
+            rtp_counters = RtpStats()  # this daemon's calls only (two daemons in one process keep their own)
+            metrics.set_rtp_source(lambda: rtp_totals(pacer, rtp_counters))
             metrics.set_gc_source(collector.figures)
             load = LoadState(behind_lag_ms=s.ops.overload_lag_ms)
             probe = LagProbe(load, on_lag=metrics.loop_lag_seconds.observe)
@@ -207,7 +208,7 @@ class Daemon:
             self.svc = Services(
                 settings=s, ari=ari, records=records, knowledge=knowledge, pacer=pacer,
                 ports=PortAllocator(s.rtp.host, s.rtp.port_min, s.rtp.port_max), codec=get_codec(s.rtp.codec),
-                metrics=metrics, load=load, receiver=receiver,
+                metrics=metrics, load=load, receiver=receiver, rtp_totals=rtp_counters,
                 stt_override=self.overrides.get("stt"), tts_override=self.overrides.get("tts"),
                 model_override=self.overrides.get("model"), observer=self.overrides.get("observer"),
             )
@@ -315,9 +316,8 @@ class Daemon:
         }
 
 
-def rtp_totals(pacer: Pacer) -> dict[str, int]:
-    """The media layer's plain counters in the shape the metrics collector reads at scrape time."""
-    t = TOTALS
+def rtp_totals(pacer: Pacer, t: RtpStats) -> dict[str, int]:
+    """The daemon's media counters in the shape the metrics collector reads at scrape time."""
     return {
         "packets_in": t.received,
         "packets_out": t.sent,

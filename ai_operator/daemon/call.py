@@ -400,6 +400,7 @@ class Call:
         await self.turn_log.close()
         turn_summary = self.turn_log.summary()
         self.summary.update(turn_summary, **self.provider_notes.summary())
-        await self.svc.records.call_ended(self.call_id, datetime.now(UTC), ended_by, disposition, self.summary)
+        await self.svc.records.call_ended(self.call_id, datetime.now(UTC), ended_by, disposition, self.summary,
+                                          self.media.received())
         self.svc.metrics.calls_total.labels(route=self.route.name, disposition=disposition or "none").inc()
         self.log.info("call_ended", ended_by=ended_by, disposition=disposition, **turn_summary)

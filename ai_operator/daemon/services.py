@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ai_operator.config import Route, Settings
 from ai_operator.media.codecs import Codec
 from ai_operator.media.pacer import Pacer
-from ai_operator.media.transport import PortAllocator, RtpReceiver
+from ai_operator.media.transport import PortAllocator, RtpReceiver, RtpStats
 from ai_operator.ops.overload import LoadState
 
 if TYPE_CHECKING:
@@ -45,6 +45,7 @@ class Services:
     metrics: Metrics
     load: LoadState = field(default_factory=LoadState)  # is the daemon keeping up? (ops/overload.py)
     receiver: RtpReceiver | None = None  # reads every call's RTP once per pacer tick (None: each socket when readable)
+    rtp_totals: RtpStats = field(default_factory=RtpStats)  # every call's RTP counters summed (for /metrics)
     stt_override: SpeechToText | None = None
     tts_override: LineTTS | None = None
     model_override: ChatModelLike | None = None

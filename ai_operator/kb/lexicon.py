@@ -10,7 +10,7 @@ against (lower case, `ё`->`е`, Kazakh letters onto their nearest Russian ones)
   A stem matches a word it starts with (at most `MAX_CONCEPT_TAIL` letters of ending follow); a stem ending in
   `=` matches only the whole word. The longest stem wins ("бұзыл" = broken, "бұз" = terminate). Each set has a
   weight: a topic word 1.0, a word every article shares (internet, home, service) or a facet of a question (price,
-  time, place) less, and names of products and companies that are not ours more (`FOREIGN_WEIGHT`): a question
+  time, place) less, and names of products and companies that are not ours more (the `foreign 3` set): a question
   about them is not answered by an article that lacks them.
 - `PHRASES`: word sequences that name a concept only together ("сим карта", "вай фай", "қайта есептеу"); a
   negator next to a "works" word makes `broken` (`NEGATORS`); `ENDINGS` are stripped from plain words.
@@ -19,7 +19,6 @@ against (lower case, `ё`->`е`, Kazakh letters onto their nearest Russian ones)
 from __future__ import annotations
 
 MAX_CONCEPT_TAIL = 7
-FOREIGN_WEIGHT = 3.0
 
 FILLER_WORDS = """
 и в во на с со по к ко у о об от до за из для не ни а но или ли же бы то что чтобы чтоб как когда

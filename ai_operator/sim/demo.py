@@ -15,6 +15,7 @@ import json
 import os
 import wave
 from collections.abc import Mapping
+from importlib import resources
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -24,8 +25,8 @@ from ai_operator.config import ConfigError, Settings
 from ai_operator.turn_driver import Turn
 from policies import load_policy
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-SAMPLE_KB = REPO_ROOT / "etc" / "kb" / "sample.jsonl"
+# package data (in a checkout a link to etc/kb/sample.jsonl), so an installed wheel has it too
+SAMPLE_KB = Path(str(resources.files("ai_operator.sim").joinpath("sample_kb.jsonl")))
 DEMO_STATE_SUBDIR = Path("ai-operator-demo")
 RECORD_READ_TIMEOUT_S = 5.0
 
@@ -66,7 +67,7 @@ async def _ingest_sample(settings: Settings, out: TextIO) -> None:
         out.write(f"  knowledge base: not ingested ({exc or type(exc).__name__}); answers will say so\n")
         return
     summary = buf.getvalue().strip().splitlines()
-    out.write(f"  knowledge base: {SAMPLE_KB.relative_to(REPO_ROOT)} -> {summary[-1] if summary else 'ingested'}\n")
+    out.write(f"  knowledge base: the shipped sample -> {summary[-1] if summary else 'ingested'}\n")
 
 
 async def run_demo(settings: Settings, *, route_name: str, state_dir: str | None, out: TextIO) -> int:

@@ -66,7 +66,6 @@ class CachedTTS:
         self._touched: dict[str, float] = {}  # path -> when its access time was last written
         self._index: dict[str, list[float]] | None = None  # path -> [last use, size]: built at the first bound check
         self._index_lock = threading.Lock()
-        self.evicted = 0
         self._memory: OrderedDict[str, np.ndarray] = OrderedDict()
         self._memory_bytes = 0
         self.hits = 0
@@ -200,7 +199,6 @@ class CachedTTS:
                 freed += int(self._index.pop(victim)[1])
                 removed += 1
                 self._used.pop(victim, None)
-            self.evicted += removed
         log.info("tts_cache_evicted", files=removed, freed_bytes=freed, total_bytes=total - freed,
                  max_bytes=self.max_disk_bytes)
 

@@ -17,6 +17,7 @@ import contextlib
 import itertools
 import json
 from collections import deque
+from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -34,7 +35,7 @@ from ai_operator.storage.record_sql import (
     fold_call,
     record_data,
 )
-from ai_operator.storage.record_types import ENDED_BY, CallRecord, TurnRecord, check_ended_by
+from ai_operator.storage.record_types import ENDED_BY, CallMedia, CallRecord, TurnRecord, check_ended_by
 from ai_operator.storage.spool import Spool
 
 log = get_logger("storage")
@@ -111,10 +112,12 @@ class RecordStore:
         await self._submit("turn", record_data(rec))
 
     async def call_ended(self, call_id: str, ended_at: datetime, ended_by: str, disposition: str | None,
-                         summary: dict[str, Any] | None = None) -> None:
+                         summary: dict[str, Any] | None = None, media: CallMedia | None = None) -> None:
+        """The call's end; `media` (what its RTP endpoint received) when it had a media leg."""
         check_ended_by(ended_by)
         await self._submit("call_ended", {"call_id": call_id, "ended_at": ended_at, "ended_by": ended_by,
-                                          "disposition": disposition, "summary": summary})
+                                          "disposition": disposition, "summary": summary,
+                                          **(asdict(media) if media is not None else {})})
 
     async def _submit(self, op: str, data: dict[str, Any]) -> None:
         """Queue one record for the writer (started: returns at once); without a writer, write it now."""
