@@ -76,6 +76,7 @@ class LazyKnowledge:
 
             storage = self.settings.storage
             self._db = await Database.open(storage.database_url or None, storage.state_dir)
+            await self._db.use_replica(storage.kb_database_url)
             self._kb = KnowledgeBase(self._db, build_embedder(self.settings))
         return self._kb
 

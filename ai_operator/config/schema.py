@@ -138,6 +138,9 @@ class StorageSettings:
                               "state: embedded database, spool, TTS cache (relative: to the env file's folder)", restart=True)
     database_url: str = setting("DATABASE_URL", "", "PostgreSQL DSN; empty = private embedded PostgreSQL in STATE_DIR",
                                 secret=True, check=v.check_dsn, restart=True)
+    kb_database_url: str = setting("KB_DATABASE_URL", "", "PostgreSQL DSN of a read replica for knowledge-base "
+                                   "search; empty = DATABASE_URL. Unfit (down, not streaming, behind): the primary",
+                                   secret=True, check=v.check_dsn, restart=True)
     loads_dir: Path = setting("LOADS_DIR", Path("loads"),
                               "folder of freight load files; relative: to the env file's folder (/etc/ai-operator/loads)")
     policy_path: str = setting("POLICY_PATH", "", "extra folders holding policy folders, ':'-separated (empty: none)")

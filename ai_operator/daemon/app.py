@@ -129,6 +129,7 @@ class Daemon:
         try:
             storage = self.settings.storage
             self.db = await Database.open(storage.database_url or None, storage.state_dir)
+            await self.db.use_replica(storage.kb_database_url)
         except Exception as exc:
             if first:
                 log.error("database_unavailable", error=str(exc), action=f"spooling records; retrying every {DB_RETRY_S:g} s")

@@ -106,6 +106,9 @@ class CallManager:
                       action="continue in dialplan")
             await self._continue(channel.id)
             return
+        # which daemon (its ARI app) on which Asterisk (the event's entity id) served it: a cluster's one
+        # database holds every node's calls
+        call.summary["served_by"] = {"app": self.svc.settings.ari.app, "asterisk_id": event.asterisk_id}
         self.calls[call.call_id] = call
         self.media_owner[call.em_channel_id] = call
         self.tasks[call.call_id] = asyncio.create_task(self._run(call), name=f"call-{call.call_id}")
@@ -141,6 +144,7 @@ class CallManager:
                     caller_id=caller,
                     direction=call.direction,
                     started_at=call.started_at,
+                    summary=dict(call.summary),
                 )
             )
             log.info("call_started", call_id=call.call_id, route=call.route.name, caller=caller, direction=call.direction)

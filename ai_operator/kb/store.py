@@ -270,9 +270,7 @@ class KnowledgeBase:
             return []  # nothing to search with (only stop words): a zero vector has no cosine distance
         params = search_params(Vector(vec), terms, langs, regions, max(limit, RERANK_POOL), presence=bool(fallback),
                                synonyms=synonym_patterns(query, terms))
-        async with self.db.pool.connection() as conn:
-            cur = await conn.execute(SEARCH_SQL, params)
-            fetched = await cur.fetchall()
+        fetched = await self.db.read(SEARCH_SQL, params)  # the read replica when one is set and fit
         rows = [r for r in fetched if r[10]]
         unseen = unseen_words(query, [(r[1], r[3]) for r in rows])
         scored = {r[0]: relevance(query, r[1], r[3], unseen) for r in rows}
