@@ -116,6 +116,11 @@ class ModelTurn:
     # A constrained answer: the model must reply with one JSON object matching this schema (the policy still
     # validates it and falls back when it does not).
     response_schema: Mapping[str, Any] | None = None
+    # A language: the policy's reply to this turn will be the model's text as it is, so the runtime may speak it
+    # in this language while it streams (a sentence as soon as it is complete). Tool calls still go through
+    # `call_tool` first; a reply that differs from the model's text is spoken instead. None: nothing is said
+    # before the policy has the whole answer.
+    speak_as_streamed: str | None = None
 
 
 Effect = KnowledgeSearch | ModelTurn

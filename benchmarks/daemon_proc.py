@@ -2,7 +2,9 @@
 
 `python -m benchmarks.daemon_proc --env FILE --plan PLAN.json --out FIGURES.json [--cpus 0] [--profile OUT]`
 runs the real `Daemon` (ARI URL, database, TTS from the env file: espeak-ng behind the line cache) with one
-benchmark double: `ScriptedSTT` recognises which of the plan's caller lines was said. No model.
+benchmark double: `ScriptedSTT` recognises which of the plan's caller lines was said. No model. With
+`--speech-from-env` (the voice-to-voice benchmark, `latency.py`) there is no double: STT, TTS and the model are
+the env file's (the OpenAI adapters against the local server with a latency profile).
 Signals: SIGUSR1 starts the measurement window (resets the pacer's send-error statistics, notes the counters);
 SIGUSR2 ends it and writes the daemon's own figures for the window to `--out` (pacer, RTP totals, garbage-collection
 pauses, turn latencies, and the loop steps that held the event loop `SLOW_STEP_MS` or longer, by name: where a
@@ -241,7 +243,8 @@ async def main_async(args: argparse.Namespace) -> int:
     settings = load_settings(args.env)
     configure_logging(settings.ops.log_level, "json", background=True)  # as `ai-operator run` does
     plan = plans.load(Path(args.plan))
-    daemon = Daemon(settings, env_path=None, overrides={"stt": ScriptedSTT(plan.received_audio())})
+    overrides = {} if args.speech_from_env else {"stt": ScriptedSTT(plan.received_audio())}
+    daemon = Daemon(settings, env_path=None, overrides=overrides)
     figures = Figures(daemon)
     profiler = cProfile.Profile() if args.profile else None
     loop = asyncio.get_running_loop()
@@ -291,6 +294,7 @@ def main() -> int:
     parser.add_argument("--cpus", default="", help="comma-separated CPUs to pin this process to")
     parser.add_argument("--db-cpus", default="", help="comma-separated CPUs to move the embedded PostgreSQL to")
     parser.add_argument("--profile", default=None)
+    parser.add_argument("--speech-from-env", action="store_true", help="no ScriptedSTT: the env file's speech")
     args = parser.parse_args()
     if args.cpus:
         os.sched_setaffinity(0, {int(c) for c in args.cpus.split(",")})

@@ -77,6 +77,8 @@ class VadSettings:
     aggressiveness: int = setting("VAD_AGGRESSIVENESS", 2, "webrtcvad aggressiveness 0..3", lo=0, hi=3)
     start_ms: int = setting("VAD_START_MS", 60, "speech needed to start an utterance", lo=20, hi=1000)
     end_silence_ms: int = setting("VAD_END_SILENCE_MS", 600, "silence that ends an utterance", lo=100, hi=5000)
+    early_stt_ms: int = setting("VAD_EARLY_STT_MS", 240, "silence after which the utterance so far is transcribed "
+                                "ahead of its end (reused when the caller says nothing more); 0 = off", lo=0, hi=5000)
     max_utterance_s: float = setting("VAD_MAX_UTTERANCE_S", 20.0, "longest utterance before it is cut", lo=1, hi=120)
     barge_in_ms: int = setting("BARGE_IN_MS", 200, "caller speech over the bot that interrupts it", lo=40, hi=3000)
 

@@ -19,6 +19,7 @@ import numpy as np
 from ai_operator.callend import CallEnd, expected_line_s
 from ai_operator.config import Route
 from ai_operator.conversation import Conversation
+from ai_operator.daemon.early_stt import EarlyTranscript
 from ai_operator.daemon.mailbox import (
     CallerGone,
     DtmfPressed,
@@ -32,6 +33,7 @@ from ai_operator.daemon.mailbox import (
 from ai_operator.daemon.media_leg import MediaLeg
 from ai_operator.daemon.services import Services
 from ai_operator.daemon.speaker import Speaker
+from ai_operator.daemon.streamed_reply import StreamedReply
 from ai_operator.daemon.turn_log import TurnLog
 from ai_operator.logs import get_logger
 from ai_operator.media.bargein import BargeInDetector
@@ -84,11 +86,14 @@ class Call:
                                          log_context={"route": route.name},
                                          kb_timeout_s=settings.storage.kb_search_timeout_s)
         self.driver = TurnDriver(self.conversation)
+        self.conversation.speech_stream = self._streamed_speech  # a model's answer spoken as it streams
+        self._streamed: StreamedReply | None = None
         vad = settings.vad
         self.listener = CallerListener(
             UtteranceSegmenter(vad.aggressiveness, vad.start_ms, vad.end_silence_ms, vad.max_utterance_s),
             BargeInDetector(vad.barge_in_ms),
         )
+        self.early_stt = EarlyTranscript.of_call(self, vad.early_stt_ms)  # STT at a short pause (early_stt.py)
         self.turn_log = TurnLog(self.call_id, records=svc.records, metrics=svc.metrics,
                                 end_silence_ms=vad.end_silence_ms, state_field=self.policy.state_field)
         self.media = MediaLeg(svc, self.call_id, on_audio=self._on_audio, on_silence=self._on_silence,
@@ -133,6 +138,7 @@ class Call:
         now = time.monotonic()
         stream = self.media.stream
         events = self.listener.feed(frame, now, stream is not None and stream.speaking)
+        self.early_stt.frame(self.listener.segmenter)
         if events:
             self._heard(events, now)
 
@@ -144,6 +150,7 @@ class Call:
             return
         now = time.monotonic()
         events = self.listener.feed_silent(now, speaking)
+        self.early_stt.frame(self.listener.segmenter)
         if events:
             self._heard(events, now)
 
@@ -280,8 +287,9 @@ class Call:
             self.log.debug("utterance_ignored_no_stt", seconds=round(len(ev.audio) / SAMPLE_RATE, 2))
             return
         t0 = time.perf_counter()
-        try:
-            text = await stt.transcribe(ev.audio, self.session.spoken_language)
+        try:  # a transcript made at the utterance's last pause, if there is one (early_stt.py)
+            early = await self.early_stt.take(ev)
+            text = early if early is not None else await stt.transcribe(ev.audio, self.session.spoken_language)
         except Exception as exc:
             timings["stt_ms"] = (time.perf_counter() - t0) * 1000
             self.log.warning("stt_failed", error=str(exc))
@@ -335,19 +343,30 @@ class Call:
             self.disposition = reply.disposition
         if reply.hang_up:
             self.callend.arm(reply.hang_up_reason or "policy", time.monotonic(), expected_line_s(reply.text))
-        utterance_id = None
+        utterance_id, said_at = None, None
+        streamed, self._streamed = self._streamed, None
         if reply.text and self.speaker is not None:
             self.log.info("bot_says", text=reply.text, language=reply.language)
-            utterance_id = self.speaker.say(reply.text, reply.language, cache=outcome.timings.get("model_ms", 0) == 0)
-        elif reply.hang_up:  # an ending with no line: nothing to wait for
-            self.mailbox.post(EndNow())
+            if streamed is not None and streamed.speaks(reply.text, reply.language):
+                utterance_id, said_at = streamed.finish(), streamed.started_at  # already being spoken
+            else:
+                utterance_id = self.speaker.say(reply.text, reply.language, cache=outcome.timings.get("model_ms", 0) == 0)
+        else:
+            if streamed is not None:
+                streamed.abandon()
+            if reply.hang_up:  # an ending with no line: nothing to wait for
+                self.mailbox.post(EndNow())
         if reply.transfer:
             if utterance_id is None:
                 self.mailbox.post(TransferDue())
             self._pending_transfer = utterance_id
-        await self.turn_log.add(turn.caller, outcome, timings, utterance_id)
+        await self.turn_log.add(turn.caller, outcome, timings, utterance_id, said_at=said_at)
         if self.svc.observer is not None:
             self.svc.observer(self, turn)
+
+    def _streamed_speech(self, language: str) -> StreamedReply | None:
+        self._streamed = StreamedReply(self.speaker, language) if self.speaker is not None else None
+        return self._streamed
 
     async def _transfer(self) -> bool:
         """Continue the caller to the route's handoff target: True once the call left. When it cannot, the
@@ -393,6 +412,7 @@ class Call:
         ended_by = self.ended_by or "system"
         if self.speaker is not None:
             self.speaker.cut()
+        self.early_stt.close()
         await self.media.close()
         self.session.on_call_ended(ended_by)
         snap = self.session.snapshot()
@@ -404,3 +424,4 @@ class Call:
                                           self.media.received())
         self.svc.metrics.calls_total.labels(route=self.route.name, disposition=disposition or "none").inc()
         self.log.info("call_ended", ended_by=ended_by, disposition=disposition, **turn_summary)
+

@@ -31,19 +31,27 @@ async def espeak_pcm(text: str, language: str) -> np.ndarray:
     return np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.int16)
 
 
+WAV_HEADER_BYTES = 44  # speech/wav.py's encode_wav: the canonical RIFF header
+
 class ScriptedTranscripts:
     """What the local test server answers to a transcription request: the line the caller is saying now.
 
     Honest simulation for machines with no speech recognizer: the caller's audio is real (espeak-ng, over RTP,
     through the real VAD); the text comes from the caller's script. A second fragment of the same line is
-    transcribed as empty.
+    transcribed as empty. Audio that continues the audio of the request before (the daemon transcribed the
+    utterance at a pause, `daemon/early_stt.py`, then the caller went on) is that request's line.
     """
 
     def __init__(self) -> None:
         self.current: str = ""
+        self._last: tuple[bytes, str] = (b"", "")
 
-    def __call__(self, _wav: bytes, _fields: dict) -> str:
+    def __call__(self, wav: bytes, _fields: dict) -> str:
+        audio = wav[WAV_HEADER_BYTES:]
+        if not self.current and self._last[0] and audio.startswith(self._last[0]):
+            return self._last[1]
         text, self.current = self.current, ""
+        self._last = (audio, text)
         return text
 
 

@@ -68,6 +68,7 @@ class Answering(Selection):
             fallback=self.say("checking"),
             tools=specs_for(self.allowed_tools()),
             purpose="answer",
+            speak_as_streamed=self.lang,  # the reply is the model's text as it is (`on_effect_result`)
         )
         return self.reply(None, effect=turn)
 
