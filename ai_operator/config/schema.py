@@ -34,6 +34,7 @@ class Spec:
     secret: bool = False
     check: Callable[[str], None] | None = None  # extra check of the raw text (URLs, names); raises ValueError
     choices_from: Callable[[], tuple[str, ...]] | None = None  # choices known at run time (the provider registry)
+    restart: bool = False  # only a restart applies it: a reload names it (reload_needs_restart) and keeps the running value
 
 
 def provider_choices(kind: str) -> Callable[[], tuple[str, ...]]:
@@ -47,7 +48,6 @@ def provider_choices(kind: str) -> Callable[[], tuple[str, ...]]:
         return registered(kind)
 
     return choices
-    restart: bool = False  # only a restart applies it: a reload names it (reload_needs_restart) and keeps the running value
 
 
 def setting(key: str, default: Any, doc: str, **spec: Any) -> Any:
