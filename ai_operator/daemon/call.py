@@ -19,7 +19,10 @@ import numpy as np
 from ai_operator.callend import CallEnd, expected_line_s
 from ai_operator.config import Route
 from ai_operator.conversation import Conversation
+from ai_operator.daemon.call_record import write_call_record
 from ai_operator.daemon.early_stt import EarlyTranscript
+from ai_operator.daemon.handoff import hand_over
+from ai_operator.daemon.hearing import STT_UNAVAILABLE, Hearing
 from ai_operator.daemon.mailbox import (
     CallerGone,
     DtmfPressed,
@@ -50,8 +53,6 @@ log = get_logger("call")
 
 IDLE_POLL_S = 1.0
 CHANNEL_LOST = "channel_lost"
-STT_UNAVAILABLE = "stt_unavailable"  # the forced end (and disposition) when speech recognition keeps failing
-STT_FAILED_TURNS_TO_END = 3  # "can't hear you" twice, then the policy's closing line rather than a loop of it
 
 
 class Call:
@@ -94,6 +95,7 @@ class Call:
             BargeInDetector(vad.barge_in_ms),
         )
         self.early_stt = EarlyTranscript.of_call(self, vad.early_stt_ms)  # STT at a short pause (early_stt.py)
+        self.hearing = Hearing(self, self.early_stt)
         self.turn_log = TurnLog(self.call_id, records=svc.records, metrics=svc.metrics,
                                 end_silence_ms=vad.end_silence_ms, state_field=self.policy.state_field)
         self.media = MediaLeg(svc, self.call_id, on_audio=self._on_audio, on_silence=self._on_silence,
@@ -110,7 +112,6 @@ class Call:
         self._pending_transfer: str | None = None
         self._torn_down = False
         self.provider_notes = CallNotes()  # provider failures during this call, for its record
-        self.stt_failures = 0  # failed transcriptions in a row
         self.started_at = datetime.now(UTC)
 
     # ---- events from the manager (ARI) and the daemon ---------------------------------------------------------
@@ -286,23 +287,13 @@ class Call:
         if stt is None:
             self.log.debug("utterance_ignored_no_stt", seconds=round(len(ev.audio) / SAMPLE_RATE, 2))
             return
-        t0 = time.perf_counter()
-        try:  # a transcript made at the utterance's last pause, if there is one (early_stt.py)
-            early = await self.early_stt.take(ev)
-            text = early if early is not None else await stt.transcribe(ev.audio, self.session.spoken_language)
-        except Exception as exc:
-            timings["stt_ms"] = (time.perf_counter() - t0) * 1000
-            self.log.warning("stt_failed", error=str(exc))
-            self.svc.metrics.adapter_errors_total.labels(adapter="stt").inc()
-            self.stt_failures += 1
-            if self.stt_failures >= STT_FAILED_TURNS_TO_END:
+        text = await self.hearing.transcribe(stt, ev, timings)
+        if text is None:
+            if self.hearing.given_up:
                 await self._forced_end(STT_UNAVAILABLE, time.monotonic())
-                return
-            await self._handle(await self.driver.not_heard(time.monotonic()), timings)
+            else:
+                await self._handle(await self.driver.not_heard(time.monotonic()), timings)
             return
-        self.stt_failures = 0
-        timings["stt_ms"] = (time.perf_counter() - t0) * 1000
-        self.svc.metrics.adapter_latency_seconds.labels(adapter="stt").observe(timings["stt_ms"] / 1000)
         for turn in await self.driver.heard(text, time.monotonic()):
             await self._handle(turn, timings)
 
@@ -314,8 +305,7 @@ class Call:
         await self._handle(await self.driver.silence(now), {})
 
     async def _forced_end(self, reason: str, now: float) -> None:
-        """The runtime ends the call: the policy's closing line, and no new turn from here on. An ending line
-        already playing is left to finish: it ends the call."""
+        """The runtime ends the call: the policy's closing line, no new turn (an ending line playing ends it)."""
         if self.callend.armed:
             self.driver.closed = self.driver.closed or reason
             return
@@ -371,23 +361,16 @@ class Call:
     async def _transfer(self) -> bool:
         """Continue the caller to the route's handoff target: True once the call left. When it cannot, the
         runtime ends the call (`handoff_failed`): the policy's line for it, never silence."""
-        target = self.route.handoff
         try:
-            if target is None:
-                raise RuntimeError(f"ROUTE_{self.route.name.upper()}_HANDOFF is not set")
-            if target.endpoint:
-                await self.svc.ari.redirect(self.call_id, target.endpoint)
-            else:
-                await self.svc.ari.continue_in_dialplan(self.call_id, context=target.context,
-                                                        extension=target.extension, priority=target.priority)
-            self.summary["handoff"] = str(target)
-            self.log.info("handoff", target=str(target))
-            self._finish("bot", "handoff")
-            return True
+            target = await hand_over(self.svc.ari, self.call_id, self.route)
         except Exception as exc:
-            self.log.error("handoff_failed", target=str(target), error=str(exc))
+            self.log.error("handoff_failed", target=str(self.route.handoff), error=str(exc))
             await self._forced_end("handoff_failed", time.monotonic())
             return False
+        self.summary["handoff"] = str(target)
+        self.log.info("handoff", target=str(target))
+        self._finish("bot", "handoff")
+        return True
 
     async def _hang_up(self, who: str) -> None:
         self._finish(who, None)
@@ -414,14 +397,4 @@ class Call:
             self.speaker.cut()
         self.early_stt.close()
         await self.media.close()
-        self.session.on_call_ended(ended_by)
-        snap = self.session.snapshot()
-        disposition = self.disposition or snap.get("disposition") or ("caller_hung_up" if ended_by == "caller" else None)
-        await self.turn_log.close()
-        turn_summary = self.turn_log.summary()
-        self.summary.update(turn_summary, **self.provider_notes.summary())
-        await self.svc.records.call_ended(self.call_id, datetime.now(UTC), ended_by, disposition, self.summary,
-                                          self.media.received())
-        self.svc.metrics.calls_total.labels(route=self.route.name, disposition=disposition or "none").inc()
-        self.log.info("call_ended", ended_by=ended_by, disposition=disposition, **turn_summary)
-
+        await write_call_record(self, ended_by)
