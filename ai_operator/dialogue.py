@@ -8,6 +8,9 @@ what may happen, the runtime only does it.
 
 A model's tool call is checked with `call_tool` before anything runs: the policy answers with a `ToolCall`
 (allowed or not, and why) and, for tools it owns (language, region, handoff, end of call), applies it.
+
+The contract owns every type a policy sees, the route included (`RouteView`): a policy imports this module and,
+of the runtime, only the pure helpers `tests/test_structure.py` allows; this module imports nothing of ours.
 """
 
 from __future__ import annotations
@@ -15,10 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
-
-if TYPE_CHECKING:
-    from ai_operator.config.routes import Route
+from typing import Any, Protocol, runtime_checkable
 
 
 @dataclass(frozen=True)
@@ -246,9 +246,25 @@ class OptionContext:
 
 
 @dataclass(frozen=True)
+class RouteView:
+    """What a policy sees of a route: its name (lower-case, as in the Stasis argument) and its own options
+    (`ROUTE_<NAME>_<OPTION>` keys it declares in `route_options`), already parsed by the option's `parse`; an
+    option set empty is None, one not set is absent. The runtime's own route options (handoff target, provider
+    overrides, HOLD_S) are the runtime's business and are not shown here."""
+
+    name: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    def option(self, key: str, default: Any = None) -> Any:
+        """A policy option by its env name (e.g. "LOAD")."""
+        return self.options.get(key.upper(), default)
+
+
+@dataclass(frozen=True)
 class RouteOption:
     """A route option a policy declares (`ROUTE_<NAME>_<OPTION>`): what it is, and how its text is parsed into
-    a value when the env file is read (`parse` raises ValueError or OSError saying what is allowed)."""
+    a value where the runtime is assembled (start-up, reload, doctor; `parse` raises ValueError or OSError saying
+    what is allowed, which becomes one line naming the file, line, key and value)."""
 
     doc: str
     parse: Callable[[str, OptionContext], Any]
@@ -279,15 +295,16 @@ class PolicyDefinition(Protocol):
     route_options: Mapping[str, RouteOption]  # its own `ROUTE_<NAME>_<OPTION>` keys
     demo_caller: tuple[tuple[str, str], ...]  # what the simulated caller of `ai-operator demo` says: (language, text)
 
-    def new_session(self, call_id: str, route: Route, options: SessionOptions) -> PolicySession:
-        """A fresh session; raises ValueError (one line) when `options.call_args` are not acceptable."""
+    def new_session(self, call_id: str, route: RouteView, options: SessionOptions) -> PolicySession:
+        """A fresh session; raises ValueError (one line) when `options.call_args` are not acceptable. The runtime
+        sets the session's `hold_s` afterwards when the route says HOLD_S (over the policy's default)."""
         ...
 
     def voice_segments(self, text: str, language: str) -> list[tuple[str, str]]:
         """How a reply is voiced: (text, language) parts in order, e.g. a Kazakh line inside a Russian reply."""
         ...
 
-    def canned_lines(self, route: Route) -> list[tuple[str, str]]:
+    def canned_lines(self, route: RouteView) -> list[tuple[str, str]]:
         """Lines every call may need at once (greeting, closing lines), as (text, language), for the TTS cache."""
         ...
 

@@ -1,9 +1,11 @@
 """Named routes: `Stasis(<app>,<name>)` in the dialplan reaches route `name`. Pure parsing.
 
 A route is `ROUTE_<NAME>_ENABLED`, `ROUTE_<NAME>_POLICY` and options `ROUTE_<NAME>_<OPTION>`. The runtime's own
-options (`ROUTE_OPTIONS`) are declared here; a policy declares its own (e.g. freight's `LOAD`) as
-`PolicyDefinition.route_options`, so a new option never needs an edit here. The handoff target is parsed into a
-value when the file is read, not when the caller asks for a human.
+options (`ROUTE_OPTIONS`) are declared and parsed here; a policy declares its own (e.g. freight's `LOAD`) as
+`PolicyDefinition.route_options`, so a new option never needs an edit here. Configuration knows no policy: it
+keeps a policy's options as text (`Route.option_text`); where the runtime is assembled, `ai_operator/route_binding.py`
+finds the route's policy and has it parse them (`Route.options`). The handoff target is parsed into a value
+when the file is read, not when the caller asks for a human.
 """
 
 from __future__ import annotations
@@ -76,12 +78,9 @@ class Route:
     stt: str | None = None  # provider overrides
     tts: str | None = None
     llm: str | None = None
-    hold_s: float | None = None
-    options: Mapping[str, Any] = field(default_factory=dict)  # the policy's own options, parsed by the policy
-
-    def option(self, key: str, default: Any = None) -> Any:
-        """A policy option by its env name (e.g. "LOAD")."""
-        return self.options.get(key.upper(), default)
+    hold_s: float | None = None  # over the policy's own hold (the runtime sets the session's `hold_s`)
+    option_text: Mapping[str, str] = field(default_factory=dict)  # the route's other keys as written ("LOAD": "x.json")
+    options: Mapping[str, Any] | None = None  # `option_text` parsed by the route's policy; None until bound (route_binding.py)
 
 
 def parse_runtime_option(option: str, raw: str) -> Any:

@@ -29,6 +29,7 @@ from ai_operator.ops.gc_tuning import PacedCollector
 from ai_operator.ops.overload import LagProbe, LoadState
 from ai_operator.providers import used_providers
 from ai_operator.providers.health import ProviderBoard
+from ai_operator.route_binding import bind_routes, route_view
 from ai_operator.storage.state_lock import StateDirBusy, StateDirLock
 
 log = get_logger("daemon")
@@ -39,7 +40,7 @@ class Daemon:
     """The running daemon; `serve()` returns when it has stopped."""
 
     def __init__(self, settings: Settings, *, env_path: str | None, overrides: dict[str, Any] | None = None) -> None:
-        self.settings = settings
+        self.settings = bind_routes(settings)  # each route's policy found, its options parsed (ConfigError)
         self.env_path = env_path
         self.overrides = overrides or {}
         self.stop_requested = asyncio.Event()
@@ -65,7 +66,7 @@ class Daemon:
         if self.notifier is not None:
             self.notifier.reloading()
         try:
-            plan = plan_reload(self.settings, reload_settings(self.settings))
+            plan = plan_reload(self.settings, bind_routes(reload_settings(self.settings)))
             adapters = self.svc.prepare(plan.settings)
             knowledge = self._knowledge_for(plan.settings) if plan.touches(EMBEDDER_KEYS) else None
         except (EnvFileError, ConfigError, OSError, ValueError) as exc:
@@ -292,7 +293,7 @@ class Daemon:
             if not route.enabled:
                 continue
             try:
-                lines = load_policy(route.policy).canned_lines(route)
+                lines = load_policy(route.policy).canned_lines(route_view(self.settings, route))
                 made += await self.svc.tts_for(route).prewarm(lines)
             except Exception as exc:  # a broken route or voice must not stop the daemon
                 log.warning("tts_prewarm_failed", route=route.name, error=str(exc))

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ai_operator.config.routes import Route
 from ai_operator.dialogue import (
     CheckResult,
     PolicyDefinition,
     RouteOption,
+    RouteView,
     SelfTestCase,
     SessionOptions,
     ToolSpec,
@@ -46,7 +46,7 @@ class OperatorPolicy:
         ("ru", "Спасибо, до свидания."),
     )
 
-    def new_session(self, call_id: str, route: Route, options: SessionOptions) -> OperatorSession:
+    def new_session(self, call_id: str, route: RouteView, options: SessionOptions) -> OperatorSession:
         """A fresh session. Without a knowledge base the runtime answers the search effect with None and the
         session says so."""
         return OperatorSession(
@@ -59,7 +59,7 @@ class OperatorPolicy:
     def voice_segments(self, text: str, language: str) -> list[tuple[str, str]]:
         return voice_segments(text, language)
 
-    def canned_lines(self, route: Route) -> list[tuple[str, str]]:
+    def canned_lines(self, route: RouteView) -> list[tuple[str, str]]:
         lines = voice_segments(GREETING, "ru")
         for key in ("shutdown", "max_call_length", "closing"):
             lines += [(say(key, lang), lang) for lang in LANGUAGES]
