@@ -168,6 +168,24 @@ async def test_a_reload_that_cannot_be_built_changes_nothing(daemon_base, tmp_pa
             assert "русский" in await caller_texts(caller)
 
 
+async def test_a_reload_naming_a_missing_policy_changes_nothing(daemon_base, tmp_path, monkeypatch) -> None:
+    """A route's policy is checked where the daemon assembles its runtime (route_binding.py), on reload too."""
+    async with reloadable_stage(daemon_base, tmp_path, monkeypatch) as stage:
+        stage.rewrite(MAX_CALLS=1, ROUTE_TEST_POLICY="nosuch")
+        with capture_logs() as logs:
+            assert not stage.daemon.reload()
+        rejected = [e for e in logs if e["event"] == "reload_rejected"]
+        assert rejected and rejected[0]["reason"].startswith(str(stage.env))
+        assert rejected[0]["reason"].endswith("ROUTE_TEST_POLICY: route test is enabled with policy 'nosuch', "
+                                              "which does not exist")
+        assert stage.daemon.settings.route("test").policy == "operator"
+        callers = [await Caller.place(stage), await Caller.place(stage)]
+        for caller in callers:  # both answered: MAX_CALLS=1 did not apply either
+            await caller.quiet(min_turns=1)
+            await caller.sim.hangup()
+            assert (await caller.record())["route"] == "test"
+
+
 @pytest.mark.parametrize("key", sorted(k for k, d in BY_KEY.items() if d.spec.restart))
 def test_the_plan_keeps_each_restart_only_key_and_applies_the_rest(key: str, tmp_path) -> None:
     from ai_operator.daemon.reload import plan_reload

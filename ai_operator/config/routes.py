@@ -26,7 +26,7 @@ ROUTE_OPTIONS: dict[str, str] = {
     "STT": "per-route speech-to-text provider override (a registered provider, or none)",
     "TTS": "per-route text-to-speech provider override (a registered provider: espeak, openai)",
     "LLM": "per-route model provider override (a registered provider, or none)",
-    "HOLD_S": "turn-boundary hold for dangling utterances, seconds (0..10)",
+    "HOLD_S": "turn-boundary hold for dangling utterances, seconds (0..10), over the policy's own",
 }
 PRODUCTION_ROUTES = ("kazakhtelecom",)
 _CONTEXT_RE = re.compile(r"^[A-Za-z0-9_.+-]+$")
