@@ -69,7 +69,7 @@ class HandoffTarget:
 
 @dataclass(frozen=True)
 class Route:
-    """A named route and its options, all parsed."""
+    """A named route: the runtime's options parsed; its policy's own as text until the runtime binds the route."""
 
     name: str  # lower-case, as in the Stasis argument
     enabled: bool
