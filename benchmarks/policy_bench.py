@@ -97,9 +97,10 @@ def bench_policy(name: str, decisions: int, settings: Any, route: Any) -> dict[s
 def run(decisions: int = 20_000) -> list[dict[str, Any]]:
     """Every policy of `CORPORA`; a missing package is reported as skipped."""
     from ai_operator.config import load_settings
+    from ai_operator.route_binding import bind_routes
     from policies import policy_exists
 
-    settings = load_settings(REPO / "etc" / "ai-operator.env.example")
+    settings = bind_routes(load_settings(REPO / "etc" / "ai-operator.env.example"))  # the LOAD read once, not per call
     out = []
     for name in CORPORA:
         route = next((r for r in settings.routes.values() if r.policy == name), None)
