@@ -124,7 +124,8 @@ async def test_close_ends_iteration_while_waiting_to_reconnect(pbx):
     await asyncio.sleep(0.05)
     t0 = time.monotonic()
     await events.stream.close()
-    await asyncio.wait_for(events._task, 1)
+    assert events._task.task is not None
+    await asyncio.wait_for(events._task.task, 1)
     assert time.monotonic() - t0 < 1 and events.error is None
 
 

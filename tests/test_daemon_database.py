@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from ai_operator.daemon import app
+from ai_operator.daemon.services import DaemonOverrides
 from ai_operator.storage import supervisor
 from ai_operator.storage.embedded import EmbeddedServer
 from policies.operator.catalog import say
@@ -72,7 +73,7 @@ async def test_embedded_database_killed_mid_call_is_restarted_and_the_caller_nev
 
 
 async def _kill_database_mid_call(daemon_base: Any, replies: list[tuple[str | None, Any]], observer: Any) -> dict:
-    async with stage_for(daemon_base, KB_SEARCH_TIMEOUT_S=1.0, overrides={"observer": observer}) as stage:
+    async with stage_for(daemon_base, KB_SEARCH_TIMEOUT_S=1.0, overrides=DaemonOverrides(observer=observer)) as stage:
         daemon, records = stage.daemon, stage.daemon.svc.records
         assert daemon.db is not None and daemon.db.embedded
         caller = await Caller.place(stage)

@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from ai_operator.daemon.app import Daemon
+from ai_operator.daemon.services import DaemonOverrides
 from ai_operator.sim.instant import InstantSTT
 from ai_operator.sim.pbx import SimulatedPbx
 from ai_operator.storage.embedded import EmbeddedServer
@@ -33,7 +34,7 @@ async def daemon_on(url: str, password: str, base: DaemonBase, dsn: str, app: st
         settings = base.settings.with_values(
             ARI_URL=url, ARI_USER="ai-operator", ARI_PASSWORD=password, ARI_APP=app, STATE_DIR=state,
             DATABASE_URL=dsn, METRICS_PORT=0, **{**FAST, **values})
-        daemon = Daemon(settings, env_path=None, overrides={"tts": bot_tts(base.state_dir), "stt": InstantSTT([])})
+        daemon = Daemon(settings, env_path=None, overrides=DaemonOverrides(tts=bot_tts(base.state_dir), stt=InstantSTT([])))
         task = asyncio.create_task(daemon.serve())
         await asyncio.wait({task, asyncio.ensure_future(daemon.ready.wait())}, timeout=READY_TIMEOUT_S,
                            return_when=asyncio.FIRST_COMPLETED)

@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from ai_operator.callend import LINE_MARGIN_S, expected_line_s
+from ai_operator.daemon.services import DaemonOverrides
 from ai_operator.llm.chat import ChatModel
 from ai_operator.media.frames import FRAME_S
 from ai_operator.sim.openai_server import FakeOpenAI
@@ -126,7 +127,7 @@ async def staged(daemon_base, ending: Ending) -> AsyncIterator[Stage]:
         server.goodbye = LONG_MODEL_GOODBYE
         server.chat_script = lambda _body: {"content": ""}  # every other move: the policy's canned line
         model = ChatModel(api_key=server.api_key, base_url=server.base_url, model="gpt-4o-mini", timeout_s=5)
-        overrides = {"model": model} if ending.route == "freight" else {}
+        overrides = DaemonOverrides(model=model) if ending.route == "freight" else DaemonOverrides()
         async with stage_for(daemon_base, overrides=overrides, **ending.settings) as stage:
             yield stage
 

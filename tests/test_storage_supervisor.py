@@ -91,7 +91,7 @@ async def test_an_external_server_is_reconnected_to_never_restarted(tmp_path) ->
     try:
         await asyncio.to_thread(server.stop_now)
         await eventually(lambda: events == ["down"], 30, "the outage noticed")
-        await eventually(lambda: sup._task is not None and not server.alive(), 5, "it stays down")
+        await eventually(lambda: sup._task.running and not server.alive(), 5, "it stays down")
         assert sup.restarts == 0 and sup.restart_failures == 0 and not sup.owns_server
         await asyncio.to_thread(server.restart)
         await eventually(lambda: events == ["down", "up"], 30, "reconnected")

@@ -9,6 +9,7 @@ espeak-ng audio through the real RTP path).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import io
 import tempfile
 import time
@@ -21,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from ai_operator.config import Settings, load_settings
+from ai_operator.daemon.services import DaemonOverrides
 from ai_operator.media.codecs import FRAME_SAMPLES
 from ai_operator.sim.pbx import SimCall
 from ai_operator.sim.stage import Stage, simulated_stage
@@ -73,9 +75,12 @@ def bot_tts(state_dir: Path) -> CachedTTS:
 
 
 @asynccontextmanager
-async def stage_for(base: DaemonBase, *, overrides: dict[str, Any] | None = None, **values: Any) -> AsyncIterator[Stage]:
-    """The simulated PBX and the real daemon on the shared database, with short timings."""
-    ov = {"tts": bot_tts(base.state_dir), **(overrides or {})}
+async def stage_for(base: DaemonBase, *, overrides: DaemonOverrides | None = None, **values: Any) -> AsyncIterator[Stage]:
+    """The simulated PBX and the real daemon on the shared database, with short timings (and the fast bot
+    voice unless `overrides` bring a TTS)."""
+    ov = overrides or DaemonOverrides()
+    if ov.tts is None:
+        ov = dataclasses.replace(ov, tts=bot_tts(base.state_dir))
     async with simulated_stage(base.settings, state_dir=base.state_dir, overrides=ov, **{**FAST, **values}) as stage:
         yield stage
 
