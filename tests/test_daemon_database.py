@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import time
 from typing import Any
 
 import pytest
@@ -38,10 +37,8 @@ async def test_database_down_at_start_then_connected_and_spool_replayed(daemon_b
             await stage.wait_call_ended(caller.sim)
             assert records.spooled >= 3  # started, answered, greeting turn, ended: nothing lost
             await asyncio.to_thread(server.restart)
-            deadline = time.monotonic() + 20
-            while (stage.daemon.db is None or records.spooled) and time.monotonic() < deadline:
-                await asyncio.sleep(0.1)
-            assert stage.daemon.db is not None and records.spooled == 0
+            await eventually(lambda: stage.daemon.db is not None and records.spooled == 0, 20,
+                             "the database connected and the spool replayed")
             assert stage.daemon.svc.knowledge is not None
             record = await records.get_call(caller.sim.channel_id)
     finally:

@@ -179,6 +179,7 @@ def test_the_plan_keeps_each_restart_only_key_and_applies_the_rest(key: str, tmp
     changed = {"ARI_URL": "http://10.0.0.9:8088/ari", "ARI_USER": "other", "ARI_PASSWORD": "other-pw",
                "ARI_APP": "other-app", "RTP_HOST": "10.0.0.9", "RTP_PORT_MIN": 20001, "RTP_PORT_MAX": 20998,
                "RTP_CODEC": "alaw", "STATE_DIR": tmp_path, "DATABASE_URL": "postgresql://u:p@db/x",
+               "KB_DATABASE_URL": "postgresql://u:p@replica/x",
                "METRICS_HOST": "0.0.0.0", "METRICS_PORT": 9999, "LOG_FORMAT": "console"}[key]
     plan = plan_reload(running, running.with_values(**{key: changed}, LOG_LEVEL="debug", MAX_CALLS=7))
     assert plan.needs_restart == (key,)

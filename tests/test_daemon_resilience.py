@@ -6,20 +6,9 @@ is `system`/`channel_lost`, not a caller hang-up.
 
 from __future__ import annotations
 
-import asyncio
-import time
-
 from ai_operator.media.rtp import build_header
 from tests.support.daemon import Caller, stage_for
 from tests.support.wait import eventually
-
-
-async def _wait(pred, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not pred():
-        if time.monotonic() > deadline:
-            raise TimeoutError(what)
-        await asyncio.sleep(0.02)
 
 
 async def test_garbage_and_foreign_rtp_are_dropped_and_counted_and_the_call_goes_on(daemon_base) -> None:
@@ -35,8 +24,12 @@ async def test_garbage_and_foreign_rtp_are_dropped_and_counted_and_the_call_goes
             caller.sim.inject_rtp(b"\x80")  # a truncated header
             caller.sim.inject_rtp(good, from_foreign=True)  # a well-formed packet from someone else
             caller.sim.inject_rtp(build_header(0, False, 2, 320, 0x1234) + b"\xff" * 7)  # wrong size
-        await _wait(lambda: call.media.endpoint.stats.dropped_foreign - stats_before["dropped_foreign"] >= 5, 2, "foreign")
-        await asyncio.sleep(0.05)
+
+        def dropped(key: str) -> int:
+            return int(call.media.endpoint.stats.as_dict()[key] - stats_before[key])
+
+        await eventually(lambda: dropped("dropped_malformed") >= 10 and dropped("dropped_foreign") >= 5
+                         and dropped("dropped_wrong_size") >= 5, 10, "every bad packet dropped")
         stats = call.media.endpoint.stats.as_dict()
         assert stats["dropped_malformed"] - stats_before["dropped_malformed"] == 10
         assert stats["dropped_foreign"] - stats_before["dropped_foreign"] == 5
@@ -74,7 +67,7 @@ async def test_websocket_drop_mid_call_loses_nothing(daemon_base) -> None:
         caller = await Caller.place(stage)
         reconnects = stage.daemon.svc.metrics.ari_reconnects_total
         await stage.pbx.drop_websockets()
-        await _wait(lambda: reconnects._value.get() >= 1 and stage.daemon.stream.connected, 10, "no reconnect")
+        await eventually(lambda: reconnects._value.get() >= 1 and stage.daemon.stream.connected, 10, "the reconnect")
         caller.sim.send_dtmf("1")
         await caller.quiet(min_turns=2)
         await caller.say("Я живу в Караганде.")
@@ -97,8 +90,8 @@ async def test_asterisk_restart_mid_call_closes_it_as_system_after_reconnect(dae
         await stage.pbx.restart(down_s=0.3)
         record = await caller.record(timeout=15)
         assert stage.daemon.svc.metrics.ari_reconnects_total._value.get() >= 1
-        await asyncio.sleep(0.1)
-        assert stage.daemon.svc.ports.in_use == 0 and stage.daemon.svc.pacer.streams == 0
+        await eventually(lambda: stage.daemon.svc.ports.in_use == 0 and stage.daemon.svc.pacer.streams == 0, 10,
+                         "the call's port and playout stream released")
     assert record["ended_by"] == "system"
     assert record["disposition"] == "channel_lost"
     assert record["ended_at"] is not None

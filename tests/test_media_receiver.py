@@ -60,10 +60,12 @@ async def test_datagrams_wait_for_drain_and_digital_silence_is_not_decoded() -> 
         await eventually(lambda: _queued(eps[1]._sock), what="datagrams queued")
         await asyncio.sleep(0)  # give the loop a pass: nothing reads a receiver's sockets but its drain
         assert audio[0] == [] and silent[1] == 0 and eps[0].stats.received == 0
-        got = 0
-        while got < 6:  # the kernel may still be delivering the last ones
-            got += receiver.drain()
-            await asyncio.sleep(0.001)
+
+        def all_read() -> bool:  # the kernel may still be delivering the last ones
+            receiver.drain()
+            return eps[0].stats.received + eps[1].stats.received >= 6
+
+        await eventually(all_read, what="all six datagrams read")
         assert len(audio[0]) == 3 and silent == {0: 0, 1: 3} and audio[1] == []
         assert np.array_equal(audio[0][0], codec.decode(tone))
         assert eps[0].stats.received == 3 and eps[1].stats.received == 3
@@ -87,10 +89,13 @@ async def test_a_backlog_is_read_a_few_per_tick_so_sends_are_not_held_back() -> 
         for seq in range(backlog):
             peer.sendto(build_header(0, False, seq, 0, 1) + bytes(160), ep.local_address)
         await eventually(lambda: _queued(ep._sock), what="datagrams queued")
-        reads = []
-        while sum(reads) < backlog:
+        reads: list[int] = []
+
+        def backlog_read() -> bool:
             reads.append(receiver.drain())
-            await asyncio.sleep(0.001)
+            return sum(reads) >= backlog
+
+        await eventually(backlog_read, what="the backlog read")
         assert max(reads) <= RtpReceiver.MAX_ROUNDS and len(frames) == backlog
     finally:
         ep.close()

@@ -38,8 +38,9 @@ async def test_the_probe_sees_a_blocked_loop() -> None:
     probe.start()
     await eventually(lambda: len(seen) >= 2, what="the probe running")
     for _ in range(3):  # the event loop blocked for 150 ms, three times in a row
+        probes = len(seen)
         time.sleep(0.15)
-        await asyncio.sleep(0.02)
+        await eventually(lambda probes=probes: len(seen) > probes, what="the probe measured the block")
     await eventually(lambda: state.behind(time.monotonic()), what="the stall seen")
     await probe.stop()
     assert max(seen) >= 0.1
