@@ -6,18 +6,20 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from typing import Any
 
 import pytest
 from aiohttp import web
 
 from ai_operator.ari import AriAuthError, AriError, AriEventStream, AriRestClient
+from ai_operator.ari.events import StasisStart
 from ai_operator.ari.events_ws import backoff_delay, events_url
 from ai_operator.sim.pbx import SimulatedPbx
 from tests.support.events import EventCollector
 from tests.support.wait import eventually
 
 APP = "ai-operator"
-FAST = {"backoff_initial_s": 0.05, "backoff_max_s": 0.2}
+FAST: dict[str, Any] = {"backoff_initial_s": 0.05, "backoff_max_s": 0.2}
 
 
 @pytest.fixture
@@ -88,7 +90,7 @@ async def test_missing_ari_module_404_is_raised_once():
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
-    port = site._server.sockets[0].getsockname()[1]
+    port = runner.addresses[0][1]
     try:
         stream = AriEventStream(f"http://127.0.0.1:{port}/ari", "a", "b", APP, **FAST)
         t0 = time.monotonic()
@@ -163,7 +165,7 @@ async def test_failing_on_connect_callback_does_not_kill_the_stream(pbx):
     await eventually(lambda: calls, 10, "the on_connect callback called")
     call = await pbx.place_call("test")
     await asyncio.wait_for(task, 2)
-    assert calls == [False] and got[0].channel.id == call.channel_id
+    assert calls == [False] and isinstance(got[0], StasisStart) and got[0].channel.id == call.channel_id
     await stream.close()
 
 

@@ -94,4 +94,4 @@ async def test_a_call_whose_load_is_missing_or_outside_loads_dir_goes_back_to_th
         sim = await answered
         await eventually(lambda: sim.state == "dialplan", what="the call back in the dialplan")
         assert stage.call_of(sim) is None
-        assert await stage.daemon.svc.records.get_call(sim.channel_id) is None
+        assert await stage.svc.records.get_call(sim.channel_id) is None

@@ -15,7 +15,7 @@ async def test_garbage_and_foreign_rtp_are_dropped_and_counted_and_the_call_goes
     async with stage_for(daemon_base) as stage:
         caller = await Caller.place(stage)
         call = stage.call_of(caller.sim)
-        totals = stage.daemon.svc.rtp_totals  # this daemon's calls only
+        totals = stage.svc.rtp_totals  # this daemon's calls only
         before = totals.as_dict()
         stats_before = dict(call.media.endpoint.stats.as_dict())
         good = build_header(0, False, 1, 160, 0x1234) + b"\xff" * 160
@@ -38,7 +38,7 @@ async def test_garbage_and_foreign_rtp_are_dropped_and_counted_and_the_call_goes
         for key in ("dropped_malformed", "dropped_foreign", "dropped_wrong_size"):
             assert after[key] - before[key] == stats[key] - stats_before[key], key
         assert stats["received"] > stats_before["received"]  # real media kept flowing
-        registry = stage.daemon.svc.metrics.registry
+        registry = stage.svc.metrics.registry
         sample = registry.get_sample_value
         assert sample("ai_operator_rtp_dropped_packets_total", {"reason": "foreign"}) == after["dropped_foreign"]
         assert sample("ai_operator_rtp_dropped_packets_total", {"reason": "malformed"}) == (
@@ -65,9 +65,9 @@ async def test_garbage_and_foreign_rtp_are_dropped_and_counted_and_the_call_goes
 async def test_websocket_drop_mid_call_loses_nothing(daemon_base) -> None:
     async with stage_for(daemon_base) as stage:
         caller = await Caller.place(stage)
-        reconnects = stage.daemon.svc.metrics.ari_reconnects_total
+        reconnects = stage.svc.metrics.ari_reconnects_total
         await stage.pbx.drop_websockets()
-        await eventually(lambda: reconnects._value.get() >= 1 and stage.daemon.stream.connected, 10, "the reconnect")
+        await eventually(lambda: reconnects._value.get() >= 1 and stage.daemon.stream is not None and stage.daemon.stream.connected, 10, "the reconnect")
         caller.sim.send_dtmf("1")
         await caller.quiet(min_turns=2)
         await caller.say("Я живу в Караганде.")
@@ -89,8 +89,8 @@ async def test_asterisk_restart_mid_call_closes_it_as_system_after_reconnect(dae
         await caller.quiet(min_turns=2)
         await stage.pbx.restart(down_s=0.3)
         record = await caller.record(timeout=15)
-        assert stage.daemon.svc.metrics.ari_reconnects_total._value.get() >= 1
-        await eventually(lambda: stage.daemon.svc.ports.in_use == 0 and stage.daemon.svc.pacer.streams == 0, 10,
+        assert stage.svc.metrics.ari_reconnects_total._value.get() >= 1
+        await eventually(lambda: stage.svc.ports.in_use == 0 and stage.svc.pacer.streams == 0, 10,
                          "the call's port and playout stream released")
     assert record["ended_by"] == "system"
     assert record["disposition"] == "channel_lost"
@@ -106,7 +106,7 @@ async def test_asterisk_restart_through_its_404_window_keeps_the_daemon_serving(
         await stage.pbx.come_up(starting_status=404)  # HTTP up, res_ari not loaded yet
         await eventually(lambda: stage.pbx.starting_answers >= 2, 30, "the daemon retrying through the 404s")
         stage.pbx.starting_status = None
-        await eventually(lambda: stage.daemon.stream.connected, 30, "the daemon reconnected")
+        await eventually(lambda: stage.daemon.stream is not None and stage.daemon.stream.connected, 30, "the daemon reconnected")
         record = await caller.record()
         second = await Caller.place(stage)  # and it answers the next call
         await second.quiet(min_turns=1)
@@ -125,7 +125,7 @@ async def test_asterisk_shutdown_mid_call_is_channel_lost_not_a_caller_hang_up(d
         assert caller.sim.hung_up_by == "asterisk"
         record = await caller.record(timeout=15)
         await stage.pbx.come_up()
-        await eventually(lambda: stage.daemon.stream.connected, 30, "the daemon reconnected")
+        await eventually(lambda: stage.daemon.stream is not None and stage.daemon.stream.connected, 30, "the daemon reconnected")
     assert record["ended_by"] == "system"
     assert record["disposition"] == "channel_lost"
     assert [t["caller_text"] for t in record["turns"]] == [None, "[dtmf 1]"]

@@ -27,7 +27,7 @@ def tone(n: int, value: int = 1000) -> np.ndarray:
     return np.full(n, value, dtype=np.int16)
 
 
-def make(codec: str = "slin"):  # type: ignore[no-untyped-def]
+def make(codec: str = "slin"):
     clock = FakeClock()
     sent: list[RtpPacket] = []
     events: list[PlayoutEvent] = []

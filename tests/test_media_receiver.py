@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import time
+from collections.abc import Callable
 
 import numpy as np
 
@@ -45,8 +46,12 @@ async def test_datagrams_wait_for_drain_and_digital_silence_is_not_decoded() -> 
     audio: dict[int, list[np.ndarray]] = {0: [], 1: []}
     silent = {0: 0, 1: 0}
     alloc = _ports(20)
-    eps = [await RtpEndpoint.open(alloc, codec, audio[i].append, receiver=receiver,
-                                  on_silence=lambda i=i: silent.__setitem__(i, silent[i] + 1)) for i in (0, 1)]
+
+    def count_silence(i: int) -> Callable[[], None]:
+        return lambda: silent.__setitem__(i, silent[i] + 1)
+
+    eps = [await RtpEndpoint.open(alloc, codec, audio[i].append, receiver=receiver, on_silence=count_silence(i))
+           for i in (0, 1)]
     peers = [_udp(), _udp()]
     try:
         assert len(receiver) == 2

@@ -85,7 +85,7 @@ async def test_a_call_is_heard_through_the_registered_streaming_provider(daemon_
         await caller.quiet(min_turns=2)
         await caller.sim.hangup()
         record = await caller.record()
-        health = stage.daemon.svc.providers.report() if stage.daemon.svc and stage.daemon.svc.providers else {}
+        health = stage.svc.providers.report() if stage.daemon.svc and stage.svc.providers else {}
     heard = [s for s in scribe.INSTANCES[-1].streams if s.frames]
     assert heard and all(s.closed for s in heard)  # the caller's real RTP audio, frame by frame, into the stream
     assert record["turns"][1]["caller_text"] == "По-русски, пожалуйста."

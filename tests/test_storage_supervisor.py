@@ -11,6 +11,7 @@ import shutil
 import signal
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,7 +22,7 @@ from ai_operator.storage.supervisor import DatabaseDown, DatabaseSupervisor, Gua
 from tests.support.storage import embedded_state_dir, fresh_dsn, shared_server
 from tests.support.wait import eventually
 
-FAST = {"check_s": 0.05, "backoff_initial_s": 0.05, "backoff_max_s": 0.4}
+FAST: dict[str, Any] = {"check_s": 0.05, "backoff_initial_s": 0.05, "backoff_max_s": 0.4}
 
 
 def sample(metrics: Metrics, name: str, labels: dict[str, str] | None = None) -> float:

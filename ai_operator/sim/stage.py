@@ -19,7 +19,8 @@ import numpy as np
 
 from ai_operator.config import Settings
 from ai_operator.daemon.app import Daemon
-from ai_operator.daemon.services import DaemonOverrides
+from ai_operator.daemon.manager import CallManager
+from ai_operator.daemon.services import DaemonOverrides, Services
 from ai_operator.sim.pbx import SimCall, SimulatedPbx
 
 DAEMON_READY_TIMEOUT_S = 30.0
@@ -65,10 +66,21 @@ class Stage:
     fake_openai: Any = None
     transcripts: ScriptedTranscripts | None = None
 
+    @property
+    def svc(self) -> Services:
+        """The running daemon's services (a stage exists only once the daemon is ready)."""
+        assert self.daemon.svc is not None
+        return self.daemon.svc
+
+    @property
+    def manager(self) -> CallManager:
+        """The running daemon's call manager."""
+        assert self.daemon.manager is not None
+        return self.daemon.manager
+
     def call_of(self, sim: SimCall) -> Any:
         """The daemon's `Call` object for a simulated call (None once it has ended)."""
-        assert self.daemon.manager is not None
-        return self.daemon.manager.calls.get(sim.channel_id)
+        return self.manager.calls.get(sim.channel_id)
 
     async def wait_bot_quiet(self, sim: SimCall, *, min_turns: int = 0, timeout: float = 30.0, quiet_s: float = 0.3) -> None:
         """Until the bot has taken `min_turns` turns and is neither thinking nor speaking."""

@@ -28,6 +28,7 @@ from ai_operator.sim.pbx import SimCall
 from ai_operator.sim.stage import Stage, simulated_stage
 from ai_operator.speech.cache import CachedTTS
 from ai_operator.speech.espeak import EspeakTTS
+from ai_operator.speech.tts import LineTTS
 
 REPO = Path(__file__).resolve().parents[2]
 ENV_EXAMPLE = REPO / "etc" / "ai-operator.env.example"
@@ -142,7 +143,7 @@ class Caller:
     async def record(self, timeout: float = 20.0) -> dict[str, Any]:
         """The call's record once it has ended and its turns are written."""
         await self.stage.wait_call_ended(self.sim, timeout=timeout)
-        record = await self.stage.daemon.svc.records.get_call(self.sim.channel_id)
+        record = await self.stage.svc.records.get_call(self.sim.channel_id)
         assert record is not None, f"no record for {self.sim.channel_id}"
         return record
 
@@ -158,7 +159,7 @@ def trim_leading_silence(pcm: np.ndarray) -> np.ndarray:
     return pcm[loud[0] :] if loud.size else pcm
 
 
-async def bot_line_audio(tts: CachedTTS, text: str, language: str, policy: str = "operator") -> np.ndarray:
+async def bot_line_audio(tts: LineTTS, text: str, language: str, policy: str = "operator") -> np.ndarray:
     """The audio of a bot line as the bot plays it: the same cached TTS, voiced as the policy says, with the
     silence around the line trimmed as the speaker does."""
     from ai_operator.media.trim import SilenceTrimmer
@@ -173,7 +174,7 @@ async def bot_line_audio(tts: CachedTTS, text: str, language: str, policy: str =
     return np.concatenate(parts)
 
 
-async def synthesized_frames(tts: CachedTTS, text: str, language: str, policy: str = "operator") -> int:
+async def synthesized_frames(tts: LineTTS, text: str, language: str, policy: str = "operator") -> int:
     """How many 20 ms frames the bot plays for `text`."""
     return -(-len(await bot_line_audio(tts, text, language, policy)) // FRAME_SAMPLES)
 
@@ -194,5 +195,5 @@ def hangup_requests(stage: Stage, channel_id: str) -> list[Any]:
 
 
 def metric(stage: Stage, name: str, labels: dict[str, str]) -> float:
-    value = stage.daemon.svc.metrics.registry.get_sample_value(name, labels)
+    value = stage.svc.metrics.registry.get_sample_value(name, labels)
     return float(value or 0.0)

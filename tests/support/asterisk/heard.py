@@ -39,9 +39,10 @@ def talkspurts(peer: RtpPeer, since_ns: int = 0, gap_s: float = SPURT_GAP_S) -> 
     times, audio = peer.pcm(since_ns)
     is_voiced = voiced(audio)
     out: list[Spurt] = []
-    start = prev = None
-    for i in np.flatnonzero(is_voiced):
-        if prev is not None and times[i] - times[prev] > gap_s * 1e9:
+    start: int | None = None
+    prev: int | None = None
+    for i in map(int, np.flatnonzero(is_voiced)):
+        if start is not None and prev is not None and times[i] - times[prev] > gap_s * 1e9:
             out.append(_spurt(times, audio, start, prev))
             start = None
         start = i if start is None else start

@@ -15,8 +15,9 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-import pgserver  # type: ignore[import-untyped]
+import pgserver
 
 from ai_operator.storage.pg_root import FALLBACK_ACCOUNT, open_way, own_tree
 
@@ -33,7 +34,7 @@ def account() -> pwd.struct_passwd:
 def run_pg(args: list[str], *, check: bool = True, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     """One of the bundled PostgreSQL programs, as `account()`."""
     who = account()
-    as_user = {"user": who.pw_uid, "group": who.pw_gid, "extra_groups": []} if os.getuid() == 0 else {}
+    as_user: dict[str, Any] = {"user": who.pw_uid, "group": who.pw_gid, "extra_groups": []} if os.getuid() == 0 else {}
     done = subprocess.run([str(BIN / args[0]), *args[1:]], capture_output=True, text=True, timeout=timeout,
                           check=False, env={**os.environ, "LC_ALL": "C"}, start_new_session=True, **as_user)
     if check and done.returncode != 0:
