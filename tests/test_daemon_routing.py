@@ -68,7 +68,7 @@ async def test_handoff_plays_its_line_then_continues_to_the_route_target(daemon_
         said = await caller.say("Соедините с оператором.")
         await caller.sim.wait_hangup(timeout=20)
         record = await caller.record()
-        tts = stage.svc.tts_for(stage.settings.route("test"))
+        tts = stage.svc.tts_for(stage.settings.routes["test"])
     from tests.support.daemon import synthesized_frames
     line = say("handoff", "ru")
     assert record["turns"][-1]["bot_text"] == line

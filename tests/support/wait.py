@@ -47,9 +47,11 @@ async def eventually(
 
 
 def eventually_sync(
-    predicate: Callable[[], T | None], timeout: float = DEFAULT_TIMEOUT_S, what: str = "condition"
+    predicate: Callable[[], T | None], timeout: float = DEFAULT_TIMEOUT_S, what: str = "condition", *,
+    poll_s: float = POLL_S,
 ) -> T:
-    """`eventually` for code outside an event loop (threads, subprocesses)."""
+    """`eventually` for code outside an event loop (threads, subprocesses). `poll_s`: longer for a predicate
+    that runs a command or reads a file."""
     deadline = time.monotonic() + timeout
     while True:
         value = predicate()
@@ -57,4 +59,4 @@ def eventually_sync(
             return value
         if time.monotonic() >= deadline:
             raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
-        time.sleep(POLL_S)
+        time.sleep(poll_s)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import pwd
 import subprocess
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from typing import Any
 import pgserver
 
 from ai_operator.storage.pg_root import FALLBACK_ACCOUNT, open_way, own_tree
+from tests.support.wait import eventually_sync
 
 BIN = Path(pgserver.__file__).resolve().parent / "pginstall" / "bin"
 SUPERUSER = "postgres"
@@ -122,8 +122,5 @@ class PgServer:
         return run_pg(["pg_ctl", "-D", str(self.pgdata), "status"], check=False).returncode == 0
 
     def wait_ready(self, timeout: float = READY_TIMEOUT_S) -> None:
-        deadline = time.monotonic() + timeout
-        while run_pg(["pg_isready", "-h", "127.0.0.1", "-p", str(self.port)], check=False).returncode != 0:
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"PostgreSQL on port {self.port} not ready after {timeout:g} s")
-            time.sleep(0.2)
+        eventually_sync(lambda: run_pg(["pg_isready", "-h", "127.0.0.1", "-p", str(self.port)], check=False).returncode == 0,
+                        timeout, f"PostgreSQL on port {self.port} ready", poll_s=0.2)
