@@ -34,6 +34,7 @@ from typing import Any
 
 from ai_operator.config import load_settings
 from ai_operator.daemon.app import Daemon
+from ai_operator.daemon.services import DaemonOverrides
 from ai_operator.logs import configure_logging, get_logger
 from ai_operator.media.frames import FRAME_SAMPLES
 from ai_operator.media.timing import ErrorStats
@@ -243,7 +244,7 @@ async def main_async(args: argparse.Namespace) -> int:
     settings = load_settings(args.env)
     configure_logging(settings.ops.log_level, "json", background=True)  # as `ai-operator run` does
     plan = plans.load(Path(args.plan))
-    overrides = {} if args.speech_from_env else {"stt": ScriptedSTT(plan.received_audio())}
+    overrides = DaemonOverrides() if args.speech_from_env else DaemonOverrides(stt=ScriptedSTT(plan.received_audio()))
     daemon = Daemon(settings, env_path=None, overrides=overrides)
     figures = Figures(daemon)
     profiler = cProfile.Profile() if args.profile else None

@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from ai_operator.callend import LINE_MARGIN_S, expected_line_s
+from ai_operator.daemon.services import DaemonOverrides
 from ai_operator.llm.chat import ChatModel
 from ai_operator.media.frames import FRAME_S
 from ai_operator.sim.openai_server import FakeOpenAI
@@ -89,7 +90,7 @@ async def _handoff_refused(stage: Stage, caller: Caller) -> None:
 async def _drained(stage: Stage, caller: Caller) -> asyncio.Task:
     await _russian(stage, caller)
     assert stage.daemon.manager is not None
-    return asyncio.get_running_loop().create_task(stage.daemon.manager.drain(0))  # as on SIGTERM
+    return asyncio.get_running_loop().create_task(stage.manager.drain(0))  # as on SIGTERM
 
 
 async def _runs_long(stage: Stage, caller: Caller) -> None:
@@ -126,7 +127,7 @@ async def staged(daemon_base, ending: Ending) -> AsyncIterator[Stage]:
         server.goodbye = LONG_MODEL_GOODBYE
         server.chat_script = lambda _body: {"content": ""}  # every other move: the policy's canned line
         model = ChatModel(api_key=server.api_key, base_url=server.base_url, model="gpt-4o-mini", timeout_s=5)
-        overrides = {"model": model} if ending.route == "freight" else {}
+        overrides = DaemonOverrides(model=model) if ending.route == "freight" else DaemonOverrides()
         async with stage_for(daemon_base, overrides=overrides, **ending.settings) as stage:
             yield stage
 
@@ -149,7 +150,7 @@ async def test_an_ending_line_is_heard_whole_and_the_bye_follows_its_last_frame(
         drain = await ending.lead_in(stage, caller)
         await eventually(lambda: call.callend.armed, 60, what="the ending line decided")
         armed_at = call.callend.armed_at
-        line_frames = await synthesized_frames(stage.daemon.svc.tts_for(call.route), ending.text, ending.language,
+        line_frames = await synthesized_frames(stage.svc.tts_for(call.route), ending.text, ending.language,
                                                call.route.policy)
         first = await eventually(lambda: next((t for t, _ in caller.sim.received if t >= armed_at), None), 30,
                                  what="the ending line's first frame at the caller")
@@ -193,12 +194,12 @@ async def test_an_ending_line_that_cannot_be_spoken_ends_the_call_at_once(daemon
                 raise RuntimeError("TTS down")
             return real_stream(text, voice, cache=cache)
 
-        tts.stream = failing  # type: ignore[method-assign]
+        tts.stream = failing
         try:
             await caller.say("Спасибо, до свидания.")
             await caller.sim.wait_hangup(timeout=30)
         finally:
-            tts.stream = real_stream  # type: ignore[method-assign]
+            tts.stream = real_stream
         record = await caller.record()
     said_at = caller.speech_frames[-1]
     assert caller.sim.hung_up_by == "app"
@@ -248,12 +249,12 @@ async def test_an_ending_line_that_never_stops_ends_at_its_own_deadline_not_the_
                 if text == say("closing", "ru"):
                     await asyncio.Event().wait()  # never another chunk, never the end
 
-        tts.stream = stalling  # type: ignore[method-assign]
+        tts.stream = stalling
         try:
             await caller.say("Спасибо, до свидания.")
             await caller.sim.wait_hangup(timeout=60)
         finally:
-            tts.stream = real_stream  # type: ignore[method-assign]
+            tts.stream = real_stream
         record = await caller.record()
     first = next(t for t, _ in caller.sim.received if t >= call.callend.armed_at)
     expected = expected_line_s(say("closing", "ru")) + LINE_MARGIN_S

@@ -19,7 +19,7 @@ GRACE_MS = 400
 async def test_full_operator_call_greeting_kb_answer_goodbye_then_hangup(daemon_base) -> None:
     async with stage_for(daemon_base, HANGUP_GRACE_MS=GRACE_MS) as stage:
         caller = await Caller.place(stage)
-        tts = stage.daemon.svc.tts_for(stage.settings.route("test"))
+        tts = stage.svc.tts_for(stage.settings.routes["test"])
         await caller.quiet(min_turns=1)
         # The greeting was heard in full before the caller said anything.
         greeting_frames = await synthesized_frames(tts, GREETING, "ru")

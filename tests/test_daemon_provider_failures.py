@@ -19,6 +19,7 @@ import aiohttp
 import numpy as np
 import pytest
 
+from ai_operator.daemon.services import DaemonOverrides
 from ai_operator.media.codecs import get_codec
 from ai_operator.sim.openai_server import FakeOpenAI
 from ai_operator.sim.stage import ScriptedTranscripts, Stage, simulated_stage
@@ -41,7 +42,7 @@ async def provider_stage(base: DaemonBase, fake: FakeOpenAI, *, remote_voice: bo
     settings = {**FAST, **SHORT_TIMEOUTS, "HANGUP_WATCHDOG_S": 30.0, "OPENAI_API_KEY": key or fake.api_key, "OPENAI_BASE_URL": fake.base_url,
                 "STT_PROVIDER": "openai", "TTS_PROVIDER": "openai" if remote_voice else "espeak",
                 "LLM_PROVIDER": "none", "METRICS_PORT": closed_tcp_port(), **values}
-    overrides = {} if remote_voice else {"tts": bot_tts(base.state_dir)}
+    overrides = DaemonOverrides() if remote_voice else DaemonOverrides(tts=bot_tts(base.state_dir))
     async with simulated_stage(base.settings, state_dir=base.state_dir, scripted_stt=False, overrides=overrides,
                                **settings) as stage:
         stage.transcripts = transcripts

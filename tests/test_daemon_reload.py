@@ -18,6 +18,7 @@ from structlog.testing import capture_logs
 from ai_operator.config import load_settings
 from ai_operator.config.schema import BY_KEY
 from ai_operator.daemon.app import Daemon
+from ai_operator.daemon.services import DaemonOverrides
 from ai_operator.sim.openai_server import FakeOpenAI
 from ai_operator.sim.pbx import SimulatedPbx
 from ai_operator.sim.stage import ScriptedTranscripts, Stage
@@ -62,7 +63,7 @@ async def reloadable_stage(base: DaemonBase, tmp_path: Path, monkeypatch: pytest
         }
         env.write_text("".join(f"{k}={v}\n" for k, v in file_values.items()))
         settings = load_settings(env)
-        daemon = Daemon(settings, env_path=str(env), overrides={"tts": bot_tts(base.state_dir)})
+        daemon = Daemon(settings, env_path=str(env), overrides=DaemonOverrides(tts=bot_tts(base.state_dir)))
         task = asyncio.create_task(daemon.serve())
         await eventually(lambda: daemon.ready.is_set() or task.done(), timeout=30, what="daemon ready")
         assert daemon.ready.is_set(), f"daemon stopped before it was ready (exit {task.result()})"
@@ -196,6 +197,7 @@ def test_the_plan_keeps_each_restart_only_key_and_applies_the_rest(key: str, tmp
     changed = {"ARI_URL": "http://10.0.0.9:8088/ari", "ARI_USER": "other", "ARI_PASSWORD": "other-pw",
                "ARI_APP": "other-app", "RTP_HOST": "10.0.0.9", "RTP_PORT_MIN": 20001, "RTP_PORT_MAX": 20998,
                "RTP_CODEC": "alaw", "STATE_DIR": tmp_path, "DATABASE_URL": "postgresql://u:p@db/x",
+               "KB_DATABASE_URL": "postgresql://u:p@replica/x",
                "METRICS_HOST": "0.0.0.0", "METRICS_PORT": 9999, "LOG_FORMAT": "console"}[key]
     plan = plan_reload(running, running.with_values(**{key: changed}, LOG_LEVEL="debug", MAX_CALLS=7))
     assert plan.needs_restart == (key,)

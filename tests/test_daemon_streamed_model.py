@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from ai_operator.daemon.services import DaemonOverrides
 from ai_operator.llm.chat import ChatModel
 from ai_operator.sim.latency_profiles import LatencyProfile, ProviderLatency
 from ai_operator.sim.openai_server import FakeOpenAI
@@ -30,7 +31,7 @@ async def test_the_first_sentence_is_heard_before_the_model_has_finished(daemon_
     async with FakeOpenAI(latency=ProviderLatency(SLOW_TOKENS)) as llm:
         llm.chat_script = script
         model = ChatModel(api_key=llm.api_key, base_url=llm.base_url, model="gpt-test", timeout_s=20)
-        async with stage_for(daemon_base, overrides={"model": model}) as stage:
+        async with stage_for(daemon_base, overrides=DaemonOverrides(model=model)) as stage:
             caller = await Caller.place(stage)
             await caller.quiet(min_turns=1)
             for line in ("По-русски, пожалуйста.", "Я живу в Караганде."):

@@ -92,7 +92,7 @@ async def test_a_caller_who_pauses_mid_sentence_is_heard_whole_and_answered_once
         await caller.quiet(min_turns=2)
         await caller.sim.hangup()
         record = await caller.record()
-        metrics = stage.daemon.svc.metrics.render().decode()
+        metrics = stage.svc.metrics.render().decode()
     said = [t["caller_text"] for t in record["turns"] if t["caller_text"]]
     assert said == ["По-русски пожалуйста"]  # heard whole, one turn, one answer
     stt = [r for r in stage.fake_openai.requests if r["path"] == "/v1/audio/transcriptions"]

@@ -14,6 +14,7 @@ from prometheus_client import CollectorRegistry
 
 from ai_operator.config import ConfigError, load_settings
 from ai_operator.config.schema import BY_KEY
+from ai_operator.daemon.services import DaemonOverrides
 from ai_operator.doctor.speech_checks import speech_checks
 from ai_operator.providers import build_stt, registry, used_providers
 from ai_operator.providers.health import ProviderBoard
@@ -76,7 +77,7 @@ async def test_a_call_is_heard_through_the_registered_streaming_provider(daemon_
     from tests.support.daemon import FAST, Caller, bot_tts
 
     async with simulated_stage(daemon_base.settings, state_dir=daemon_base.state_dir, scripted_stt=False,
-                               overrides={"tts": bot_tts(daemon_base.state_dir)}, **FAST, STT_PROVIDER="scribe") as stage:
+                               overrides=DaemonOverrides(tts=bot_tts(daemon_base.state_dir)), **FAST, STT_PROVIDER="scribe") as stage:
         stage.transcripts = scribe.HEARD
         caller = await Caller.place(stage)
         await caller.quiet(min_turns=1)
@@ -84,7 +85,7 @@ async def test_a_call_is_heard_through_the_registered_streaming_provider(daemon_
         await caller.quiet(min_turns=2)
         await caller.sim.hangup()
         record = await caller.record()
-        health = stage.daemon.svc.providers.report() if stage.daemon.svc and stage.daemon.svc.providers else {}
+        health = stage.svc.providers.report() if stage.daemon.svc and stage.svc.providers else {}
     heard = [s for s in scribe.INSTANCES[-1].streams if s.frames]
     assert heard and all(s.closed for s in heard)  # the caller's real RTP audio, frame by frame, into the stream
     assert record["turns"][1]["caller_text"] == "По-русски, пожалуйста."

@@ -62,7 +62,7 @@ async def test_migrations_idempotent_and_concurrent(tmp_path: Path) -> None:
         again = await apply_migrations(conns[0])
         assert again == []
         cur = await conns[0].execute("SELECT count(*) FROM schema_migrations")
-        assert (await cur.fetchone())[0] == len(all_versions)
+        assert await cur.fetchone() == (len(all_versions),)
     finally:
         for c in conns:
             await c.close()

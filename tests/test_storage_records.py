@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from ai_operator.storage.database import Database
 from ai_operator.storage.record_types import CallMedia
 from ai_operator.storage.records import CallRecord, RecordStore, TurnRecord
 from tests.support.storage import shared_server
+from tests.support.wait import eventually
 
 T0 = datetime(2026, 3, 1, 10, 0, 0, tzinfo=UTC)
 
@@ -100,9 +100,7 @@ async def test_outage_spools_and_replays_without_loss_or_duplicates(db: Database
     finally:
         await asyncio.to_thread(server.restart)
     # The background task replays the spool once the database answers.
-    deadline = time.monotonic() + 15
-    while store.spooled and time.monotonic() < deadline:
-        await asyncio.sleep(0.1)
+    await eventually(lambda: store.spooled == 0, 15, "the spool replayed")
     assert store.spooled == 0 and not store.spool_path.exists()
     row = await store.get_call("c1")
     assert row is not None and [t["seq"] for t in row["turns"]] == [1, 2, 3]

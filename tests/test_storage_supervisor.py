@@ -11,6 +11,7 @@ import shutil
 import signal
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,7 +22,7 @@ from ai_operator.storage.supervisor import DatabaseDown, DatabaseSupervisor, Gua
 from tests.support.storage import embedded_state_dir, fresh_dsn, shared_server
 from tests.support.wait import eventually
 
-FAST = {"check_s": 0.05, "backoff_initial_s": 0.05, "backoff_max_s": 0.4}
+FAST: dict[str, Any] = {"check_s": 0.05, "backoff_initial_s": 0.05, "backoff_max_s": 0.4}
 
 
 def sample(metrics: Metrics, name: str, labels: dict[str, str] | None = None) -> float:
@@ -91,7 +92,7 @@ async def test_an_external_server_is_reconnected_to_never_restarted(tmp_path) ->
     try:
         await asyncio.to_thread(server.stop_now)
         await eventually(lambda: events == ["down"], 30, "the outage noticed")
-        await eventually(lambda: sup._task is not None and not server.alive(), 5, "it stays down")
+        await eventually(lambda: sup._task.running and not server.alive(), 5, "it stays down")
         assert sup.restarts == 0 and sup.restart_failures == 0 and not sup.owns_server
         await asyncio.to_thread(server.restart)
         await eventually(lambda: events == ["down", "up"], 30, "reconnected")

@@ -80,9 +80,13 @@ async def test_a_streamed_answer_is_handed_on_piece_by_piece_after_the_tool_call
         assert pieces == []  # nothing was said before the policy had the tool call
         return json.dumps({"hits": []})
 
+    def hear(piece: str) -> bool:
+        pieces.append(piece)
+        return True  # the caller listens on
+
     model = ChatModel(api_key=KEY, base_url=server.base_url, model="m", timeout_s=6)
     text = await model.complete("sys", USER, tools=specs_for(["search_knowledge_base"]), run_tool=run_tool,
-                                on_text=lambda piece: pieces.append(piece) is None)
+                                on_text=hear)
     assert text == ANSWER and calls == ["search_knowledge_base"]
     assert len(pieces) > 5 and "".join(pieces) == ANSWER
     bodies = [r["json"] for r in server.requests if r["path"] == "/v1/chat/completions"]

@@ -15,12 +15,13 @@ import asyncio
 import signal
 from collections.abc import Callable
 from contextlib import AsyncExitStack, suppress
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ai_operator.background import BackgroundTask, cancel_and_wait
 from ai_operator.config import ConfigError, EnvFileError, Settings, reload_settings, require
 from ai_operator.daemon.manager import CallManager
 from ai_operator.daemon.reload import EMBEDDER_KEYS, plan_reload
-from ai_operator.daemon.services import Services
+from ai_operator.daemon.services import DaemonOverrides, Services
 from ai_operator.logs import get_logger, register_secret, set_log_level
 from ai_operator.media.codecs import get_codec
 from ai_operator.media.pacer import Pacer
@@ -32,6 +33,14 @@ from ai_operator.providers.health import ProviderBoard
 from ai_operator.route_binding import bind_routes, route_view
 from ai_operator.storage.state_lock import StateDirBusy, StateDirLock
 
+if TYPE_CHECKING:  # imported where used: `ai-operator --help` and the console stay light
+    from ai_operator.ari.events_ws import AriEventStream
+    from ai_operator.ops.metrics import Metrics
+    from ai_operator.ops.sdnotify import Notifier
+    from ai_operator.storage.database import Database
+    from ai_operator.storage.records import RecordStore
+    from ai_operator.storage.supervisor import DatabaseSupervisor, GuardedKnowledge
+
 log = get_logger("daemon")
 DB_RETRY_S = 5.0  # a database that cannot be opened at start is tried again this often
 
@@ -39,21 +48,22 @@ DB_RETRY_S = 5.0  # a database that cannot be opened at start is tried again thi
 class Daemon:
     """The running daemon; `serve()` returns when it has stopped."""
 
-    def __init__(self, settings: Settings, *, env_path: str | None, overrides: dict[str, Any] | None = None) -> None:
+    def __init__(self, settings: Settings, *, env_path: str | None, overrides: DaemonOverrides | None = None) -> None:
         self.settings = bind_routes(settings)  # each route's policy found, its options parsed (ConfigError)
         self.env_path = env_path
-        self.overrides = overrides or {}
+        self.overrides = overrides or DaemonOverrides()
         self.stop_requested = asyncio.Event()
         self.ready = asyncio.Event()
+        # set while `serve()` runs (None before):
         self.svc: Services | None = None
         self.manager: CallManager | None = None
-        self.stream: Any = None
-        self.db: Any = None
-        self.notifier: Any = None
-        self._knowledge: Any = None
-        self._db_retry: asyncio.Task[None] | None = None
-        self.db_supervisor: Any = None  # restarts the embedded PostgreSQL / notices outages (storage/supervisor.py)
-        self.metrics: Any = None
+        self.stream: AriEventStream | None = None
+        self.db: Database | None = None  # None while the database cannot be reached
+        self.notifier: Notifier | None = None
+        self._knowledge: GuardedKnowledge | None = None
+        self._db_retry: BackgroundTask | None = None  # tries to open the database while it cannot be reached
+        self.db_supervisor: DatabaseSupervisor | None = None  # restarts the embedded PostgreSQL / notices outages
+        self.metrics: Metrics | None = None
         self.collector: PacedCollector | None = None  # the garbage collector's passes, paced by the pacer
 
     # ---- signals ----------------------------------------------------------------------------------------------
@@ -91,7 +101,7 @@ class Daemon:
                  changed=list(plan.applied))
         return True
 
-    def _knowledge_for(self, settings: Settings) -> Any:
+    def _knowledge_for(self, settings: Settings) -> GuardedKnowledge | None:
         """The knowledge base with the embedder `settings` ask for, on the open database (None before it is open)."""
         from ai_operator.kb.embeddings import build_embedder
         from ai_operator.kb.store import KnowledgeBase
@@ -107,7 +117,7 @@ class Daemon:
         self.stop_requested.set()
 
     # ---- life ---------------------------------------------------------------------------------------------------
-    async def _open_storage(self, stack: AsyncExitStack) -> tuple[Any, Any]:
+    async def _open_storage(self, stack: AsyncExitStack) -> tuple[RecordStore, GuardedKnowledge | None]:
         """The record store and the knowledge base (None until the database is reachable); closed by `stack`.
         A database that cannot be opened at start is retried in the background; records are spooled meanwhile."""
         from ai_operator.storage.records import RecordStore
@@ -118,10 +128,11 @@ class Daemon:
         await records.start()
         stack.push_async_callback(records.close)
         if not await self._connect_database(records, first=True):
-            self._db_retry = asyncio.create_task(self._retry_database(records))
+            self._db_retry = BackgroundTask(lambda: self._retry_database(records), "database-retry")
+            self._db_retry.start()
         return records, self._knowledge
 
-    async def _connect_database(self, records: Any, *, first: bool = False) -> bool:
+    async def _connect_database(self, records: RecordStore, *, first: bool = False) -> bool:
         from ai_operator.kb.embeddings import build_embedder
         from ai_operator.kb.store import KnowledgeBase
         from ai_operator.storage.database import Database
@@ -129,25 +140,24 @@ class Daemon:
 
         try:
             storage = self.settings.storage
-            self.db = await Database.open(storage.database_url or None, storage.state_dir)
-            await self.db.use_replica(storage.kb_database_url)
+            db = self.db = await Database.open(storage.database_url or None, storage.state_dir)
+            await db.use_replica(storage.kb_database_url)
         except Exception as exc:
             if first:
                 log.error("database_unavailable", error=str(exc), action=f"spooling records; retrying every {DB_RETRY_S:g} s")
             return False
-        records.attach(self.db)
-        db = self.db
+        records.attach(db)
         self.db_supervisor = DatabaseSupervisor(db, on_down=records.detach, on_up=lambda: records.attach(db),
                                                 metrics=self.metrics)
         self.db_supervisor.start()
-        self._knowledge = GuardedKnowledge(KnowledgeBase(self.db, build_embedder(self.settings)), self.db_supervisor)
+        self._knowledge = GuardedKnowledge(KnowledgeBase(db, build_embedder(self.settings)), self.db_supervisor)
         if self.svc is not None:
             self.svc.knowledge = self._knowledge
         if not first:
             log.info("database_connected", spooled_records=records.spooled)
         return True
 
-    async def _retry_database(self, records: Any) -> None:
+    async def _retry_database(self, records: RecordStore) -> None:
         while not await self._connect_database(records):
             await asyncio.sleep(DB_RETRY_S)
 
@@ -155,9 +165,8 @@ class Daemon:
         """The watchers first (a retry or a restart under way is let finish), the server they may have started
         last: no postmaster outlives the daemon."""
         if self._db_retry is not None:
-            self._db_retry.cancel()
-            with suppress(asyncio.CancelledError, Exception):
-                await self._db_retry
+            with suppress(Exception):  # a failed attempt was logged; the daemon stops regardless
+                await self._db_retry.stop()
         if self.db_supervisor is not None:
             await self.db_supervisor.stop()
         if self._knowledge is not None:
@@ -185,7 +194,7 @@ class Daemon:
         # goes last, once the embedded PostgreSQL has stopped.
         async with AsyncExitStack() as stack:
             stack.callback(lock.release)
-            metrics = self.metrics = self.overrides.get("metrics") or Metrics()
+            metrics = self.metrics = self.overrides.metrics or Metrics()
             records, knowledge = await self._open_storage(stack)
             # every call's RTP is read once per pacer tick, after its frames went out
             receiver = RtpReceiver(on_age=metrics.rtp_receive_age_seconds.observe)
@@ -211,8 +220,8 @@ class Daemon:
                 settings=s, ari=ari, records=records, knowledge=knowledge, pacer=pacer,
                 ports=PortAllocator(s.rtp.host, s.rtp.port_min, s.rtp.port_max), codec=get_codec(s.rtp.codec),
                 metrics=metrics, load=load, receiver=receiver, rtp_totals=rtp_counters,
-                stt_override=self.overrides.get("stt"), tts_override=self.overrides.get("tts"),
-                model_override=self.overrides.get("model"), observer=self.overrides.get("observer"),
+                stt_override=self.overrides.stt, tts_override=self.overrides.tts,
+                model_override=self.overrides.model, observer=self.overrides.observer,
             )
             self.svc.providers = ProviderBoard.from_settings(s, metrics.registry)
             await self.svc.providers.check(s, used_providers(s))  # bounded: PROVIDER_CHECK_TIMEOUT_S
@@ -227,7 +236,7 @@ class Daemon:
         log.info("stopped", exit_code=exit_code, spooled_records=records.spooled)
         return exit_code
 
-    async def _serve_calls(self, manager: CallManager, notifier: Any, metrics: Any) -> int:
+    async def _serve_calls(self, manager: CallManager, notifier: Notifier, metrics: Metrics) -> int:
         """Consume ARI events until SIGTERM (exit 0) or a fatal ARI error (exit 1), then drain the calls."""
         from ai_operator.ari.errors import AriAuthError, AriError
         from ai_operator.ari.events_ws import AriEventStream
@@ -255,11 +264,11 @@ class Daemon:
                          codec=s.rtp.codec, max_calls=s.call.max_calls,
                          providers={name: h["state"] for name, h in providers.items()})
 
-        self.stream = AriEventStream(s.ari.url, s.ari.user, s.ari.password, s.ari.app, on_connect=on_connect,
+        stream = self.stream = AriEventStream(s.ari.url, s.ari.user, s.ari.password, s.ari.app, on_connect=on_connect,
                                      proven=known.proven)
         prewarm = asyncio.create_task(self.prewarm())
-        consumer = asyncio.create_task(self._consume(manager))
-        watchdog = asyncio.create_task(watchdog_loop(notifier, lambda: bool(self.stream and self.stream.connected)))
+        consumer = asyncio.create_task(self._consume(manager, stream))
+        watchdog = asyncio.create_task(watchdog_loop(notifier, lambda: stream.connected))
         exit_code = 0
         stop_wait = asyncio.create_task(self.stop_requested.wait())
         done, _ = await asyncio.wait({consumer, stop_wait}, return_when=asyncio.FIRST_COMPLETED)
@@ -276,10 +285,9 @@ class Daemon:
         stop_wait.cancel()
         watchdog.cancel()
         prewarm.cancel()
-        await self.stream.close()
-        consumer.cancel()
-        with suppress(asyncio.CancelledError, Exception):
-            await consumer
+        await stream.close()
+        with suppress(Exception):  # how the consumer failed was logged above
+            await cancel_and_wait(consumer)
         return exit_code
 
     async def prewarm(self) -> int:
@@ -300,8 +308,8 @@ class Daemon:
         log.info("tts_prewarmed", lines=made)
         return made
 
-    async def _consume(self, manager: CallManager) -> None:
-        async for event in self.stream:
+    async def _consume(self, manager: CallManager, stream: AriEventStream) -> None:
+        async for event in stream:
             await manager.handle(event)
 
     async def health(self) -> dict[str, Any]:

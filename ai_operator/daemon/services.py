@@ -4,6 +4,8 @@ Speech adapters are built per route (a route may override STT/TTS/LLM) on first 
 (SIGHUP) builds every enabled route's adapters from the new settings first (`prepare`: a provider that cannot be
 built refuses the reload whole), then switches `settings` and the adapters at once (`switch`). A call works on
 its own copy (`for_call`): it keeps the settings, route and adapters it started with, whatever reloads follow.
+What a test, the demo or a benchmark injects into the daemon instead of what the settings would build is a
+`DaemonOverrides`.
 """
 
 from __future__ import annotations
@@ -22,13 +24,28 @@ from ai_operator.ops.overload import LoadState
 if TYPE_CHECKING:
     from ai_operator.ari.rest import AriRestClient
     from ai_operator.conversation import ChatModelLike, KnowledgeSource
+    from ai_operator.daemon.call import Call
     from ai_operator.ops.metrics import Metrics
     from ai_operator.providers.health import ProviderBoard
     from ai_operator.speech.stt import SpeechToText
     from ai_operator.speech.tts import LineTTS
     from ai_operator.storage.records import RecordStore
+    from ai_operator.turn_driver import Turn
 
 T = TypeVar("T")
+TurnObserver = Callable[["Call", "Turn"], None]  # called as observer(call, turn) after every turn
+
+
+@dataclass(frozen=True)
+class DaemonOverrides:
+    """What the daemon uses instead of what its settings would build (tests, the demo, benchmarks).
+    Every field left None is built from the settings as in production."""
+
+    stt: SpeechToText | None = None  # every route's speech recognition (e.g. a scripted transcriber)
+    tts: LineTTS | None = None  # every route's voice (e.g. a fast espeak-ng)
+    model: ChatModelLike | None = None  # every route's chat model (e.g. a scripted or a faulty one)
+    observer: TurnObserver | None = None  # sees every call's every turn (the demo prints them)
+    metrics: Metrics | None = None  # the metrics registry (default: a new one per daemon)
 
 
 @dataclass
@@ -50,7 +67,7 @@ class Services:
     tts_override: LineTTS | None = None
     model_override: ChatModelLike | None = None
     providers: ProviderBoard | None = None  # every built adapter is called through its provider's breaker
-    observer: Callable[..., None] | None = None  # called as observer(call, turn) after every turn (demo, tests)
+    observer: TurnObserver | None = None  # called as observer(call, turn) after every turn (demo, tests)
     _adapters: dict[str, Any] = field(default_factory=dict)
 
     def for_call(self) -> Services:

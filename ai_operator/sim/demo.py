@@ -71,6 +71,7 @@ async def _ingest_sample(settings: Settings, out: TextIO) -> None:
 
 
 async def run_demo(settings: Settings, *, route_name: str, state_dir: str | None, out: TextIO) -> int:
+    from ai_operator.daemon.services import DaemonOverrides
     from ai_operator.sim.stage import simulated_stage
     from ai_operator.storage.state_lock import ensure_free
 
@@ -100,7 +101,7 @@ async def run_demo(settings: Settings, *, route_name: str, state_dir: str | None
         out.flush()
 
     async with simulated_stage(settings, state_dir=state, scripted_stt=not settings.speech.openai_api_key,
-                               overrides={"observer": observe}) as stage:
+                               overrides=DaemonOverrides(observer=observe)) as stage:
         stt = "caller script via a local OpenAI-compatible test server (no STT configured)" if stage.transcripts else "OpenAI"
         out.write(f"  simulated PBX: {stage.settings.ari.url}   codec: {stage.settings.rtp.codec}   speech recognition: {stt}\n")
         out.write(f"calling route {route_name!r} (policy {route.policy}) ...\n")

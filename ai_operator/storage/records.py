@@ -25,6 +25,7 @@ from typing import Any
 import psycopg
 from psycopg.rows import dict_row
 
+from ai_operator.background import BackgroundTask
 from ai_operator.logs import get_logger
 from ai_operator.storage.database import Database
 from ai_operator.storage.record_sql import (
@@ -77,12 +78,12 @@ class RecordStore:
         self._spooled = self._spool.count()  # records left from an earlier run are replayed too
         self._lock = asyncio.Lock()
         self._wake = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
+        self._retry = BackgroundTask(self._retry_loop, "record-spool-retry")
         self._queue: deque[tuple[str, dict[str, Any]]] = deque()
         self._queued = asyncio.Event()
         self._settled = asyncio.Event()
         self._settled.set()
-        self._writer: asyncio.Task[None] | None = None
+        self._writer = BackgroundTask(self._writer_loop, "record-writer")
 
     @property
     def spooled(self) -> int:
@@ -123,7 +124,7 @@ class RecordStore:
         """Queue one record for the writer (started: returns at once); without a writer, write it now."""
         self._queue.append((op, data))
         self._settled.clear()
-        if self._writer is None:
+        if not self._writer.running:
             await self._drain()
         else:
             self._queued.set()
@@ -283,12 +284,12 @@ class RecordStore:
     async def start(self) -> None:
         """Start the writer, and the background task that replays the spool every `retry_s` while anything
         waits in it."""
-        if self._writer is None:
-            self._writer = asyncio.create_task(self._writer_loop(), name="record-writer")
+        if not self._writer.running:
+            self._writer.start()
             if self._queue:
                 self._queued.set()
-        if self._task is None:
-            self._task = asyncio.create_task(self._retry_loop(), name="record-spool-retry")
+        if not self._retry.running:
+            self._retry.start()
             if self._spooled:
                 self._wake.set()
 
@@ -308,23 +309,16 @@ class RecordStore:
 
     async def close(self) -> None:
         """Write what is queued, stop the tasks and try a last flush; whatever is left stays in the spool."""
-        if self._writer is not None:
+        if self._writer.running:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.settled(), CLOSE_FLUSH_TIMEOUT_S)
-            writer, self._writer = self._writer, None
-            writer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await writer
+            await self._writer.stop()
             if self._queue:  # never lost: whatever could not be written in time goes to the spool
                 log.warning("record_final_write_timed_out", left=len(self._queue))
                 while self._queue:
                     op, data = self._queue.popleft()
                     await self._to_spool(op, data, reason="shutting down before the database answered")
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await self._retry.stop()
         if self._spooled and self.db is not None:
             try:
                 await asyncio.wait_for(self.flush_spool(), CLOSE_FLUSH_TIMEOUT_S)

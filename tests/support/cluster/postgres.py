@@ -12,13 +12,14 @@ from __future__ import annotations
 import os
 import pwd
 import subprocess
-import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-import pgserver  # type: ignore[import-untyped]
+import pgserver
 
 from ai_operator.storage.pg_root import FALLBACK_ACCOUNT, open_way, own_tree
+from tests.support.wait import eventually_sync
 
 BIN = Path(pgserver.__file__).resolve().parent / "pginstall" / "bin"
 SUPERUSER = "postgres"
@@ -33,7 +34,7 @@ def account() -> pwd.struct_passwd:
 def run_pg(args: list[str], *, check: bool = True, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     """One of the bundled PostgreSQL programs, as `account()`."""
     who = account()
-    as_user = {"user": who.pw_uid, "group": who.pw_gid, "extra_groups": []} if os.getuid() == 0 else {}
+    as_user: dict[str, Any] = {"user": who.pw_uid, "group": who.pw_gid, "extra_groups": []} if os.getuid() == 0 else {}
     done = subprocess.run([str(BIN / args[0]), *args[1:]], capture_output=True, text=True, timeout=timeout,
                           check=False, env={**os.environ, "LC_ALL": "C"}, start_new_session=True, **as_user)
     if check and done.returncode != 0:
@@ -121,8 +122,5 @@ class PgServer:
         return run_pg(["pg_ctl", "-D", str(self.pgdata), "status"], check=False).returncode == 0
 
     def wait_ready(self, timeout: float = READY_TIMEOUT_S) -> None:
-        deadline = time.monotonic() + timeout
-        while run_pg(["pg_isready", "-h", "127.0.0.1", "-p", str(self.port)], check=False).returncode != 0:
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"PostgreSQL on port {self.port} not ready after {timeout:g} s")
-            time.sleep(0.2)
+        eventually_sync(lambda: run_pg(["pg_isready", "-h", "127.0.0.1", "-p", str(self.port)], check=False).returncode == 0,
+                        timeout, f"PostgreSQL on port {self.port} ready", poll_s=0.2)

@@ -13,6 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from tests.support.wait import eventually_sync
+
 T = TypeVar("T")
 
 
@@ -40,14 +42,7 @@ def alive(pid: int | None) -> bool:
 def poll(predicate: Callable[[], T], timeout: float, what: str, interval: float = 0.1) -> T:
     """`predicate()` until truthy (every `interval` s: it runs a command or reads a log); AssertionError after
     `timeout`."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() >= deadline:
-            raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
-        time.sleep(interval)
+    return eventually_sync(predicate, timeout, what, poll_s=interval)
 
 
 def wait_gone(pid: int, timeout: float) -> bool:
