@@ -82,10 +82,10 @@ def test_relevance_is_deterministic_bounded_and_reports_terms() -> None:
     assert relevance("", "x", "y").score == 0.0
 
 
-# Minimum figures. Calibration: the lines the lexicon and threshold were tuned on. Held-out: written before the
-# tuning and never tuned on. Held-out before morphology and place knowledge (343 questions): precision 0.917,
-# recall 0.656, out-of-scope rejected 0.968. `TARGET` is what issue 27 asks of the held-out half; the report says
-# whether it is met.
+# Minimum figures. Calibration: the lines the lexicon and threshold were tuned on. Held-out: never tuned on (343
+# lines written before the tuning, 142 after it). The same 485 held-out lines before morphology and place
+# knowledge (main at 69d7e86): precision 0.924, recall 0.675, out-of-scope rejected 0.975; after: 0.907, 0.783,
+# 0.944. `TARGET` is what issue 27 asks of the held-out half; the report says whether it is met.
 CALIBRATION_MIN = {"precision": 0.90, "recall": 0.90, "rejection": 0.94}
 HELD_OUT_MIN = {"precision": 0.87, "recall": 0.75, "rejection": 0.93}
 TARGET = {"precision": 0.95, "recall": 0.90, "rejection": 0.97}
@@ -124,3 +124,16 @@ async def test_gate_precision_and_recall_on_the_labelled_questions(kb: Knowledge
         f = shipped[split]
         got = {"precision": f.precision, "recall": f.recall, "rejection": f.rejection}
         assert all(got[k] >= v for k, v in minimum.items()), f"{split}: {got} below {minimum}\n{report}"
+
+
+def test_morphology_makes_colloquial_and_inflected_forms_one_term() -> None:
+    from ai_operator.kb.kazakh import kazakh_stem
+    from ai_operator.kb.morphology import normal_forms
+
+    assert normal_forms("проведите")[-1] == "провести" and normal_forms("подключили")[-1] == "подключить"
+    assert keys("проведите интернет") == keys("провести интернет") == keys("завести интернет")
+    assert keys("инет отрубили") == ["internet", "block"] and "block" in keys("интернет отключили")[1]
+    assert [kazakh_stem(w) for w in ("интернетімді", "тарифтеріңізде", "қосыламын", "мекенжайға", "шотымда")] == [
+        "интернет", "тариф", "қосыл", "мекенжай", "шот"]
+    assert kazakh_stem("роутерді") == "роутер" and kazakh_stem("пәтерге") == "пәтер"  # no vowel-led cut past them
+    assert "date" in keys("четырнадцатого марта") and "date" in keys("наурыз мейрамы алдында")

@@ -14,6 +14,11 @@ against (lower case, `ё`->`е`, Kazakh letters onto their nearest Russian ones)
   about them is not answered by an article that lacks them.
 - `PHRASES`: word sequences that name a concept only together ("сим карта", "вай фай", "қайта есептеу"); a
   negator next to a "works" word makes `broken` (`NEGATORS`); `ENDINGS` are stripped from plain words.
+- `COMBINATIONS`: two concepts anywhere in a question that together name a third ("return" + "money": refund);
+  `PLACES`: the concepts that name a region or city (store.py: another region's article).
+
+A word is looked up as said and by its normal form (morphology.py: the Russian lemma, the Kazakh stem), so a
+stem written with "=" may be a lemma ("закинуть=" matches "закинул", "закиньте").
 """
 
 from __future__ import annotations
@@ -54,7 +59,9 @@ FILLER_WORDS = """
 написано нажать нажимать забыл забыла забыли купил купила можем ваша вашу ваше своим свою своего
 алсам алса алған алу ұстайды ұстамайды деген дейді жазады жазылған болды болған еду поеду едем лечу улетаю
 хотеть мочь сказать подсказать делать делаться сделать знать узнать быть стать являться получиться
-получаться смочь обращаться ехать поехать город район говорить слышать ұмытып ұмыттым қалдым алып бере береді бересіз бересіздер беремін аласыздар совсем совсем насовсем вообще-то
+получаться смочь обращаться ехать поехать город район говорить слышать ұмытып ұмыттым қалдым алып
+күтемін күтем күту күтеміз келмеді келмей келмейді отырмын отырмыз отырдық отырдым сайын өзі өзім десем деймін
+күйі бере береді бересіз бересіздер беремін аласыздар совсем совсем насовсем вообще-то
 """
 
 # concept weight: stems (Russian and Kazakh; "=" = whole word only)
@@ -75,7 +82,7 @@ connect 1: жалғай жалғаң жалғап жалға= подключ п�
 enable 1: включ восстанов разблок
 master 1: мастер монтажник техник шебер
 pay 1: оплат плат платеж платил заплат абонплат оплач внест внес вносит төле төлем ақы= ақы ақыны ақысы
-  закинуть= скинуть= кинуть= перевести= пополнить=
+  закинуть= скинуть= кинуть= пополнить=
 bank 1: банк каспи kaspi халык halyk карт карточ терминал
 app 1: приложени қосымша апп app
 site 0.5: сайт браузер
@@ -116,7 +123,7 @@ kids 1: детск мульт балалар
 settop 1: приставк оборудован жабдық
 signal 1: сигнал hdmi
 update 1: обновл обнов жаңар
-code 1: код= кода коды кодом кодын кодпен активац белсенд команд набрат набер
+code 1: код= кода коды кодом кодын кодпен активац активир белсенд команд набрат набер
 mobile 1: мобильн сотов ұялы телефон смартфон
 gb 1: гб= гигабайт гиг= гига гигов гигабайта трафик мегабайт безлимит лимит огранич шектеу
 calls 1: минут звонк звонит звонок қоңырау
@@ -255,6 +262,12 @@ due: қашан дейін
 hours: до скольк
 hours+works: часы работ
 works: жұмыс істе
+"""
+
+# concept: two concepts that name it when a question has both, anywhere ("деньги за те дни вернёте")
+COMBINATIONS = """
+refund: return money
+refund: return pay
 """
 
 # a negator next to one of these makes "does not work" (`broken`): the verb is used up, the noun stays a term

@@ -29,36 +29,49 @@ def _analyser() -> Any:
 
 
 @lru_cache(maxsize=65536)
+def _russian(word: str) -> tuple[str, str] | None:
+    """(lemma, part of speech) of a Russian word the dictionary knows, from one analysis; None otherwise
+    (pymorphy3's guesses for unknown words are not used: a Kazakh word is not a Russian one)."""
+    if not word or not set(word) <= _CYRILLIC:
+        return None
+    morph = _analyser()
+    if not morph.word_is_known(word):  # a dictionary lookup; parsing an unknown word would guess (slow)
+        return None
+    parses = morph.parse(word)
+    tags = [str(p.tag.POS or "") for p in parses]
+    pos = next((t for t in ("NOUN", "ADJF") if t in tags), tags[0])
+    return str(parses[0].normal_form).replace("ё", "е"), pos
+
+
 def russian_lemma(word: str) -> str:
     """The dictionary form of a Russian word ("проведите" -> "провести"); `word` itself when the dictionary does
-    not know it (pymorphy3's guesses for unknown words are not used: a Kazakh word is not a Russian one)."""
-    if not word or not set(word) <= _CYRILLIC:
-        return word
-    morph = _analyser()
-    if not morph.word_is_known(word):
-        return word
-    return str(morph.parse(word)[0].normal_form).replace("ё", "е")
+    not know it."""
+    known = _russian(word)
+    return known[0] if known else word
 
 
-@lru_cache(maxsize=65536)
 def russian_pos(word: str) -> str:
     """The part of speech of a Russian word the dictionary knows (pymorphy3's OpenCorpora tag: NOUN, VERB, INFN,
     ADJF, ADVB, ...; a noun or adjective reading wins: "максимум" is a tariff's name before it is a particle);
     "" for a word it does not know (a Kazakh word, a name)."""
-    if not word or not set(word) <= _CYRILLIC or not _analyser().word_is_known(word):
-        return ""
-    tags = [str(p.tag.POS or "") for p in _analyser().parse(word)]
-    return next((pos for pos in ("NOUN", "ADJF") if pos in tags), tags[0])
+    known = _russian(word)
+    return known[1] if known else ""
 
 
 @lru_cache(maxsize=65536)
 def normal_forms(word: str) -> tuple[str, ...]:
-    """`word` (lower case, unfolded) and its normal form: the Russian lemma, or for a Kazakh word its stem."""
-    if is_kazakh(word) or (set(word) <= _CYRILLIC and not _analyser().word_is_known(word)):
-        other = kazakh_stem(word)
-    else:
-        other = russian_lemma(word)
+    """`word` (lower case, unfolded) and its normal form: the Russian lemma, or for a Kazakh word (or one the
+    Russian dictionary does not know) its Kazakh stem."""
+    known = None if is_kazakh(word) else _russian(word)
+    other = known[0] if known else kazakh_stem(word)
     return (word,) if other == word else (word, other)
+
+
+def clear_caches() -> None:
+    """Forget every word analysed (benchmarks measure words new to the caches)."""
+    _russian.cache_clear()
+    normal_forms.cache_clear()
+    kazakh_stem.cache_clear()
 
 
 def warm_up() -> None:

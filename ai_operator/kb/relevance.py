@@ -28,7 +28,7 @@ from functools import lru_cache
 
 from ai_operator.kb import lexicon
 from ai_operator.kb.kazakh import is_kazakh
-from ai_operator.kb.morphology import normal_forms, russian_pos
+from ai_operator.kb.morphology import normal_forms, russian_pos, warm_up
 
 RELEVANCE_GATE = 0.6
 TOPIC_WEIGHT = 1.0
@@ -70,6 +70,11 @@ def stem(word: str) -> str:
     return word
 
 
+def clear_question_cache() -> None:
+    """Forget the cached terms of texts (benchmarks measure a question new to every cache)."""
+    _terms.cache_clear()
+
+
 def _fold_words(text: str) -> list[str]:
     return fold(text).split()
 
@@ -108,6 +113,9 @@ def _build() -> tuple[frozenset[str], dict[str, tuple[tuple[str, ...], bool]], d
 
 _FILLERS, _INDEX, _WEIGHTS, _SURFACE, _PHRASES, _NEGATORS, _NEG_VERBS, _NEG_NOUNS = _build()
 _PLACES = frozenset(lexicon.PLACES.split())
+_COMBINATIONS = [(name.strip(), frozenset(parts.split())) for name, _, parts in
+                 (line.partition(":") for line in lexicon.COMBINATIONS.strip().splitlines())]
+warm_up()  # the Russian dictionary is loaded with the lexicon, at import (daemon start), never in a caller's turn
 _PHRASES_BY_FIRST: dict[str, list[tuple[tuple[str, ...], str]]] = {}
 for _seq, _name in _PHRASES:
     _PHRASES_BY_FIRST.setdefault(_seq[0], []).append((_seq, _name))
@@ -149,7 +157,16 @@ def _starts(word: str, stems: tuple[str, ...]) -> bool:
 
 def terms(text: str) -> list[Term]:
     """The content terms of `text` in order, deduplicated (see the module docstring)."""
+    return list(_terms(text))
+
+
+@lru_cache(maxsize=1024)
+def _terms(text: str) -> tuple[Term, ...]:
+    """`terms`, cached: a search scores one question against several articles and their sentences."""
     words = _fold_words(text)
+    raw = _raw_words(text)
+    if len(raw) != len(words):  # a word made only of folded-away letters: fall back to the folded words
+        raw = words
     out: dict[str, Term] = {}
     used = [False] * len(words)
     for i, first in enumerate(words):  # phrases first
@@ -170,6 +187,8 @@ def terms(text: str) -> list[Term]:
         after = [j for j in near if j > i][:2]
         before = [j for j in near if j < i][-1:]
         for j in (*after, *before):  # the nearest words that are not fillers: "интернет мүлдем жоқ"
+            if word == "не" and is_kazakh(raw[j]):
+                continue  # Kazakh "не" is "what": "не істеу керек" asks what to do
             if not used[j] and words[j] not in _NEGATORS:
                 if _starts(words[j], _NEG_VERBS):
                     used[j] = True
@@ -177,16 +196,17 @@ def terms(text: str) -> list[Term]:
                     continue
                 out.setdefault(BROKEN, _concept((BROKEN,)))
                 break
-    raw = _raw_words(text)
-    if len(raw) != len(words):  # a word made only of folded-away letters: fall back to the folded words
-        raw = words
     for i, word in enumerate(words):
         if used[i] or word.isdigit() or word in _FILLERS:
             continue
         term = _word_term(word, raw[i])
         if term is not None:
             out.setdefault(term.key if term.names else "w:" + term.key, term)
-    return list(out.values())
+    named = {n for t in out.values() for n in t.names}
+    for name, parts in _COMBINATIONS:  # "вернёте ... деньги": a refund, wherever the two words are
+        if parts <= named:
+            out.setdefault(name, _concept((name,)))
+    return tuple(out.values())
 
 
 def _word_term(word: str, raw: str) -> Term | None:
