@@ -14,7 +14,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from ai_operator.kb.kazakh import is_kazakh, kazakh_stem
+from ai_operator.kb.kazakh import _strip, is_kazakh, kazakh_stem
 
 _MORPH: list[Any] = []  # the pymorphy3 analyser, made on first use (about 0.1 s; 15 MB)
 _CYRILLIC = frozenset("абвгдеёжзийклмнопрстуфхцчшщъыьэюя")
@@ -72,6 +72,7 @@ def clear_caches() -> None:
     _russian.cache_clear()
     normal_forms.cache_clear()
     kazakh_stem.cache_clear()
+    _strip.cache_clear()
 
 
 def warm_up() -> None:

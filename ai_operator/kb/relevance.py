@@ -27,21 +27,22 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ai_operator.kb import lexicon
-from ai_operator.kb.kazakh import is_kazakh
+from ai_operator.kb.kazakh import is_kazakh, is_kazakh_verb_form
 from ai_operator.kb.morphology import normal_forms, russian_pos, warm_up
 
 RELEVANCE_GATE = 0.6
 TOPIC_WEIGHT = 1.0
 TOPICLESS_FACTOR = 0.5
 PLAIN_WEIGHT = 1.0
-POS_WEIGHT = {"ADVB": 0.5, "PRED": 0.5, "COMP": 0.5, "NUMR": 0.3}  # a plain Russian word by part of speech (else 1)
+POS_WEIGHT = {"ADVB": 0.5, "PRED": 0.5, "COMP": 0.5, "NUMR": 0.3, "VERB": 0.5, "INFN": 0.5, "GRND": 0.5, "PRTF": 0.5, "PRTS": 0.5}  # a plain Russian word by part of speech (else 1)
 POS_DROPPED = frozenset({"NPRO", "CONJ", "PRCL", "PREP", "INTJ"})  # pronouns and function words carry no topic
 UNSEEN_WEIGHT = 1.5  # a plain word no candidate article has: most likely what the question is really about
+UNSEEN_NOUN_WEIGHT = 2.5  # ... and more so a Russian noun or adjective ("коммуналку", "торговый"): the thing asked about
 MIN_STEM = 4
 MIN_SHARED = 5  # plain words shorter than this match only whole
 STEM_TAIL = 2  # letters a plain word may have beyond a shared stem
-TITLE_BONUS = 0.25
-SENTENCE_BONUS = 0.2  # ordering only: an article with one sentence that holds the question answers it better  # ordering only: the share of the question found in the title breaks near ties
+TITLE_BONUS = 0.6  # ordering only: the share of the question its title has says which article is about it
+SENTENCE_BONUS = 0.1  # ordering only: an article with one sentence that holds the question answers it better
 SYNONYMS_PER_SET = 2  # stems of a synonym set added to the full-text query (the first listed: the commonest)
 BROKEN = "broken"
 DROP = "_"
@@ -145,6 +146,7 @@ class Term:
     key: str
     names: frozenset[str]
     weight: float
+    noun: bool = False  # a plain Russian noun or adjective: what a question is about, when no article has it
 
 
 def _concept(names: tuple[str, ...]) -> Term:
@@ -224,8 +226,10 @@ def _word_term(word: str, raw: str) -> Term | None:
         return _concept(names)
     if len(word) > 1 and not any(c.isdigit() for c in word):
         key = stem(normal) if normal else stem(word)
-        pos = russian_pos(raw)
-        return None if pos in POS_DROPPED else Term(key, frozenset(), PLAIN_WEIGHT * POS_WEIGHT.get(pos, 1.0))
+        pos = russian_pos(raw) or ("VERB" if is_kazakh_verb_form(raw) else "")
+        if pos in POS_DROPPED:
+            return None
+        return Term(key, frozenset(), PLAIN_WEIGHT * POS_WEIGHT.get(pos, 1.0), pos in ("NOUN", "ADJF"))
     return None
 
 
@@ -288,7 +292,8 @@ def relevance(question: str, title: str, text: str, unseen: frozenset[str] = fro
     """The relevance of the article (`title`, `text`) to `question` (see the module docstring). `unseen`: the
     question's plain words that none of the search's candidate articles has (`unseen_words`); they weigh
     `UNSEEN_WEIGHT`: "брачный договор" is not the contract the knowledge base knows."""
-    wanted = [Term(t.key, t.names, UNSEEN_WEIGHT * t.weight) if not t.names and t.key in unseen else t
+    wanted = [Term(t.key, t.names, (UNSEEN_NOUN_WEIGHT if t.noun else UNSEEN_WEIGHT) * t.weight)
+              if not t.names and t.key in unseen else t
               for t in terms(question)]
     total = sum(t.weight for t in wanted)
     if total <= 0:
@@ -302,6 +307,7 @@ def relevance(question: str, title: str, text: str, unseen: frozenset[str] = fro
     sentence = max((s for s, _ in sentence_shares(matched, text, total)), default=0.0)
     return Relevance(round(score, 4), round(title_share, 4), tuple(t.key for t in matched),
                      tuple(t.key for t in wanted if t not in matched), round(sentence, 4))
+
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
