@@ -17,6 +17,7 @@ from typing import Any
 from ai_operator.kb.kazakh import _strip, is_kazakh, kazakh_stem
 
 _MORPH: list[Any] = []  # the pymorphy3 analyser, made on first use (about 0.1 s; 15 MB)
+CONTENT_READING = 0.2  # the share of pymorphy3's parse scores a noun/adjective reading needs to win ("подать": a verb)
 _CYRILLIC = frozenset("абвгдеёжзийклмнопрстуфхцчшщъыьэюя")
 
 
@@ -39,7 +40,13 @@ def _russian(word: str) -> tuple[str, str] | None:
         return None
     parses = morph.parse(word)
     tags = [str(p.tag.POS or "") for p in parses]
-    pos = next((t for t in ("NOUN", "ADJF") if t in tags), tags[0])
+    pos = tags[0]
+    for reading in ("NOUN", "ADJF"):  # a likely enough noun or adjective reading wins ("максимум": a tariff)
+        if sum(p.score for p, t in zip(parses, tags, strict=True) if t == reading) >= CONTENT_READING:
+            pos = reading
+            break
+    if pos == "ADJF" and "Apro" in parses[0].tag:  # "тот", "такой": a pronoun, whatever its form
+        pos = "NPRO"
     return str(parses[0].normal_form).replace("ё", "е"), pos
 
 

@@ -114,6 +114,8 @@ def _build() -> tuple[frozenset[str], dict[str, tuple[tuple[str, ...], bool]], d
 
 _FILLERS, _INDEX, _WEIGHTS, _SURFACE, _PHRASES, _NEGATORS, _NEG_VERBS, _NEG_NOUNS = _build()
 _PLACES = frozenset(lexicon.PLACES.split())
+LIGHT_VERB_TAIL = 10  # letters of tense, person and number an auxiliary verb may carry ("тастадыңыздар")
+_LIGHT_VERBS = tuple(_fold_words(lexicon.LIGHT_VERBS))
 _COMBINATIONS = [(name.strip(), frozenset(parts.split())) for name, _, parts in
                  (line.partition(":") for line in lexicon.COMBINATIONS.strip().splitlines())]
 warm_up()  # the Russian dictionary is loaded with the lexicon, at import (daemon start), never in a caller's turn
@@ -157,6 +159,19 @@ def _starts(word: str, stems: tuple[str, ...]) -> bool:
     return any(word.startswith(s) for s in stems)
 
 
+def _phrase_word(word: str, part: str, first: bool) -> bool:
+    """A phrase's word matches a word it starts; a phrase's two-letter first word ("до", "на", "wi") only the
+    whole word: "долг сколько" is not "до скольки"."""
+    return word == part if first and len(part) <= 2 else word.startswith(part)
+
+
+def _light_verb(word: str, before: str) -> bool:
+    """A Kazakh auxiliary verb after a converb ("өшіріп тастадыңыздар", "сынып қалды", "бұғаттап қойсаңыз"): it
+    says how the action went, not what it was, so it is no term."""
+    return before.endswith(("ып", "ип", "п")) and any(
+        word.startswith(v) and len(word) - len(v) <= LIGHT_VERB_TAIL for v in _LIGHT_VERBS)
+
+
 def terms(text: str) -> list[Term]:
     """The content terms of `text` in order, deduplicated (see the module docstring)."""
     return list(_terms(text))
@@ -176,7 +191,7 @@ def _terms(text: str) -> tuple[Term, ...]:
             for seq, name in _PHRASES_BY_FIRST.get(first[:k], ()):
                 n = len(seq)
                 if i + n <= len(words) and not any(used[i : i + n]) and all(
-                        words[i + j].startswith(seq[j]) for j in range(1, n)):
+                        _phrase_word(words[i + j], seq[j], not j) for j in range(n)):
                     for j in range(n):
                         used[i + j] = True
                     for part in name.split("+"):
@@ -199,7 +214,7 @@ def _terms(text: str) -> tuple[Term, ...]:
                 out.setdefault(BROKEN, _concept((BROKEN,)))
                 break
     for i, word in enumerate(words):
-        if used[i] or word.isdigit() or word in _FILLERS:
+        if used[i] or word.isdigit() or word in _FILLERS or (i and _light_verb(word, words[i - 1])):
             continue
         term = _word_term(word, raw[i])
         if term is not None:
@@ -218,7 +233,7 @@ def _word_term(word: str, raw: str) -> Term | None:
     normal = fold(forms[-1]) if len(forms) > 1 else word
     if normal != word and normal in _FILLERS:
         return None
-    if is_kazakh(raw) or normal == word:  # a Kazakh stem may be cut short: the word as said first
+    if is_kazakh(raw) or normal == word or not russian_pos(raw):  # a Kazakh stem may be cut short: the word first
         names = concepts_of(word) or (concepts_of(normal) if normal != word else ())
     else:  # a Russian lemma first: "закинуть" (pay), not the prefix of "закинул"
         names = concepts_of(normal) or concepts_of(word)
