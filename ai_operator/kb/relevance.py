@@ -116,6 +116,7 @@ _FILLERS, _INDEX, _WEIGHTS, _SURFACE, _PHRASES, _NEGATORS, _NEG_VERBS, _NEG_NOUN
 _PLACES = frozenset(lexicon.PLACES.split())
 LIGHT_VERB_TAIL = 10  # letters of tense, person and number an auxiliary verb may carry ("тастадыңыздар")
 _LIGHT_VERBS = tuple(_fold_words(lexicon.LIGHT_VERBS))
+_DETACHED = frozenset(lexicon.DETACHED_ENDINGS.split())  # compared unfolded: "ден" is not "день"
 _COMBINATIONS = [(name.strip(), frozenset(parts.split())) for name, _, parts in
                  (line.partition(":") for line in lexicon.COMBINATIONS.strip().splitlines())]
 warm_up()  # the Russian dictionary is loaded with the lexicon, at import (daemon start), never in a caller's turn
@@ -166,9 +167,9 @@ def _phrase_word(word: str, part: str, first: bool) -> bool:
 
 
 def _light_verb(word: str, before: str) -> bool:
-    """A Kazakh auxiliary verb after a converb ("өшіріп тастадыңыздар", "сынып қалды", "бұғаттап қойсаңыз"): it
+    """A Kazakh auxiliary verb after a converb ("өшіріп тастадыңыздар", "сынып қалды", "істемей қалды"): it
     says how the action went, not what it was, so it is no term."""
-    return before.endswith(("ып", "ип", "п")) and any(
+    return before.endswith(("ып", "ип", "п", "май", "мей", "пай", "пей", "бай", "бей")) and any(
         word.startswith(v) and len(word) - len(v) <= LIGHT_VERB_TAIL for v in _LIGHT_VERBS)
 
 
@@ -214,7 +215,8 @@ def _terms(text: str) -> tuple[Term, ...]:
                 out.setdefault(BROKEN, _concept((BROKEN,)))
                 break
     for i, word in enumerate(words):
-        if used[i] or word.isdigit() or word in _FILLERS or (i and _light_verb(word, words[i - 1])):
+        if used[i] or word.isdigit() or word in _FILLERS or raw[i] in _DETACHED or (
+                i and _light_verb(word, words[i - 1])):
             continue
         term = _word_term(word, raw[i])
         if term is not None:
