@@ -1,5 +1,5 @@
 """What morphology costs per knowledge-base turn: the relevance of one caller question against the candidate
-articles a search re-ranks (5 of the asked language, 3 of other regions), with the question's words new to
+articles a search re-ranks (10 of the asked language, 3 of other regions), with the question's words new to
 the morphology caches each turn (the Russian lemma from pymorphy3, the Kazakh stem), the articles' terms cached
 as in the daemon; then the policy's part, picking the sentences that answer (`answers.answer_text`, a policy
 decision: budget p99 < 1 ms). Also the first-use load of the pymorphy3 dictionary. The collector is paused while
@@ -25,7 +25,7 @@ LABELLED = REPO / "tests" / "data" / "kb_relevance.jsonl"
 SAMPLE = REPO / "etc" / "kb" / "sample.jsonl"
 P99_BUDGET_MS = 8.0
 ANSWER_P99_BUDGET_MS = 1.0
-CANDIDATES = 8
+CANDIDATES = 13  # store.RERANK_POOL of the asked language + search_sql.OTHER_REGION_CANDIDATES
 SEED = 5
 
 

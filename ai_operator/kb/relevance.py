@@ -8,12 +8,17 @@ text)` answers that separately, from the words: the share of the question's cont
    into words; digits are dropped.
 2. Word sequences of `lexicon.PHRASES` become one concept; a negator next to a "works"/"internet" word makes
    "does not work" (`broken`); every other word is a concept of `lexicon.CONCEPTS` (Russian and Kazakh
-   synonyms in one set, by stem), a filler (dropped), or else a plain word compared by its stem (Russian and
-   Kazakh endings stripped, two letters of tail tolerated).
+   synonyms in one set, by stem), a filler (dropped; so are a Kazakh auxiliary verb after a converb and a case
+   ending written apart), or else a plain word compared by its stem (Russian and Kazakh endings stripped, two
+   letters of tail tolerated).
 3. Each question term weighs what its concept says (topic 1.0; facets such as price, time, place and words all
-   articles share less; products and companies that are not ours a lot more), a plain word 1.0. The relevance
-   is the weight of the question terms the article has over the weight of all of them, halved when what matched
-   weighs less than one topic word: an article that only shares "price" or a city does not answer.
+   articles share less; products and companies that are not ours a lot more), a plain word 1.0 (a verb, Russian
+   by its part of speech or Kazakh by its suffixes, half: it says less of what is asked about than a noun; a
+   word no candidate article has more, a Russian noun or adjective most). The relevance is the weight of the
+   question terms the article has over the weight of all of them, halved when what matched weighs less than one
+   topic word: an article that only shares "price" or a city does not answer.
+4. Among the candidates the store orders by `Relevance.rank`: the score, then the share of the question the
+   title holds (which article is *about* it), then the best single sentence.
 
 `RELEVANCE_GATE` is the threshold calibrated on the labelled questions in tests/data/kb_relevance.jsonl (in-scope
 and out-of-scope, Russian and Kazakh, ASR-style; see tests/test_kb_relevance.py, which prints the figures).
@@ -37,7 +42,7 @@ PLAIN_WEIGHT = 1.0
 POS_WEIGHT = {"ADVB": 0.5, "PRED": 0.5, "COMP": 0.5, "NUMR": 0.3, "VERB": 0.5, "INFN": 0.5, "GRND": 0.5, "PRTF": 0.5, "PRTS": 0.5}  # a plain Russian word by part of speech (else 1)
 POS_DROPPED = frozenset({"NPRO", "CONJ", "PRCL", "PREP", "INTJ"})  # pronouns and function words carry no topic
 UNSEEN_WEIGHT = 1.5  # a plain word no candidate article has: most likely what the question is really about
-UNSEEN_NOUN_WEIGHT = 2.5  # ... and more so a Russian noun or adjective ("коммуналку", "торговый"): the thing asked about
+UNSEEN_NOUN_WEIGHT = 2.0  # ... and more so a Russian noun or adjective ("коммуналку", "торговый"): the thing asked about
 MIN_STEM = 4
 MIN_SHARED = 5  # plain words shorter than this match only whole
 STEM_TAIL = 2  # letters a plain word may have beyond a shared stem
