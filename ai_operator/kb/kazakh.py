@@ -65,10 +65,25 @@ def _can_cut(word: str, suffix: str) -> bool:
     return True
 
 
+_VERBAL_LAYERS = (1, 5)  # person and tense/aspect layers of `LAYERS`: a word that had one of these cut is a verb form
+
+
 @lru_cache(maxsize=65536)
 def kazakh_stem(word: str) -> str:
     """`word` without its inflectional suffixes (see the module docstring): at each step the longest suffix of
     the layers not yet passed, outermost layer first on a tie."""
+    return _strip(word)[0]
+
+
+def is_kazakh_verb_form(word: str) -> bool:
+    """A person, tense, aspect or participle suffix was cut from `word` ("істейді", "кетемін", "көрсетіледі"): a
+    verb form, which says less about a question's topic than a noun does."""
+    return _strip(word)[1]
+
+
+@lru_cache(maxsize=65536)
+def _strip(word: str) -> tuple[str, bool]:
+    verbal = False
     layer = 0
     while layer < len(LAYERS):
         best: tuple[int, int, str] | None = None
@@ -79,4 +94,5 @@ def kazakh_stem(word: str) -> str:
         if best is None:
             break
         word, layer = word[: -best[0]], best[1] + 1
-    return word
+        verbal = verbal or best[1] in _VERBAL_LAYERS
+    return word, verbal

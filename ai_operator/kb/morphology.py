@@ -14,9 +14,10 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from ai_operator.kb.kazakh import is_kazakh, kazakh_stem
+from ai_operator.kb.kazakh import _strip, is_kazakh, kazakh_stem
 
 _MORPH: list[Any] = []  # the pymorphy3 analyser, made on first use (about 0.1 s; 15 MB)
+CONTENT_READING = 0.2  # the share of pymorphy3's parse scores a noun/adjective reading needs to win ("подать": a verb)
 _CYRILLIC = frozenset("абвгдеёжзийклмнопрстуфхцчшщъыьэюя")
 
 
@@ -29,36 +30,56 @@ def _analyser() -> Any:
 
 
 @lru_cache(maxsize=65536)
+def _russian(word: str) -> tuple[str, str] | None:
+    """(lemma, part of speech) of a Russian word the dictionary knows, from one analysis; None otherwise
+    (pymorphy3's guesses for unknown words are not used: a Kazakh word is not a Russian one)."""
+    if not word or not set(word) <= _CYRILLIC:
+        return None
+    morph = _analyser()
+    if not morph.word_is_known(word):  # a dictionary lookup; parsing an unknown word would guess (slow)
+        return None
+    parses = morph.parse(word)
+    tags = [str(p.tag.POS or "") for p in parses]
+    pos = tags[0]
+    for reading in ("NOUN", "ADJF"):  # a likely enough noun or adjective reading wins ("максимум": a tariff)
+        if sum(p.score for p, t in zip(parses, tags, strict=True) if t == reading) >= CONTENT_READING:
+            pos = reading
+            break
+    if pos == "ADJF" and "Apro" in parses[0].tag:  # "тот", "такой": a pronoun, whatever its form
+        pos = "NPRO"
+    return str(parses[0].normal_form).replace("ё", "е"), pos
+
+
 def russian_lemma(word: str) -> str:
     """The dictionary form of a Russian word ("проведите" -> "провести"); `word` itself when the dictionary does
-    not know it (pymorphy3's guesses for unknown words are not used: a Kazakh word is not a Russian one)."""
-    if not word or not set(word) <= _CYRILLIC:
-        return word
-    morph = _analyser()
-    if not morph.word_is_known(word):
-        return word
-    return str(morph.parse(word)[0].normal_form).replace("ё", "е")
+    not know it."""
+    known = _russian(word)
+    return known[0] if known else word
 
 
-@lru_cache(maxsize=65536)
 def russian_pos(word: str) -> str:
     """The part of speech of a Russian word the dictionary knows (pymorphy3's OpenCorpora tag: NOUN, VERB, INFN,
     ADJF, ADVB, ...; a noun or adjective reading wins: "максимум" is a tariff's name before it is a particle);
     "" for a word it does not know (a Kazakh word, a name)."""
-    if not word or not set(word) <= _CYRILLIC or not _analyser().word_is_known(word):
-        return ""
-    tags = [str(p.tag.POS or "") for p in _analyser().parse(word)]
-    return next((pos for pos in ("NOUN", "ADJF") if pos in tags), tags[0])
+    known = _russian(word)
+    return known[1] if known else ""
 
 
 @lru_cache(maxsize=65536)
 def normal_forms(word: str) -> tuple[str, ...]:
-    """`word` (lower case, unfolded) and its normal form: the Russian lemma, or for a Kazakh word its stem."""
-    if is_kazakh(word) or (set(word) <= _CYRILLIC and not _analyser().word_is_known(word)):
-        other = kazakh_stem(word)
-    else:
-        other = russian_lemma(word)
+    """`word` (lower case, unfolded) and its normal form: the Russian lemma, or for a Kazakh word (or one the
+    Russian dictionary does not know) its Kazakh stem."""
+    known = None if is_kazakh(word) else _russian(word)
+    other = known[0] if known else kazakh_stem(word)
     return (word,) if other == word else (word, other)
+
+
+def clear_caches() -> None:
+    """Forget every word analysed (benchmarks measure words new to the caches)."""
+    _russian.cache_clear()
+    normal_forms.cache_clear()
+    kazakh_stem.cache_clear()
+    _strip.cache_clear()
 
 
 def warm_up() -> None:

@@ -11,6 +11,7 @@ contains, and which query terms occur in any candidate chunk of each language (t
 fallback decision; the last only when a fallback language is asked, `df_terms` is empty otherwise), and `own`
 true. After them come up to `OTHER_REGION_CANDIDATES` entries of *other* regions that the full text matches
 best (`own` false, score 0): never an answer, they let the store see that a question is about another region.
+The last column, `regional`, says whether the entry is for particular regions rather than national (`*`).
 """
 
 from __future__ import annotations
@@ -82,14 +83,14 @@ ranked AS (
 SELECT * FROM (
     SELECT r.entry_id, e.title, e.source, c.text, r.score::float8 AS score, r.language, r.sim::float8, r.fts,
            ARRAY(SELECT t FROM unnest(%(terms)s::text[]) t WHERE c.tsv @@ to_tsquery('simple', t)) AS matched,
-           ARRAY(SELECT lang_term FROM present) AS present, true AS own
+           ARRAY(SELECT lang_term FROM present) AS present, true AS own, NOT ('*' = ANY(e.regions)) AS regional
     FROM ranked r
     JOIN kb_chunks c ON c.id = r.id
     JOIN kb_entries e ON e.id = r.entry_id
     WHERE r.pos <= %(limit)s OR r.fts_rnk <= %(limit)s
     UNION ALL
     SELECT o.entry_id, e.title, e.source, c.text, 0.0::float8, o.language, NULL::float8, true,
-           ARRAY[]::text[], ARRAY[]::text[], false
+           ARRAY[]::text[], ARRAY[]::text[], false, true
     FROM other o
     JOIN kb_chunks c ON c.id = o.id
     JOIN kb_entries e ON e.id = o.entry_id

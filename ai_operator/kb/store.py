@@ -35,10 +35,11 @@ log = get_logger("kb")
 KB_LOCK_KEY = 0x41494B42  # "AIKB": one ingestion at a time
 EMBED_BATCH = 128
 FALLBACK_MIN_SIMILARITY = 0.30  # below this (and no full-text match) the asked language's best is "not found"
-RERANK_POOL = 5  # entries per language fetched and re-ordered by relevance before the best `limit` are kept
+RERANK_POOL = 10  # entries per language fetched and re-ordered by relevance before the best `limit` are kept
 FALLBACK_MARGIN = 0.2  # a fallback entry this much more relevant wins over a passing entry in the asked language
 STRONG_SIMILARITY = 0.45  # a hit this close is kept even when the question has a word its language lacks
 TITLE_WEIGHT = 0.5
+REGIONAL_BONUS = 0.3  # ordering only: an entry for the caller's region that passes the gate comes first (`_rank`)
 HNSW_REBUILD_ROWS = 5000  # an ingestion writing this many chunks rebuilds the HNSW index instead
 HNSW_INDEX = "kb_chunks_embedding_hnsw"
 
@@ -282,7 +283,8 @@ class KnowledgeBase:
             other = [r for r in rows if r[5] == fallback]
             if other and _falls_back(primary, other, rel, language, fallback):
                 hits_rows, is_fallback = other, True
-        hits_rows = sorted(hits_rows, key=lambda r: (-scored[r[0]].rank, -r[4], r[0]))
+        national = max((rel[r[0]] for r in hits_rows if not r[11]), default=0.0)
+        hits_rows = sorted(hits_rows, key=lambda r: (-_rank(scored[r[0]], r[11], national), -r[4], r[0]))
         named = _other_region_match(scored[hits_rows[0][0]] if hits_rows else None, elsewhere)
         if named is not None:
             log.info("kb_other_region_matched", relevance=named.score, places=named.matched, dropped=len(hits_rows))
@@ -309,6 +311,15 @@ class KnowledgeBase:
         return {"entries": entries, "chunks": chunks, "regions": regions,
                 "embedder": meta[0] if meta else None, "dim": meta[1] if meta else None, "chunk_dims": dims,
                 "configured_embedder": self.embedder.name, "configured_dim": self.embedder.dim}
+
+
+def _rank(hit: Relevance, regional: bool, national: float) -> float:
+    """The ordering key of a candidate: its relevance rank, plus `REGIONAL_BONUS` for an entry written for the
+    caller's region (the search only brings those and national ones) that passes the gate and covers more of
+    the question than any national entry (`national`, the best of their scores): "наурызда интернет өшеді ме"
+    from Karaganda is about the works planned there, more than about a lost connection."""
+    bonus = regional and hit.score >= RELEVANCE_GATE and hit.score > national
+    return hit.rank + (REGIONAL_BONUS if bonus else 0.0)
 
 
 def _other_region_match(best: Relevance | None, elsewhere: list[Relevance]) -> Relevance | None:
