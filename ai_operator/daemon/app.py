@@ -19,6 +19,7 @@ from typing import Any
 
 from ai_operator.config import ConfigError, EnvFileError, Settings, reload_settings, require
 from ai_operator.daemon.manager import CallManager
+from ai_operator.daemon.prewarm import Prewarmer
 from ai_operator.daemon.reload import EMBEDDER_KEYS, plan_reload
 from ai_operator.daemon.services import Services
 from ai_operator.logs import get_logger, register_secret, set_log_level
@@ -54,6 +55,7 @@ class Daemon:
         self.db_supervisor: Any = None  # restarts the embedded PostgreSQL / notices outages (storage/supervisor.py)
         self.metrics: Any = None
         self.collector: PacedCollector | None = None  # the garbage collector's passes, paced by the pacer
+        self.prewarmer: Prewarmer | None = None  # lines synthesised ahead into the TTS cache
 
     # ---- signals ----------------------------------------------------------------------------------------------
     def reload(self) -> bool:
@@ -256,7 +258,8 @@ class Daemon:
 
         self.stream = AriEventStream(s.ari.url, s.ari.user, s.ari.password, s.ari.app, on_connect=on_connect,
                                      proven=known.proven)
-        prewarm = asyncio.create_task(self.prewarm())
+        self.prewarmer = Prewarmer(lambda: self.settings, self.svc)
+        prewarm = asyncio.create_task(self.prewarmer.run())  # in the background: readiness never waits for it
         consumer = asyncio.create_task(self._consume(manager))
         watchdog = asyncio.create_task(watchdog_loop(notifier, lambda: bool(self.stream and self.stream.connected)))
         exit_code = 0
@@ -282,22 +285,10 @@ class Daemon:
         return exit_code
 
     async def prewarm(self) -> int:
-        """Synthesise each enabled route's canned lines (the policy's greeting and closing lines) into the TTS
-        cache ahead of the first call. Failures are logged; calls synthesise on demand."""
-        from policies import load_policy
-
-        assert self.svc is not None
-        made = 0
-        for route in self.settings.routes.values():
-            if not route.enabled:
-                continue
-            try:
-                lines = load_policy(route.policy).canned_lines(route)
-                made += await self.svc.tts_for(route).prewarm(lines)
-            except Exception as exc:  # a broken route or voice must not stop the daemon
-                log.warning("tts_prewarm_failed", route=route.name, error=str(exc))
-        log.info("tts_prewarmed", lines=made)
-        return made
+        """Synthesise every enabled route's lines ahead into the TTS cache (daemon/prewarm.py): canned lines,
+        fixed replies, knowledge-base answers. Failures are logged; calls synthesise on demand."""
+        assert self.prewarmer is not None
+        return await self.prewarmer.prewarm()
 
     async def _consume(self, manager: CallManager) -> None:
         async for event in self.stream:
