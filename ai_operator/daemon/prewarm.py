@@ -34,15 +34,15 @@ OUTCOMES = ("made", "cached", "failed", "skipped")
 
 
 def lines_ahead(policy: PolicyDefinition, route: Any, entries: Sequence[KnowledgeHit] = (), *,
-                fixed: bool = True) -> list[tuple[str, str]]:
-    """The (text, voice) segments to synthesise ahead for `route`, most urgent first, each once: the canned
-    lines and (when `fixed`) the fixed replies, then the answers from `entries`."""
+                scope: str = "all") -> list[tuple[str, str]]:
+    """The (text, voice) segments to synthesise ahead for `route`, most urgent first, each once, as far as `scope`
+    (TTS_PREWARM) goes: the canned lines, the fixed replies, the answers from `entries` ("kb": those only)."""
     replies: list[tuple[str, str]] = []
-    if fixed:
+    if scope in ("all", "fixed", "canned"):
         replies += policy.canned_lines(route)
-        if isinstance(policy, ListsFixedReplies):
-            replies += policy.fixed_replies(route)
-    if isinstance(policy, AnswersFromKnowledge):
+    if scope in ("all", "fixed") and isinstance(policy, ListsFixedReplies):
+        replies += policy.fixed_replies(route)
+    if scope in ("all", "kb") and isinstance(policy, AnswersFromKnowledge):
         for entry in entries:
             replies += policy.knowledge_replies(entry)
     return list(dict.fromkeys(seg for text, lang in replies for seg in policy.voice_segments(text, lang)))
@@ -51,46 +51,52 @@ def lines_ahead(policy: PolicyDefinition, route: Any, entries: Sequence[Knowledg
 class Prewarmer:
     """The daemon's prewarming: `run()` at start, then watching the knowledge base until cancelled."""
 
-    def __init__(self, settings: Callable[[], Settings], svc: Any, *, poll_s: float = KB_POLL_S) -> None:
+    def __init__(self, settings: Callable[[], Settings], svc: Any, *, poll_s: float | None = None) -> None:
         self._settings = settings  # the daemon's current settings (a reload changes routes and voices)
         self.svc = svc
         self.poll_s = poll_s
         self._kb_version: Any = None
         self._one_at_a_time = asyncio.Lock()  # a pass asked for meanwhile finds the lines cached
         self.passes = 0  # finished prewarm passes (start-up, then one per knowledge-base change)
+        self.last_counts: dict[str, int] = dict.fromkeys(OUTCOMES, 0)  # the outcomes of the last pass
 
     async def run(self) -> None:
         await self.prewarm()
         while True:
-            await asyncio.sleep(self.poll_s)
+            await asyncio.sleep(self.poll_s if self.poll_s is not None else KB_POLL_S)
             version = await self._version()
-            if version is not None and version != self._kb_version:
-                await self.prewarm(fixed=False)
+            if version is not None and version != self._kb_version and self._scope() == "all":
+                await self.prewarm(kb_only=True)
 
-    async def prewarm(self, *, fixed: bool = True) -> int:
-        """One pass over every enabled route; returns how many lines were synthesised now."""
+    def _scope(self) -> str:
+        return self._settings().storage.tts_prewarm
+
+    async def prewarm(self, *, kb_only: bool = False) -> int:
+        """One pass over every enabled route (`kb_only`: the knowledge-base answers); returns how many lines were
+        synthesised now."""
         async with self._one_at_a_time:
-            return await self._pass(fixed)
+            return await self._pass("kb" if kb_only else self._scope())
 
-    async def _pass(self, fixed: bool) -> int:
+    async def _pass(self, scope: str) -> int:
         from policies import load_policy
 
         started = time.monotonic()
         self._kb_version = await self._version()
-        entries = await self._entries()
+        entries = await self._entries() if scope in ("all", "kb") else []
         totals = dict.fromkeys(OUTCOMES, 0)
         lines_total = 0
         for route in self._settings().routes.values():
             if not route.enabled:
                 continue
             try:
-                lines = lines_ahead(load_policy(route.policy), route, entries, fixed=fixed)
+                lines = lines_ahead(load_policy(route.policy), route, entries, scope=scope)
                 lines_total += len(lines)
                 await self._synthesise(self.svc.tts_for(route), lines, totals)
             except Exception as exc:  # a broken route or voice must not stop the daemon
                 log.warning("tts_prewarm_failed", route=route.name, error=str(exc) or type(exc).__name__)
+        self.last_counts = totals
         self.passes += 1
-        log.info("tts_prewarmed", what="all" if fixed else "knowledge_base", lines=lines_total,
+        log.info("tts_prewarmed", scope=scope, lines=lines_total,
                  kb_entries=len(entries), seconds=round(time.monotonic() - started, 2), **totals)
         return totals["made"]
 
