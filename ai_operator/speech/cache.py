@@ -41,7 +41,7 @@ CACHED_CHUNK_SAMPLES = 1600  # 200 ms per yielded chunk of a cached line
 SAFE_NAME_RE = re.compile(r"[^A-Za-z0-9_.+-]+")
 TOUCH_INTERVAL_S = 60.0  # a hit re-stamps the file's access time at most this often
 _PINNED: dict[str, dict[str, int]] = {}  # cache dir -> prewarmed files and sizes, shared by every CachedTTS on it
-_PINNED_TOTALS: dict[str, list[int]] = {}  # cache dir -> [bytes, characters] of its pinned lines
+_PINNED_TOTALS: dict[str, list[int]] = {}  # cache dir -> [bytes, characters] of its pinned lines, bytes held
 PREWARM_CONCURRENCY = 2  # lines synthesised at once by `prewarm`: a provider's live requests keep their room
 PREWARM_CACHE_SHARE = 0.8  # pinned lines stay within this share of the disk bound: the rest is LRU for the others
 PREWARM_OUTCOMES = ("made", "cached", "failed", "skipped")
@@ -67,7 +67,7 @@ class CachedTTS:
         self.memory_limit_bytes = memory_limit_bytes
         self.max_disk_bytes = max_disk_bytes or None  # None: no bound
         self._pinned = _PINNED.setdefault(os.path.abspath(self.cache_dir), {})
-        self._pinned_totals = _PINNED_TOTALS.setdefault(os.path.abspath(self.cache_dir), [0, 0])
+        self._pinned_totals = _PINNED_TOTALS.setdefault(os.path.abspath(self.cache_dir), [0, 0, 0])
         self._used: dict[str, float] = {}  # path -> last use (epoch s) seen by this process
         self._touched: dict[str, float] = {}  # path -> when its access time was last written
         self._index: dict[str, list[float]] | None = None  # path -> [last use, size]: built at the first bound check
@@ -131,26 +131,34 @@ class CachedTTS:
         return counts["made"]
 
     async def _prewarm_line(self, text: str, language: str) -> str:
-        """One line of `prewarm`: its outcome, one of PREWARM_OUTCOMES."""
+        """One line of `prewarm`: its outcome, one of PREWARM_OUTCOMES. Its expected size is held against the
+        budget from the start (before any wait), so the lines after it, made meanwhile, see it: the most urgent
+        lines get the room whatever order the syntheses finish in."""
+        path = self.path_for(text, language)
+        key = str(path)
+        reserved = 0 if key in self._pinned else self._estimate_bytes(text)
+        fits = key in self._pinned or self._pin_fits(reserved)
+        self._pinned_totals[2] += reserved if fits else 0
+        made = False
         try:
-            path = self.path_for(text, language)
-            key = str(path)
             audio = await self._lookup(path)
-            if audio is not None:
-                self._pin(key, audio.nbytes, len(text))
-                return "cached"
-            if not self._pin_fits(self._estimate_bytes(text)):
-                return "skipped"
-            audio = await synthesize(self.inner, text, language)
+            if audio is None and fits:
+                audio = await synthesize(self.inner, text, language)
+                made = True
         except Exception as exc:  # SpeechError, or a provider's own: the other lines still go on
             self.prewarm_errors.append(f"{language}: {text[:40]!r}: {exc}")
             log.warning("tts_prewarm_failed", provider=self.inner.name, language=language, reason=str(exc))
             return "failed"
+        finally:
+            self._pinned_totals[2] -= reserved if fits else 0
+        if audio is None:
+            return "skipped"  # not cached, and no room left to pin it: made on its first use
         if not audio.size:
             return "failed"
         self._pin(key, audio.nbytes, len(text))  # before storing: the bound never evicts it
-        await self._store(path, audio)
-        return "made"
+        if made:
+            await self._store(path, audio)
+        return "made" if made else "cached"
 
     def _pin(self, key: str, size: int, chars: int) -> None:
         if key not in self._pinned and self._pin_fits(size):
@@ -159,11 +167,12 @@ class CachedTTS:
             self._pinned_totals[1] += chars
 
     def _pin_fits(self, size: int) -> bool:
-        return self.max_disk_bytes is None or self._pinned_totals[0] + size <= self.max_disk_bytes * PREWARM_CACHE_SHARE
+        pinned, _, held = self._pinned_totals
+        return self.max_disk_bytes is None or pinned + held + size <= self.max_disk_bytes * PREWARM_CACHE_SHARE
 
     def _estimate_bytes(self, text: str) -> int:
         """The size a line of `text` will take, per character as the lines pinned so far (0 before any: tried)."""
-        size, chars = self._pinned_totals
+        size, chars, _ = self._pinned_totals
         return int(len(text) * size / chars) if chars > 0 else 0
 
     def is_cached(self, text: str, language: str) -> bool:
