@@ -1,6 +1,7 @@
 """Synthesising ahead: every line a call may say without a model goes into the TTS cache before a call asks.
 
-At start (in the background: readiness and calls never wait for it) each enabled route's policy lists its lines:
+At start (in the background: readiness and calls never wait for it) each enabled route's policy lists its lines
+(as far as TTS_PREWARM goes; `auto`: all of them for a remote voice, the canned ones for a voice on this host):
 `canned_lines` (greeting, closing lines) first, then, when the policy offers them (`ListsFixedReplies`,
 `AnswersFromKnowledge` in ai_operator/dialogue.py), every fixed reply and the answer it would read from each
 knowledge-base entry. Each reply is voiced as a call voices it (`voice_segments`), so the cache keys (provider,
@@ -65,38 +66,53 @@ class Prewarmer:
         while True:
             await asyncio.sleep(self.poll_s if self.poll_s is not None else KB_POLL_S)
             version = await self._version()
-            if version is not None and version != self._kb_version and self._scope() == "all":
+            if version is not None and version != self._kb_version:
                 await self.prewarm(kb_only=True)
 
-    def _scope(self) -> str:
-        return self._settings().storage.tts_prewarm
+    def _scope(self, route: Any) -> str:
+        """TTS_PREWARM for `route`; `auto`: everything for a remote voice, the canned lines for one on this host
+        (it makes a line in tens of milliseconds: hundreds of lines ahead would only cost CPU)."""
+        from ai_operator.providers import registry, tts_provider
+
+        settings = self._settings()
+        scope = settings.storage.tts_prewarm
+        if scope != "auto":
+            return scope
+        try:
+            return "canned" if registry.get(tts_provider(settings, route)).local else "all"
+        except Exception as exc:  # a voice that cannot be built: the pass says so for that route
+            log.warning("tts_prewarm_failed", route=route.name, error=str(exc) or type(exc).__name__)
+            return "off"
 
     async def prewarm(self, *, kb_only: bool = False) -> int:
         """One pass over every enabled route (`kb_only`: the knowledge-base answers); returns how many lines were
         synthesised now."""
         async with self._one_at_a_time:
-            return await self._pass("kb" if kb_only else self._scope())
+            return await self._pass(kb_only)
 
-    async def _pass(self, scope: str) -> int:
+    async def _pass(self, kb_only: bool) -> int:
         from policies import load_policy
 
         started = time.monotonic()
         self._kb_version = await self._version()
-        entries = await self._entries() if scope in ("all", "kb") else []
+        routes = [r for r in self._settings().routes.values() if r.enabled]
+        scopes = {r.name: self._scope(r) for r in routes}
+        entries = await self._entries() if "all" in scopes.values() else []
         totals = dict.fromkeys(OUTCOMES, 0)
         lines_total = 0
-        for route in self._settings().routes.values():
-            if not route.enabled:
+        for route in routes:
+            scope = scopes[route.name]
+            if kb_only and scope != "all":
                 continue
             try:
-                lines = lines_ahead(load_policy(route.policy), route, entries, scope=scope)
+                lines = lines_ahead(load_policy(route.policy), route, entries, scope="kb" if kb_only else scope)
                 lines_total += len(lines)
                 await self._synthesise(self.svc.tts_for(route), lines, totals)
             except Exception as exc:  # a broken route or voice must not stop the daemon
                 log.warning("tts_prewarm_failed", route=route.name, error=str(exc) or type(exc).__name__)
         self.last_counts = totals
         self.passes += 1
-        log.info("tts_prewarmed", scope=scope, lines=lines_total,
+        log.info("tts_prewarmed", scopes=scopes, kb_only=kb_only, lines=lines_total,
                  kb_entries=len(entries), seconds=round(time.monotonic() - started, 2), **totals)
         return totals["made"]
 

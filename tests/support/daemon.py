@@ -42,7 +42,6 @@ FAST = {  # timings that keep real-time calls short
     "STT_TIMEOUT_S": 3.0,
     "MAX_CALLS": 200,
     "OVERLOAD_LAG_MS": 5000,  # a busy test machine is not an overloaded daemon (tests/test_ops_overload.py)
-    "TTS_PREWARM": "canned",  # greeting and closing lines only: "all" is tests/test_daemon_prewarm_ahead.py's
 }
 
 
