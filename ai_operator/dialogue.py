@@ -311,3 +311,24 @@ class PolicyDefinition(Protocol):
     def self_test(self) -> list[SelfTestCase]: ...
 
     def doctor_checks(self) -> list[CheckResult]: ...
+
+
+@runtime_checkable
+class ListsFixedReplies(Protocol):
+    """Optional part of a `PolicyDefinition`: the replies it can say without a model, synthesised ahead."""
+
+    def fixed_replies(self, route: RouteView) -> list[tuple[str, str]]:
+        """Every reply text (as `Reply.text`, with its `Reply.language`) the policy can produce without a model or
+        a knowledge-base entry, composites included, most used first; the runtime voices each with
+        `voice_segments` into the TTS cache at start."""
+        ...
+
+
+@runtime_checkable
+class AnswersFromKnowledge(Protocol):
+    """Optional part of a `PolicyDefinition`: how it reads out a knowledge-base entry, synthesised ahead."""
+
+    def knowledge_replies(self, entry: KnowledgeHit) -> list[tuple[str, str]]:
+        """The replies (text, language) the policy would say answering from `entry` (a stored entry as a hit, not
+        scored), the likeliest first: at least the answer to a question that picks no sentence in particular."""
+        ...

@@ -7,8 +7,9 @@ latency_profiles.py`; in this process, its STT recognising the scripted lines, i
 answering), the simulated PBX and N caller slots in their own process (`caller_proc`, the scale bench's
 kernel-timestamped capture) running `latency_plan`'s dialogues on two routes (knowledge base; model). Judged by
 `latency_analysis` (p50/p95/max per kind, PASS/FAIL per budget). Writes `benchmarks/reports/latency-<time>.json`
-and prints a table. The TTS cache starts empty each run (the daemon prewarms its canned lines at start, as in
-production). `--quick`: instant and cloud, N=1 only, short windows.
+and prints a table. The TTS cache starts empty each run (the daemon prewarms its lines at start, in the
+background, as in production; at `cloud` speed the sample KB's answers take minutes, so early calls may miss).
+`--quick`: instant and cloud, N=1 only, short windows.
 """
 
 from __future__ import annotations

@@ -41,7 +41,9 @@ async def provider_stage(base: DaemonBase, fake: FakeOpenAI, *, remote_voice: bo
     # the local voice speaks a bilingual closing line slower than the fast test voice: the watchdog waits for it
     settings = {**FAST, **SHORT_TIMEOUTS, "HANGUP_WATCHDOG_S": 30.0, "OPENAI_API_KEY": key or fake.api_key, "OPENAI_BASE_URL": fake.base_url,
                 "STT_PROVIDER": "openai", "TTS_PROVIDER": "openai" if remote_voice else "espeak",
-                "LLM_PROVIDER": "none", "METRICS_PORT": closed_tcp_port(), **values}
+                "LLM_PROVIDER": "none", "METRICS_PORT": closed_tcp_port(),
+                "TTS_PREWARM": "canned",  # only the greeting ahead: the lines after it reach the failing provider
+                **values}
     overrides = DaemonOverrides() if remote_voice else DaemonOverrides(tts=bot_tts(base.state_dir))
     async with simulated_stage(base.settings, state_dir=base.state_dir, scripted_stt=False, overrides=overrides,
                                **settings) as stage:

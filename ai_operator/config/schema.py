@@ -18,6 +18,7 @@ import ai_operator.config.values as v
 CODECS = ("ulaw", "alaw", "slin")
 EMBEDDING_CHOICES = ("hash", "openai")
 LOG_LEVELS = ("debug", "info", "warning", "error")
+PREWARM_SCOPES = ("auto", "all", "fixed", "canned", "off")  # TTS_PREWARM
 LOG_FORMATS = ("auto", "json", "console")
 PORT_RANGE = (1024, 65535)
 
@@ -151,6 +152,10 @@ class StorageSettings:
                                          "'cannot look that up' line", lo=0.1, hi=30)
     tts_cache_max_mb: int = setting("TTS_CACHE_MAX_MB", 200, "on-disk TTS cache bound (LRU; prewarmed lines pinned)",
                                     lo=1, hi=100000)
+    tts_prewarm: str = setting("TTS_PREWARM", "auto", "lines synthesised ahead into the TTS cache: all (canned, "
+                               "fixed replies, knowledge-base answers), fixed (no KB answers), canned (greeting and "
+                               "closing lines), off; auto: all for a remote voice, canned for a local one",
+                               choices=PREWARM_SCOPES)
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ai_operator.background import BackgroundTask, cancel_and_wait
 from ai_operator.config import ConfigError, EnvFileError, Settings, reload_settings, require
 from ai_operator.daemon.manager import CallManager
+from ai_operator.daemon.prewarm import Prewarmer
 from ai_operator.daemon.reload import EMBEDDER_KEYS, plan_reload
 from ai_operator.daemon.services import DaemonOverrides, Services
 from ai_operator.logs import get_logger, register_secret, set_log_level
@@ -30,7 +31,7 @@ from ai_operator.ops.gc_tuning import PacedCollector
 from ai_operator.ops.overload import LagProbe, LoadState
 from ai_operator.providers import used_providers
 from ai_operator.providers.health import ProviderBoard
-from ai_operator.route_binding import bind_routes, route_view
+from ai_operator.route_binding import bind_routes
 from ai_operator.storage.state_lock import StateDirBusy, StateDirLock
 
 if TYPE_CHECKING:  # imported where used: `ai-operator --help` and the console stay light
@@ -65,6 +66,7 @@ class Daemon:
         self.db_supervisor: DatabaseSupervisor | None = None  # restarts the embedded PostgreSQL / notices outages
         self.metrics: Metrics | None = None
         self.collector: PacedCollector | None = None  # the garbage collector's passes, paced by the pacer
+        self.prewarmer: Prewarmer | None = None  # lines synthesised ahead into the TTS cache
 
     # ---- signals ----------------------------------------------------------------------------------------------
     def reload(self) -> bool:
@@ -266,7 +268,8 @@ class Daemon:
 
         stream = self.stream = AriEventStream(s.ari.url, s.ari.user, s.ari.password, s.ari.app, on_connect=on_connect,
                                      proven=known.proven)
-        prewarm = asyncio.create_task(self.prewarm())
+        self.prewarmer = Prewarmer(lambda: self.settings, self.svc)
+        prewarm = asyncio.create_task(self.prewarmer.run())  # in the background: readiness never waits for it
         consumer = asyncio.create_task(self._consume(manager, stream))
         watchdog = asyncio.create_task(watchdog_loop(notifier, lambda: stream.connected))
         exit_code = 0
@@ -291,22 +294,10 @@ class Daemon:
         return exit_code
 
     async def prewarm(self) -> int:
-        """Synthesise each enabled route's canned lines (the policy's greeting and closing lines) into the TTS
-        cache ahead of the first call. Failures are logged; calls synthesise on demand."""
-        from policies import load_policy
-
-        assert self.svc is not None
-        made = 0
-        for route in self.settings.routes.values():
-            if not route.enabled:
-                continue
-            try:
-                lines = load_policy(route.policy).canned_lines(route_view(self.settings, route))
-                made += await self.svc.tts_for(route).prewarm(lines)
-            except Exception as exc:  # a broken route or voice must not stop the daemon
-                log.warning("tts_prewarm_failed", route=route.name, error=str(exc))
-        log.info("tts_prewarmed", lines=made)
-        return made
+        """Synthesise every enabled route's lines ahead into the TTS cache (daemon/prewarm.py): canned lines,
+        fixed replies, knowledge-base answers. Failures are logged; calls synthesise on demand."""
+        assert self.prewarmer is not None
+        return await self.prewarmer.prewarm()
 
     async def _consume(self, manager: CallManager, stream: AriEventStream) -> None:
         async for event in stream:

@@ -293,6 +293,21 @@ class KnowledgeBase:
                              language=r[5], fallback=is_fallback, relevance=rel[r[0]], gate=RELEVANCE_GATE)
                 for r in hits_rows[:limit]]
 
+    async def version(self) -> tuple[int, str]:
+        """(entries, last ingestion time): changes whenever an ingestion adds, changes or prunes an entry."""
+        async with self.db.pool.connection() as conn:
+            cur = await conn.execute("SELECT count(*), coalesce(max(ingested_at)::text, '') FROM kb_entries")
+            row = await cur.fetchone()
+        return (int(row[0]), str(row[1])) if row else (0, "")
+
+    async def entries(self) -> list[KnowledgeHit]:
+        """Every stored entry as a hit that is not scored (for reading answers out ahead), by id."""
+        async with self.db.pool.connection() as conn:
+            cur = await conn.execute("SELECT id, title, source, text, language FROM kb_entries ORDER BY id")
+            rows = await cur.fetchall()
+        return [KnowledgeHit(entry_id=r[0], title=r[1], source=r[2], text=r[3], score=1.0, language=r[4])
+                for r in rows]
+
     async def stats(self) -> dict:
         """Entries and chunks per language and per region, plus the embedder and dimension in use."""
         async with self.db.pool.connection() as conn:

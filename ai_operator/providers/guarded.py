@@ -143,3 +143,8 @@ class FallbackLineTTS:
         if self.primary.prewarm_errors:
             made += await self.fallback.prewarm(lines)
         return made
+
+    @property
+    def prewarm_counts(self) -> dict[str, int]:
+        """The primary's outcomes of the last `prewarm` (its failures were then made by the fallback)."""
+        return self.primary.prewarm_counts

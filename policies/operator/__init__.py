@@ -16,6 +16,7 @@ from collections.abc import Mapping
 
 from ai_operator.dialogue import (
     CheckResult,
+    KnowledgeHit,
     PolicyDefinition,
     RouteOption,
     RouteView,
@@ -23,6 +24,7 @@ from ai_operator.dialogue import (
     SessionOptions,
     ToolSpec,
 )
+from policies.operator import fixed_replies as ahead
 from policies.operator.catalog import GREETING, say
 from policies.operator.language import LANGUAGES
 from policies.operator.session import OperatorSession
@@ -64,6 +66,12 @@ class OperatorPolicy:
         for key in ("shutdown", "max_call_length", "closing"):
             lines += [(say(key, lang), lang) for lang in LANGUAGES]
         return lines
+
+    def fixed_replies(self, route: RouteView) -> list[tuple[str, str]]:
+        return ahead.fixed_replies()
+
+    def knowledge_replies(self, entry: KnowledgeHit) -> list[tuple[str, str]]:
+        return ahead.knowledge_replies(entry)
 
     def self_test(self) -> list[SelfTestCase]:
         from policies.operator.selftest import cases
