@@ -13,10 +13,13 @@ import pytest
 
 from ai_operator.dialogue import AnswersFromKnowledge, KnowledgeHit, KnowledgeSearch, ListsFixedReplies
 from policies import load_policy
-from tests.support.policies import operator_route, session
+from tests.support.policies import operator_route, session, view
 
 SAMPLE = Path(__file__).resolve().parent.parent / "etc" / "kb" / "sample.jsonl"
 POLICY = load_policy("operator")
+assert isinstance(POLICY, ListsFixedReplies) and isinstance(POLICY, AnswersFromKnowledge)
+AHEAD: ListsFixedReplies = POLICY
+FROM_KB: AnswersFromKnowledge = POLICY
 
 CALLERS = [
     ["эээ по-русски пожалуйста", "я из караганды", "как оплатить интернет", "спасибо до свидания"],
@@ -48,9 +51,9 @@ def test_the_operator_offers_both_lists() -> None:
 @pytest.mark.parametrize("caller", CALLERS, ids=lambda c: c[0].replace(" ", "_"))
 def test_every_reply_without_a_model_was_listed_ahead(caller: list[str]) -> None:
     route = operator_route()
-    ahead = set(POLICY.fixed_replies(route)) | set(POLICY.canned_lines(route))
+    ahead = set(AHEAD.fixed_replies(view(route))) | set(POLICY.canned_lines(view(route)))
     for entry in entries():
-        ahead |= set(POLICY.knowledge_replies(entry))
+        ahead |= set(FROM_KB.knowledge_replies(entry))
     s = session(route)
     said = [s.start()]
     for text in caller:
@@ -68,6 +71,6 @@ def test_every_reply_without_a_model_was_listed_ahead(caller: list[str]) -> None
 
 def test_entries_in_a_language_no_call_speaks_are_not_read_ahead() -> None:
     english = KnowledgeHit("en-1", "Payment", "https://x", "Pay in the app.", 1.0, "en")
-    assert POLICY.knowledge_replies(english) == []
+    assert FROM_KB.knowledge_replies(english) == []
     kk = next(e for e in entries() if e.language == "kk")
-    assert [lang for _, lang in POLICY.knowledge_replies(kk)] == ["kk"]  # no other language falls back to kk
+    assert [lang for _, lang in FROM_KB.knowledge_replies(kk)] == ["kk"]  # no other language falls back to kk

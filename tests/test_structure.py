@@ -157,7 +157,8 @@ def test_a_pure_helper_a_policy_may_import_stays_pure() -> None:
     edges = graph(type_checking=True)
     reached: dict[str, list[str]] = {}
     for helper in POLICY_MAY_IMPORT:
-        package, seen, todo = helper.rpartition(".")[0], set(), [helper]
+        package, todo = helper.rpartition(".")[0], [helper]
+        seen: set[str] = set()
         while todo:
             for nxt in edges[todo.pop()] - seen:
                 seen.add(nxt)
