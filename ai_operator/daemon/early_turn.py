@@ -1,7 +1,7 @@
 """The policy ends the turn: a caller's utterance ended at a short pause when the policy says it is complete, and
 the decision withdrawn if the caller goes on before its reply is heard.
 
-The end of an utterance is `VAD_END_SILENCE_MS` of silence (600 ms), too long after "русский" or "да". At
+The end of an utterance is `VAD_END_SILENCE_MS` of silence (600 ms), too long after a one-word answer. At
 `VAD_EARLY_STT_MS` (240 ms) the utterance so far is transcribed (`early_stt.py`); when that transcript is made while
 the caller is still silent, the bot is quiet and the policy's `utterance_complete` says True for it (with a held
 fragment and a withdrawn text before it), `EarlyTurn` ends the utterance there (the segmenter's end, forced) and
