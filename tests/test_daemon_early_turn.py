@@ -55,8 +55,8 @@ async def test_a_short_answer_is_answered_at_the_pause_before_the_end_silence(da
         replies_at: list[float] = []
         for line, turns in (("русский", 2), ("Караганда", 3)):
             start = await caller.say(line)
-            await eventually(lambda t=turns: caller.turns() >= t, what=f"the answer to {line!r}")  # noqa: B023
-            await eventually(lambda s=start: caller.frames_between(s), what=f"the reply to {line!r} heard")  # noqa: B023
+            await eventually(lambda t=turns: caller.turns() >= t, what=f"the answer to {line!r}")
+            await eventually(lambda s=start: caller.frames_between(s), what=f"the reply to {line!r} heard")
             last_voiced = caller.speech_frames[-1]
             replies_at.append(caller.frames_between(start)[0] - last_voiced)
             await caller.quiet(min_turns=turns)
@@ -117,3 +117,46 @@ async def test_a_caller_who_goes_on_after_the_pause_gets_one_answer_to_the_whole
     summary = record["summary"]
     assert summary["early_turns"]["withdrawn"] == 1 and summary["early_turns"]["decided"] >= 1
     assert summary["early_stt"]["used"] >= 1
+
+
+@pytest.mark.slow
+async def test_with_an_early_reply_delay_a_300_ms_pause_mid_sentence_is_never_half_answered(daemon_base) -> None:
+    """The issue's pause-in-the-middle caller, as they speak (no gate): "русский", 300 ms, "нет лучше казахский".
+    With VAD_EARLY_REPLY_MS well past the pause, an early decision on "русский" (if its transcript came before
+    the caller went on) is withdrawn before its reply starts: one answer, to the whole sentence."""
+    async with stage_for(daemon_base, VAD_EARLY_REPLY_MS=1000, **EARLY) as stage:
+        fake = stage.fake_openai
+        assert fake is not None
+        first = trim_leading_silence(await caller_pcm("русский", "ru"))
+        second = await caller_pcm("нет лучше казахский", "ru")
+        # the STT double hears what the audio holds (bytes: 2 per sample): the first word alone up to the pause
+        # (with the segmenter's 200 ms before and after it), the rest alone after a withdrawal (with its 200 ms
+        # before it and after it), or the whole sentence
+        first_only = 2 * (len(first) + 3200 + 1600)
+        rest_only = 2 * (len(second) + 3200 + 1600 + len(first) // 2)
+
+        def transcribe(wav: bytes, _fields: dict) -> str:
+            if len(wav) <= first_only:
+                return "русский"
+            return "нет лучше казахский" if len(wav) <= rest_only else "русский нет лучше казахский"
+
+        fake.transcripts = transcribe
+        caller = await Caller.place(stage)
+        await caller.quiet(min_turns=1)
+        n = len(caller.speech_frames)
+        caller.sim.say(np.concatenate((first, np.zeros(int(0.3 * 8000), dtype=np.int16), second)))
+        await caller.sim.wait_said(timeout=30)
+        finished_at = caller.speech_frames[-1]
+        await caller.quiet(min_turns=2)
+        await eventually(lambda: caller.frames_between(finished_at), what="the answer")
+        await caller.quiet(min_turns=2)
+        await caller.sim.hangup()
+        record = await caller.record()
+        decided = metric(stage, EARLY_TURNS, {"outcome": "decided"})
+        withdrawn = metric(stage, EARLY_TURNS, {"outcome": "withdrawn"})
+    assert caller.frames_between(caller.speech_frames[n], finished_at) == []  # nothing said before they finished
+    said = [t["caller_text"] for t in record["turns"] if t["caller_text"]]
+    # whole: withdrawn and carried ("русский" + the rest), or not ended early at all (heard whole)
+    assert said == ["русский нет лучше казахский"]
+    assert record["turns"][-1]["fields"]["language"] == "kk" and len(record["turns"]) == 2
+    assert withdrawn <= 1 and decided - withdrawn <= 1

@@ -6,6 +6,7 @@ dangle. Asking never changes the session, and a policy without the method is "do
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 import pytest
 
@@ -14,7 +15,7 @@ from tests.support.freight import play, started
 from tests.support.policies import operator_route, session
 
 
-def operator_in(*said: str):  # noqa: ANN201 - an OperatorSession
+def operator_in(*said: str) -> Any:  # an OperatorSession
     s = session(operator_route())
     s.start()
     for text in said:

@@ -97,7 +97,7 @@ class Call:
         )
         self.early_stt = EarlyTranscript.of_call(self, vad.early_stt_ms)  # STT at a short pause (early_stt.py)
         self.hearing = Hearing(self, self.early_stt)
-        self.early_turn = EarlyTurn(self, vad.early_turn and vad.early_stt_ms > 0, vad.end_silence_ms)  # ends turns
+        self.early_turn = EarlyTurn(self, vad)  # the policy ends the turn at that pause (early_turn.py)
         self.turn_log = TurnLog(self.call_id, records=svc.records, metrics=svc.metrics,
                                 end_silence_ms=vad.end_silence_ms, state_field=self.policy.state_field)
         self.media = MediaLeg(svc, self.call_id, on_audio=self._on_audio, on_silence=self._on_silence,

@@ -5,7 +5,9 @@ The end of an utterance is `VAD_END_SILENCE_MS` of silence (600 ms), too long af
 `VAD_EARLY_STT_MS` (240 ms) the utterance so far is transcribed (`early_stt.py`); when that transcript is made while
 the caller is still silent, the bot is quiet and the policy's `utterance_complete` says True for it (with a held
 fragment and a withdrawn text before it), `EarlyTurn` ends the utterance there (the segmenter's end, forced) and
-the call decides and answers it as any other, on that same transcript (no second STT request).
+the call decides and answers it as any other, on that same transcript (no second STT request). Its reply is
+prepared at once; with `VAD_EARLY_REPLY_MS` its first frame waits until that much silence has passed, so a caller
+who paused shorter than that and goes on is withdrawn from, never half-answered.
 
 Before deciding, the session, the turn holder, the call's end and transfer state and the turn log's position are
 saved. If the caller starts speaking again (`SpeechBegan`) before the reply's first frame went out - and before
@@ -24,6 +26,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from ai_operator.config.schema import VadSettings
 from ai_operator.dialogue import utterance_complete
 from ai_operator.media.listener import Heard
 from ai_operator.media.vad import UtteranceEnded
@@ -42,12 +45,14 @@ class _Decision:
 
 
 class EarlyTurn:
-    """One call's early ends of turn (`call` is a `daemon.call.Call`); off when `enabled` is False."""
+    """One call's early ends of turn (`call` is a `daemon.call.Call`); off unless `VAD_EARLY_TURN` and
+    `VAD_EARLY_STT_MS` say otherwise."""
 
-    def __init__(self, call: Any, enabled: bool, end_silence_ms: int) -> None:
+    def __init__(self, call: Any, vad: VadSettings) -> None:
         self.call = call
-        self.enabled = enabled
-        self.end_silence_s = end_silence_ms / 1000
+        enabled = self.enabled = vad.early_turn and vad.early_stt_ms > 0
+        self.end_silence_s = vad.end_silence_ms / 1000
+        self.reply_s = vad.early_reply_ms / 1000  # the reply starts no sooner than this after the last speech
         self.carried = ""  # the text of a withdrawn decision: said before the next utterance
         self._forced: UtteranceEnded | None = None  # ended here, its decision not started yet
         self._open: _Decision | None = None
@@ -92,6 +97,8 @@ class EarlyTurn:
         self._forced = None
         decision = self._open = _Decision(ended, text, self._save())
         self._count("decided")
+        if self.reply_s and call.speaker is not None:
+            call.speaker.hold_next(ended.speech_ended_at + self.reply_s)
         turns = await call.driver.heard(text, time.monotonic())
         decision.deciding = False
         if decision.withdrawn:
