@@ -150,6 +150,8 @@ class EarlyTurn:
             vars(target).update(saved[key])
         if call.listener.segmenter.in_speech:
             call.driver.caller_speaking_again()  # a held fragment waits for this speech, as before
+        if call.speaker is not None:
+            call.speaker.hold_next(0.0)  # a hold set for the withdrawn reply is not the next one's
         call.disposition = saved["disposition"]
         call._pending_transfer = saved["pending_transfer"]
         if call._streamed is not None:
