@@ -55,6 +55,7 @@ class EarlyTurn:
         self.reply_s = vad.early_reply_ms / 1000  # the reply starts no sooner than this after the last speech
         self.carried = ""  # the text of a withdrawn decision: said before the next utterance
         self._forced: UtteranceEnded | None = None  # ended here, its decision not started yet
+        self._gone_on: UtteranceEnded | None = None  # that one, when the caller went on before it was decided
         self._open: _Decision | None = None
         self.counts = {"decided": 0, "withdrawn": 0}
         if enabled:
@@ -81,7 +82,7 @@ class EarlyTurn:
         if heard is None:
             return
         if isinstance(heard, Heard):
-            self._forced = heard.utterance
+            self._forced, self._gone_on = heard.utterance, None
             call.log.info("early_turn", silence_ms=round((now - heard.utterance.speech_ended_at) * 1000))
         call._heard([heard], now)
 
@@ -95,6 +96,12 @@ class EarlyTurn:
         if ended is not self._forced:
             return list(await call.driver.heard(text, time.monotonic()))
         self._forced = None
+        if ended is self._gone_on:  # the caller went on before the call got to it: withdrawn before deciding
+            self._gone_on, self.carried = None, text
+            self._count("decided")
+            self._count("withdrawn")
+            call.log.info("early_turn_withdrawn", records_dropped=0)
+            return []
         decision = self._open = _Decision(ended, text, self._save())
         self._count("decided")
         if self.reply_s and call.speaker is not None:
@@ -121,6 +128,9 @@ class EarlyTurn:
         """The caller started speaking at `at`: an early decision not heard yet is withdrawn (when the normal end
         silence would have ended the utterance before `at`, it is a new utterance, as it would have been)."""
         decision, self._open = self._open, None
+        forced = self._forced
+        if decision is None and forced is not None and at < forced.speech_ended_at + self.end_silence_s:
+            self._gone_on = forced  # ended early, not decided yet (the call's loop was busy): it will not be
         if decision is None or at >= decision.ended.speech_ended_at + self.end_silence_s:
             return
         decision.withdrawn = True
