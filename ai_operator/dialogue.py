@@ -200,6 +200,18 @@ class PolicySession(Protocol):
         ...
 
 
+def utterance_complete(session: PolicySession, text: str) -> bool | None:
+    """The optional contract method `session.utterance_complete(text) -> bool | None`, asked at a short pause
+    (`VAD_EARLY_STT_MS`) with the transcript so far: True when `text` is a whole answer for the state the session
+    is in ("русский" when it asked for the language, "да" to an offer), so the runtime may end the turn there and
+    answer (it withdraws that decision, restoring the session, if the caller goes on before the reply is heard);
+    False when it ends dangling; None when the policy does not know. Anything but True waits for the normal end
+    of the utterance (`VAD_END_SILENCE_MS`), as does a session without the method. Pure and fast, like the rest:
+    it must not change the session."""
+    method = getattr(session, "utterance_complete", None)
+    return None if method is None else method(text)
+
+
 @dataclass(frozen=True)
 class SelfTestResult:
     name: str

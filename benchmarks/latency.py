@@ -9,7 +9,8 @@ kernel-timestamped capture) running `latency_plan`'s dialogues on two routes (kn
 `latency_analysis` (p50/p95/max per kind, PASS/FAIL per budget). Writes `benchmarks/reports/latency-<time>.json`
 and prints a table. The TTS cache starts empty each run (the daemon prewarms its lines at start, in the
 background, as in production; at `cloud` speed the sample KB's answers take minutes, so early calls may miss).
-`--quick`: instant and cloud, N=1 only, short windows.
+`--quick`: instant and cloud, N=1 only, short windows. `--set KEY=VALUE` (repeatable) is a daemon setting for
+every run, e.g. `--set VAD_EARLY_TURN=false` to measure without the policy ending turns.
 """
 
 from __future__ import annotations
@@ -97,8 +98,9 @@ def _server(profile: str, seed: int, plan: lplan.LatencyPlan) -> Any:
 
 
 async def run_one(profile: str, n: int, window_s: float, workdir: Path, plan: lplan.LatencyPlan,
-                  seed: int = 26) -> dict[str, Any]:
+                  seed: int = 26, extra: dict[str, str] | None = None) -> dict[str, Any]:
     """One run: `n` caller slots against the daemon with speech services of `profile`."""
+    extra = extra or {}
     run_dir = workdir / f"{profile}-n{n}"
     run_dir.mkdir(parents=True, exist_ok=True)
     state = workdir / "state"
@@ -124,7 +126,7 @@ async def run_one(profile: str, n: int, window_s: float, workdir: Path, plan: lp
         env = run_dir / "daemon.env"
         write_env(env, {**daemon_env(state, openai_url), "ARI_URL": url, "ARI_USER": APP, "ARI_PASSWORD": password,
                         "ARI_APP": APP, "METRICS_HOST": "127.0.0.1", "METRICS_PORT": metrics_port,
-                        "MAX_CALLS": max(2 * n, 10), "RTP_PORT_MIN": port_min, "RTP_PORT_MAX": port_max})
+                        "MAX_CALLS": max(2 * n, 10), "RTP_PORT_MIN": port_min, "RTP_PORT_MAX": port_max, **extra})
         cmd = [sys.executable, "-m", "benchmarks.daemon_proc", "--env", str(env), "--plan", spec["plan"],
                "--out", str(run_dir / "daemon-figures.json"), "--cpus", ",".join(map(str, cpus["daemon"])),
                "--db-cpus", ",".join(map(str, cpus["database"])), "--speech-from-env"]
@@ -166,7 +168,8 @@ def render(report: dict[str, Any]) -> str:
     return "\n".join(rows)
 
 
-async def run_all(profiles: list[str], sizes: list[int], windows: dict[int, float]) -> dict[str, Any]:
+async def run_all(profiles: list[str], sizes: list[int], windows: dict[int, float],
+                  extra: dict[str, str] | None = None) -> dict[str, Any]:
     workdir = Path(tempfile.mkdtemp(prefix="ai-operator-latency-"))
     try:
         print("latency: preparing the knowledge base, the scripts and the callers' audio", flush=True)
@@ -176,7 +179,7 @@ async def run_all(profiles: list[str], sizes: list[int], windows: dict[int, floa
             for n in sizes:
                 window = windows.get(n, DEFAULT_WINDOW_S)
                 print(f"latency: profile {profile}, N={n}, window {window:g} s", flush=True)
-                runs.append(await run_one(profile, n, window, workdir, plan))
+                runs.append(await run_one(profile, n, window, workdir, plan, extra=extra or {}))
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     verdict = "PASS" if all(b["verdict"] == "PASS" for r in runs for b in r["budgets"].values()) else "FAIL"
@@ -192,16 +195,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="instant and cloud, N=1, 60 s windows")
     parser.add_argument("--reports", default=str(REPORTS), help="where to write the report")
     parser.add_argument("--label", default="", help="added to the report's file name, e.g. before")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a daemon setting (repeatable)")
     args = parser.parse_args(argv)
+    extra = dict(item.split("=", 1) for item in args.set if "=" in item)
+    if len(extra) != len(args.set):
+        parser.error(f"--set takes KEY=VALUE, got {[i for i in args.set if '=' not in i]}")
     profiles = ["instant", "cloud"] if args.quick else args.profiles.split(",")
     sizes = [1] if args.quick else [int(x) for x in args.n.split(",")]
     window = args.window or (QUICK_WINDOW_S if args.quick else None)
     windows = {n: window for n in sizes} if window else WINDOWS_S
     started = datetime.now(UTC).isoformat(timespec="seconds")
-    result = asyncio.run(run_all(profiles, sizes, windows))
+    result = asyncio.run(run_all(profiles, sizes, windows, extra))
     report = {"started_at": started, "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
               "command": " ".join(["python -m benchmarks.latency", *argv]), "git": git_commit(),
-              "machine": machine(), "load_average": [round(x, 2) for x in os.getloadavg()], **result}
+              "machine": machine(), "settings": extra, "load_average": [round(x, 2) for x in os.getloadavg()], **result}
     out = Path(args.reports)
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"latency-{time.strftime('%Y%m%d-%H%M%S')}{'-' + args.label if args.label else ''}.json"

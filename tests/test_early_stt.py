@@ -76,7 +76,9 @@ async def test_off_means_no_speculative_request(words: tuple[np.ndarray, np.ndar
 
 @pytest.mark.slow
 async def test_a_caller_who_pauses_mid_sentence_is_heard_whole_and_answered_once(daemon_base) -> None:
-    async with stage_for(daemon_base, VAD_END_SILENCE_MS=600, VAD_EARLY_STT_MS=240) as stage:
+    # the policy's early end of turn is off here: this is the speculative transcript alone (with it on, see
+    # tests/test_daemon_early_turn.py)
+    async with stage_for(daemon_base, VAD_END_SILENCE_MS=600, VAD_EARLY_STT_MS=240, VAD_EARLY_TURN=False) as stage:
         assert stage.fake_openai is not None
         first = trim_leading_silence(await caller_pcm("По-русски", "ru"))
         second = await caller_pcm("пожалуйста", "ru")

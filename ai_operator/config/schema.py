@@ -80,6 +80,11 @@ class VadSettings:
     end_silence_ms: int = setting("VAD_END_SILENCE_MS", 600, "silence that ends an utterance", lo=100, hi=5000)
     early_stt_ms: int = setting("VAD_EARLY_STT_MS", 240, "silence after which the utterance so far is transcribed "
                                 "ahead of its end (reused when the caller says nothing more); 0 = off", lo=0, hi=5000)
+    early_turn: bool = setting("VAD_EARLY_TURN", True, "end the turn at that pause when the policy says the "
+                               "transcript is complete (withdrawn if the caller goes on before the reply is heard)")
+    early_reply_ms: int = setting("VAD_EARLY_REPLY_MS", 0, "silence after the caller's last speech before the reply "
+                                  "to an early-ended turn may start (it is prepared at once); 0 = as soon as it is "
+                                  "ready", lo=0, hi=5000)
     max_utterance_s: float = setting("VAD_MAX_UTTERANCE_S", 20.0, "longest utterance before it is cut", lo=1, hi=120)
     barge_in_ms: int = setting("BARGE_IN_MS", 200, "caller speech over the bot that interrupts it", lo=40, hi=3000)
 

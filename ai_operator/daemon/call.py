@@ -21,7 +21,8 @@ from ai_operator.config import Route
 from ai_operator.conversation import Conversation
 from ai_operator.daemon.call_record import write_call_record
 from ai_operator.daemon.early_stt import EarlyTranscript
-from ai_operator.daemon.handoff import hand_over
+from ai_operator.daemon.early_turn import EarlyTurn
+from ai_operator.daemon.handoff import transfer
 from ai_operator.daemon.hearing import STT_UNAVAILABLE, Hearing
 from ai_operator.daemon.mailbox import (
     CallerGone,
@@ -96,6 +97,7 @@ class Call:
         )
         self.early_stt = EarlyTranscript.of_call(self, vad.early_stt_ms)  # STT at a short pause (early_stt.py)
         self.hearing = Hearing(self, self.early_stt)
+        self.early_turn = EarlyTurn(self, vad)  # the policy ends the turn at that pause (early_turn.py)
         self.turn_log = TurnLog(self.call_id, records=svc.records, metrics=svc.metrics,
                                 end_silence_ms=vad.end_silence_ms, state_field=self.policy.state_field)
         self.media = MediaLeg(svc, self.call_id, on_audio=self._on_audio, on_silence=self._on_silence,
@@ -158,8 +160,9 @@ class Call:
     def _heard(self, events: list[ListenEvent], now: float) -> None:
         for ev in events:
             match ev:
-                case SpeechBegan():
+                case SpeechBegan(at=at):
                     self._last_activity = now
+                    self.early_turn.speech_began(at)  # the caller went on: an early decision is withdrawn
                     self.driver.caller_speaking_again()
                 case Heard(utterance=utt):
                     self._last_activity = now
@@ -182,6 +185,7 @@ class Call:
 
     def _on_playout(self, ev: PlayoutEvent) -> None:
         if ev.kind == "started":
+            self.early_turn.first_frame()
             self.callend.on_bot_started(ev.at, ev.at)
             chunk_ms = self.speaker.first_chunk_ms.pop(ev.utterance_id, None) if self.speaker else None
             self.turn_log.first_frame_sent(ev.utterance_id, ev.at, chunk_ms)
@@ -254,7 +258,7 @@ class Call:
                     self._last_activity = now
                     await self._handle(await self.driver.dtmf(digit, now), {})
                 case TransferDue():
-                    if await self._transfer():
+                    if await transfer(self):
                         return
                 case EndNow():
                     self.callend.line_lost(now)
@@ -294,8 +298,9 @@ class Call:
             else:
                 await self._handle(await self.driver.not_heard(time.monotonic()), timings)
             return
-        for turn in await self.driver.heard(text, time.monotonic()):
+        for turn in await self.early_turn.heard(ev, text):  # the driver's turns ([]: withdrawn while deciding)
             await self._handle(turn, timings)
+        self.early_turn.answered(ev)
 
     async def _maybe_idle(self, now: float) -> None:
         busy = (self.speaker is not None and self.speaker.busy) or self.listener.segmenter.in_speech or self.driver.pending
@@ -357,20 +362,6 @@ class Call:
     def _streamed_speech(self, language: str) -> StreamedReply | None:
         self._streamed = StreamedReply(self.speaker, language) if self.speaker is not None else None
         return self._streamed
-
-    async def _transfer(self) -> bool:
-        """Continue the caller to the route's handoff target: True once the call left. When it cannot, the
-        runtime ends the call (`handoff_failed`): the policy's line for it, never silence."""
-        try:
-            target = await hand_over(self.svc.ari, self.call_id, self.route)
-        except Exception as exc:
-            self.log.error("handoff_failed", target=str(self.route.handoff), error=str(exc))
-            await self._forced_end("handoff_failed", time.monotonic())
-            return False
-        self.summary["handoff"] = str(target)
-        self.log.info("handoff", target=str(target))
-        self._finish("bot", "handoff")
-        return True
 
     async def _hang_up(self, who: str) -> None:
         self._finish(who, None)

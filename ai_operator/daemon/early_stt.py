@@ -5,8 +5,9 @@ At `VAD_EARLY_STT_MS` of silence (240 ms) `EarlyTranscript.frame` starts transcr
 end there. When the utterance does end with no more speech (its last speech frame is the same), `take` hands
 that transcript on (awaiting what is left of it): the turn waits for STT from the pause, not from the end, so a
 batch STT of 300-500 ms is mostly hidden inside the end-of-turn silence. When the caller went on, the transcript
-is dropped: an extra STT request, counted (`ai_operator_early_stt_total{outcome="wasted"}`). No decision is taken
-on a speculative transcript, so nothing is ever said or recorded from one.
+is dropped: an extra STT request, counted (`ai_operator_early_stt_total{outcome="wasted"}`). `on_ready` hears of a
+transcript as soon as it is made (while its pause still runs): `early_turn.py` may end the turn there when the
+policy says it is complete; nothing is said or recorded from a transcript otherwise.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ class EarlyTranscript:
         self._count = count
         self._task: asyncio.Task[str] | None = None
         self._key: tuple[float, int] | None = None  # (last speech frame's time, samples) of the audio sent
+        self.on_ready: Callable[[str], None] | None = None  # told of the current transcript once it is made
 
     @classmethod
     def of_call(cls, call: Any, pause_ms: int) -> EarlyTranscript:
@@ -56,7 +58,13 @@ class EarlyTranscript:
             return "" if stt is None else await stt.transcribe(audio, call.session.spoken_language)
 
         counter = call.svc.metrics.early_stt_total
-        return cls(pause_ms, transcribe, lambda outcome: counter.labels(outcome=outcome).inc())
+
+        def count(outcome: str) -> None:  # in /metrics and the call's summary
+            counter.labels(outcome=outcome).inc()
+            counts = call.summary.setdefault("early_stt", {})
+            counts[outcome] = counts.get(outcome, 0) + 1
+
+        return cls(pause_ms, transcribe, count)
 
     def frame(self, segmenter: Segmenter) -> None:
         """After every caller frame (synchronous): at the pause, start a transcript of the utterance so far."""
@@ -66,6 +74,11 @@ class EarlyTranscript:
         self._drop("wasted")  # an earlier pause of this utterance: the caller went on after it
         self._key = (last_speech_at, len(audio))
         self._task = asyncio.get_running_loop().create_task(self._transcribe(audio))
+        self._task.add_done_callback(self._ready)
+
+    def _ready(self, task: asyncio.Task[str]) -> None:
+        if task is self._task and self.on_ready is not None and not task.cancelled() and task.exception() is None:
+            self.on_ready(task.result())
 
     async def take(self, ended: UtteranceEnded) -> str | None:
         """The transcript of `ended` if one was made at its final pause (None: transcribe it now); raises what

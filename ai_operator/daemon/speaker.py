@@ -4,7 +4,8 @@ The policy says how a reply is voiced (`voice_segments`: e.g. the Kazakh line of
 voice); the silence the TTS puts around the line is trimmed (`media/trim.py`) so the playout carries the voice
 only and "the bot is speaking" ends with its last voiced frame. A streamed utterance (`open`, `feed`, `finish`)
 is spoken piece by piece as its text arrives (a model's answer, sentence by sentence): one utterance, one TTS
-request per piece, each piece synthesised while the one before plays.
+request per piece, each piece synthesised while the one before plays. `hold_next(until)`: the next utterance is
+synthesised at once but its first frame waits until `until` (an early-ended turn's reply, `early_turn.py`).
 """
 
 from __future__ import annotations
@@ -43,6 +44,11 @@ class Speaker:
         self._count = 0
         self.first_chunk_ms: dict[str, float] = {}
         self._pieces: dict[str, asyncio.Queue[str | None]] = {}
+        self._hold_until: float | None = None  # for the next utterance: its first frame not before (monotonic)
+
+    def hold_next(self, until: float) -> None:
+        """The next utterance started is synthesised now, but enters the stream no sooner than `until`."""
+        self._hold_until = until
 
     def say(self, text: str, language: str, *, cache: bool) -> str:
         """Start speaking `text`; returns the utterance id. A previous utterance still playing is cut first."""
@@ -77,10 +83,12 @@ class Speaker:
         self._count += 1
         utterance_id = f"u{self._count}"
         self._active = utterance_id
-        self._task = asyncio.create_task(self._run(utterance_id, texts, language, cache))
+        hold, self._hold_until = self._hold_until, None
+        self._task = asyncio.create_task(self._run(utterance_id, texts, language, cache, hold))
         return utterance_id
 
-    async def _run(self, utterance_id: str, texts: AsyncIterator[str], language: str, cache: bool) -> None:
+    async def _run(self, utterance_id: str, texts: AsyncIterator[str], language: str, cache: bool,
+                   hold: float | None = None) -> None:
         first = True
         trimmer = SilenceTrimmer()
         try:
@@ -99,6 +107,10 @@ class Speaker:
                         if first:
                             self.first_chunk_ms[utterance_id] = (time.perf_counter() - t0) * 1000
                             first = False
+                            if hold is not None and hold > time.monotonic():
+                                await asyncio.sleep(hold - time.monotonic())
+                                if self._active != utterance_id:
+                                    return
                         self.stream.enqueue(voiced, utterance_id, final=False)
             if not first and self._active == utterance_id:
                 self.stream.enqueue(trimmer.end(), utterance_id, final=True)

@@ -80,10 +80,11 @@ class StreamedReply:
         self.started_at: float | None = None  # monotonic, for the turn's later stages
         self._buffer = SentenceBuffer()
         self._text: list[str] = []
+        self.stopped = False  # the turn was withdrawn (`early_turn.py`): nothing more of it is said
 
     def __call__(self, text: str) -> bool:
         """A piece of the model's answer; False: the caller barged in, stop the model."""
-        if self.utterance_id is not None and not self.speaker.is_active(self.utterance_id):
+        if self.stopped or (self.utterance_id is not None and not self.speaker.is_active(self.utterance_id)):
             return False
         self._text.append(text)
         return all(self._say(sentence) for sentence in self._buffer.push(text))

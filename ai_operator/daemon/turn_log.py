@@ -101,6 +101,16 @@ class TurnLog:
             if early is not None:
                 self.first_frame_sent(utterance_id, *early)
 
+    def withdraw(self, seq: int) -> int:
+        """Forget the turns added after turn `seq` whose reply was not heard yet (an early decision withdrawn:
+        `early_turn.py`); returns how many. Their numbers are given again unless one of them was written already."""
+        dropped = [uid for uid, entry in self._pending.items() if entry[0].seq > seq]
+        for uid in dropped:
+            del self._pending[uid]
+        if self.seq - seq == len(dropped):
+            self.seq = seq
+        return len(dropped)
+
     def first_frame_sent(self, utterance_id: str, at: float | None, tts_first_chunk_ms: float | None = None) -> None:
         """Playout sent the first frame of `utterance_id` at `at` (None: it never will, e.g. TTS failed);
         `tts_first_chunk_ms`: how long the TTS took to its first audible chunk."""

@@ -207,6 +207,11 @@ class UtteranceSegmenter:
         last speech frame's time): what a speculative transcript is made of at a pause."""
         return self._trimmed(truncated=False), self._last_speech_at
 
+    def end_now(self, now: float) -> UtteranceEnded | None:
+        """End the utterance in progress at `now` as `end_silence_ms` of silence would (the policy heard it
+        complete at a shorter pause); None when no utterance is in progress."""
+        return self._finish(now, truncated=False) if self.in_speech else None
+
     def _trimmed(self, *, truncated: bool) -> np.ndarray:
         keep = len(self._frames) if truncated else min(len(self._frames), self._last_speech_index + self._post_frames)
         return np.concatenate(self._frames[:keep]) if keep else np.zeros(0, dtype=np.int16)

@@ -146,6 +146,15 @@ class Metrics:
             namespace=ns,
             registry=r,
         )
+        self.early_turns_total = Counter(
+            "early_turns",
+            "turns ended at a short pause because the policy said the transcript was complete (VAD_EARLY_TURN), by "
+            "outcome: decided (every one), withdrawn (the caller went on before the reply was heard: decided again "
+            "with the rest of what they said)",
+            ["outcome"],
+            namespace=ns,
+            registry=r,
+        )
         self.tool_calls_denied_total = Counter(
             "tool_calls_denied",
             "model tool calls the policy refused",
@@ -228,6 +237,8 @@ class Metrics:
         self.utterances_dropped_total.labels(reason="echo")
         for outcome in EARLY_STT_OUTCOMES:
             self.early_stt_total.labels(outcome=outcome)
+        for outcome in ("decided", "withdrawn"):
+            self.early_turns_total.labels(outcome=outcome)
         for result in ("ok", "failed"):
             self.database_restarts_total.labels(result=result)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from ai_operator.dialogue import Reply
 from policies.operator.answering import Answering
 from policies.operator.catalog import GREETING, bilingual
+from policies.operator.completeness import utterance_complete
 from policies.operator.followups import is_repeat_request
 from policies.operator.intents import is_closing, is_handoff_request
 from policies.operator.language import (
@@ -142,6 +143,10 @@ class OperatorSession(Answering):
 
     def utterance_may_continue(self, text: str) -> bool:
         return False
+
+    def utterance_complete(self, text: str) -> bool | None:
+        """Asked at a short pause: is `text` already a whole answer for this state (`completeness.py`)?"""
+        return utterance_complete(self, text)
 
     def on_call_ended(self, ended_by: str) -> None:
         if self.state != State.ENDED:
