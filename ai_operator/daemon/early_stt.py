@@ -22,6 +22,7 @@ import structlog
 
 from ai_operator.media.frames import FRAME_MS
 from ai_operator.media.vad import UtteranceEnded
+from ai_operator.providers.health import watch_call
 
 Transcribe = Callable[[np.ndarray], Coroutine[Any, Any, str]]
 Count = Callable[[str], None]  # outcome: used | wasted | failed
@@ -54,6 +55,7 @@ class EarlyTranscript:
         async def transcribe(audio: np.ndarray) -> str:
             # started from the pacer's tick, not the call's task: its log lines are the call's all the same
             structlog.contextvars.bind_contextvars(call_id=call.call_id, route=call.route.name)
+            watch_call(call.provider_notes)  # and its provider failures are the call's (its record's summary)
             stt = call.svc.stt_for(call.route)
             return "" if stt is None else await stt.transcribe(audio, call.session.spoken_language)
 

@@ -76,9 +76,11 @@ class GuardedModel:
 
     async def complete(self, system: str, messages: Sequence[Mapping[str, Any]], *, tools: Sequence[ToolSpec] = (),
                        run_tool: Callable[[str, dict[str, Any]], Awaitable[str]] | None = None,
-                       response_schema: Mapping[str, Any] | None = None) -> str:
+                       response_schema: Mapping[str, Any] | None = None,
+                       on_text: Callable[[str], bool] | None = None) -> str:
+        streamed = {} if on_text is None else {"on_text": on_text}  # a model that cannot stream is never asked to
         text: str = await _guard(self.health, "model", lambda: self.inner.complete(
-            system, messages, tools=tools, run_tool=run_tool, response_schema=response_schema))
+            system, messages, tools=tools, run_tool=run_tool, response_schema=response_schema, **streamed))
         return text
 
 
