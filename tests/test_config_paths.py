@@ -23,6 +23,7 @@ from ai_operator.logs import configure_logging
 from ai_operator.route_binding import bind_routes
 from ai_operator.sim.demo import demo_state_dir
 from tests.support.envfiles import example_text
+from tests.support.quiet_logs import logs_to_nowhere
 from tests.support.storage import fresh_dsn
 
 REPO = Path(__file__).resolve().parents[1]
@@ -33,7 +34,7 @@ SAMPLE_LOAD = json.loads((REPO / "etc" / "loads" / "sample.json").read_text(enco
 def _logging_not_left_on_a_captured_stream() -> Iterator[None]:
     """`main()` points the logs at the test's captured stdout; the next test must not write to it once closed."""
     yield
-    configure_logging("error", "json", stream=io.StringIO())
+    logs_to_nowhere()  # and a later test's captured logs see its info lines
 
 
 @pytest.fixture
