@@ -238,7 +238,7 @@ def _word_term(word: str, raw: str) -> Term | None:
     morphology.py); else the stem of the normal form as a plain word; None for a filler."""
     forms = normal_forms(raw)
     normal = fold(forms[-1]) if len(forms) > 1 else word
-    if normal != word and normal in _FILLERS:
+    if normal != word and normal in _FILLERS and not concepts_of(word):  # "тұрады" (costs) is a concept, "тұр" no
         return None
     if is_kazakh(raw) or normal == word or not russian_pos(raw):  # a Kazakh stem may be cut short: the word first
         names = concepts_of(word) or (concepts_of(normal) if normal != word else ())
