@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from ai_operator.daemon.services import DaemonOverrides
 from policies.operator.catalog import say
 from tests.support.daemon import Caller, bot_tts, caller_pcm, metric, stage_for, trim_leading_silence
 from tests.support.wait import eventually
@@ -78,7 +79,7 @@ async def test_a_short_answer_is_answered_at_the_pause_before_the_end_silence(da
 @pytest.mark.slow
 async def test_a_caller_who_goes_on_after_the_pause_gets_one_answer_to_the_whole_sentence(daemon_base) -> None:
     tts = GatedTTS(bot_tts(daemon_base.state_dir), say("language_changed", "ru"))
-    async with stage_for(daemon_base, overrides={"tts": tts}, **EARLY) as stage:
+    async with stage_for(daemon_base, overrides=DaemonOverrides(tts=tts), **EARLY) as stage:
         fake = stage.fake_openai
         assert fake is not None
         first = trim_leading_silence(await caller_pcm("русский", "ru"))

@@ -37,7 +37,8 @@ async def test_garbage_and_foreign_rtp_are_dropped_and_counted_and_the_call_goes
         after = totals.as_dict()
         for key in ("dropped_malformed", "dropped_foreign", "dropped_wrong_size"):
             assert after[key] - before[key] == stats[key] - stats_before[key], key
-        assert stats["received"] > stats_before["received"]  # real media kept flowing
+        await eventually(lambda: call.media.endpoint.stats.as_dict()["received"] > stats_before["received"], 10,
+                         "real media kept flowing")  # the drops can all land in one tick before the next frame
         registry = stage.svc.metrics.registry
         sample = registry.get_sample_value
         assert sample("ai_operator_rtp_dropped_packets_total", {"reason": "foreign"}) == after["dropped_foreign"]
