@@ -6,7 +6,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: install system-deps test lint demo bench install-system lock clean asterisk
+.PHONY: install system-deps test lint demo bench bench-latency install-system lock clean asterisk
 
 install: system-deps $(BIN)/ai-operator
 
@@ -51,6 +51,11 @@ demo: install
 # BENCH_ARGS: e.g. "--n 200 --window 120", "--quick", "--stall-ms 150" (see benchmarks/run.py)
 bench: install
 	$(BIN)/python -m benchmarks.run $(BENCH_ARGS)
+
+# Voice-to-voice latency at the caller, by turn kind, with provider-shaped speech services (about 25 minutes;
+# LATENCY_ARGS: e.g. "--quick", "--profiles cloud --n 100"; see benchmarks/latency.py)
+bench-latency: install
+	$(BIN)/python -m benchmarks.latency $(LATENCY_ARGS)
 
 install-system:
 	sudo scripts/install-system.sh

@@ -34,7 +34,9 @@ script format (--script FILE, or lines typed at the prompt; UTF-8 text, blank li
 
 
 def _settings(args: argparse.Namespace, *, quiet: bool = False, background: bool = False) -> Settings:
-    settings = load_settings(args.env)
+    from ai_operator.route_binding import bind_routes
+
+    settings = bind_routes(load_settings(args.env))  # each route's policy found, its options checked
     for secret in settings.secrets():
         register_secret(secret)
     level = "warning" if quiet and settings.ops.log_level == "info" else settings.ops.log_level
@@ -55,14 +57,14 @@ def cmd_call(args: argparse.Namespace) -> int:
         raise ConfigError(f"ROUTE_{args.route.upper()}_*: no route named {args.route!r} in {settings.source} (known: {known})")
     if not route.policy:
         raise ConfigError(f"ROUTE_{route.name.upper()}_POLICY: route {route.name} names no policy")
-    from ai_operator.wiring import route_with_option
+    from ai_operator.route_binding import with_option
 
     given = [*((f"--load {args.load}", f"LOAD={args.load}") for _ in [0] if args.load),
              *((f"--option {raw}", raw) for raw in args.option or [])]
     for label, raw in given:
         key, _, value = raw.partition("=")
         try:
-            route = route_with_option(settings, route, key.strip().upper(), value)
+            route = with_option(route, key.strip().upper(), value)
         except KeyError:
             raise ConfigError(f"--option {key}: policy {route.policy} has no route option {key.upper()}") from None
         except (ValueError, OSError) as exc:

@@ -51,7 +51,17 @@ class ChatModelLike(Protocol):
         tools: Sequence[ToolSpec] = (),
         run_tool: Callable[[str, dict[str, Any]], Awaitable[str]] | None = None,
         response_schema: Mapping[str, Any] | None = None,
+        on_text: Callable[[str], bool] | None = None,
     ) -> str: ...
+
+
+class StreamedSpeech(Protocol):
+    """Where a streamed model answer goes to be spoken (the phone: `daemon/streamed_reply.py`): called with each
+    piece of text; False stops the answer (a barge-in)."""
+
+    first_text_at: float | None  # perf_counter() when the first text went to be spoken
+
+    def __call__(self, text: str) -> bool: ...
 
 
 @dataclass
@@ -80,6 +90,8 @@ class Conversation:
         self.knowledge = knowledge
         self.model = model
         self.kb_timeout_s = kb_timeout_s
+        # language -> where a `ModelTurn(speak_as_streamed=...)` answer is spoken as it streams; None: not at all
+        self.speech_stream: Callable[[str], StreamedSpeech | None] | None = None
         self._log = log.bind(call_id=session.call_id, **(log_context or {}))
 
     async def start(self) -> TurnOutcome:
@@ -166,15 +178,29 @@ class Conversation:
             return await self.run_model_tool(name, arguments, outcome)
 
         t0 = time.perf_counter()
+        kb_before = outcome.timings["kb_ms"]
+        sink = None
+        if effect.speak_as_streamed and self.speech_stream is not None:
+            sink = self.speech_stream(effect.speak_as_streamed)
         try:
+            if sink is None:
+                return await self.model.complete(effect.system, effect.messages, tools=effect.tools,
+                                                 run_tool=run_tool, response_schema=effect.response_schema)
             return await self.model.complete(effect.system, effect.messages, tools=effect.tools, run_tool=run_tool,
-                                             response_schema=effect.response_schema)
+                                             response_schema=effect.response_schema, on_text=sink)
         except Exception as exc:
             self._log.warning("model_failed", purpose=effect.purpose, error=str(exc))
             outcome.errors.append(f"model: {exc}")
             return None
         finally:
-            outcome.timings["model_ms"] += (time.perf_counter() - t0) * 1000
+            # model_ms: until the first streamed text went to be spoken (else the whole answer), the tools' knowledge
+            # searches not counted (they are kb_ms), so the turn's stages add up
+            first = sink.first_text_at if sink is not None else None
+            took = ((first if first is not None else time.perf_counter()) - t0) * 1000
+            searched = outcome.timings["kb_ms"] - kb_before
+            outcome.timings["model_ms"] += max(0.0, took - searched)
+            outcome.timings["model_total_ms"] = outcome.timings.get("model_total_ms", 0.0) + (
+                time.perf_counter() - t0) * 1000
 
     async def run_model_tool(self, name: str, arguments: dict, outcome: TurnOutcome) -> str:
         """A tool call from the model: checked by the policy first; run only when allowed. Returns the tool

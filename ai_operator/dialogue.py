@@ -8,6 +8,9 @@ what may happen, the runtime only does it.
 
 A model's tool call is checked with `call_tool` before anything runs: the policy answers with a `ToolCall`
 (allowed or not, and why) and, for tools it owns (language, region, handoff, end of call), applies it.
+
+The contract owns every type a policy sees, the route included (`RouteView`): a policy imports this module and,
+of the runtime, only the pure helpers `tests/test_structure.py` allows; this module imports nothing of ours.
 """
 
 from __future__ import annotations
@@ -15,10 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
-
-if TYPE_CHECKING:
-    from ai_operator.config.routes import Route
+from typing import Any, Protocol, runtime_checkable
 
 
 @dataclass(frozen=True)
@@ -116,6 +116,11 @@ class ModelTurn:
     # A constrained answer: the model must reply with one JSON object matching this schema (the policy still
     # validates it and falls back when it does not).
     response_schema: Mapping[str, Any] | None = None
+    # A language: the policy's reply to this turn will be the model's text as it is, so the runtime may speak it
+    # in this language while it streams (a sentence as soon as it is complete). Tool calls still go through
+    # `call_tool` first; a reply that differs from the model's text is spoken instead. None: nothing is said
+    # before the policy has the whole answer.
+    speak_as_streamed: str | None = None
 
 
 Effect = KnowledgeSearch | ModelTurn
@@ -195,6 +200,18 @@ class PolicySession(Protocol):
         ...
 
 
+def utterance_complete(session: PolicySession, text: str) -> bool | None:
+    """The optional contract method `session.utterance_complete(text) -> bool | None`, asked at a short pause
+    (`VAD_EARLY_STT_MS`) with the transcript so far: True when `text` is a whole answer for the state the session
+    is in ("русский" when it asked for the language, "да" to an offer), so the runtime may end the turn there and
+    answer (it withdraws that decision, restoring the session, if the caller goes on before the reply is heard);
+    False when it ends dangling; None when the policy does not know. Anything but True waits for the normal end
+    of the utterance (`VAD_END_SILENCE_MS`), as does a session without the method. Pure and fast, like the rest:
+    it must not change the session."""
+    method = getattr(session, "utterance_complete", None)
+    return None if method is None else method(text)
+
+
 @dataclass(frozen=True)
 class SelfTestResult:
     name: str
@@ -241,9 +258,25 @@ class OptionContext:
 
 
 @dataclass(frozen=True)
+class RouteView:
+    """What a policy sees of a route: its name (lower-case, as in the Stasis argument) and its own options
+    (`ROUTE_<NAME>_<OPTION>` keys it declares in `route_options`), already parsed by the option's `parse`; an
+    option set empty is None, one not set is absent. The runtime's own route options (handoff target, provider
+    overrides, HOLD_S) are the runtime's business and are not shown here."""
+
+    name: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    def option(self, key: str, default: Any = None) -> Any:
+        """A policy option by its env name (e.g. "LOAD")."""
+        return self.options.get(key.upper(), default)
+
+
+@dataclass(frozen=True)
 class RouteOption:
     """A route option a policy declares (`ROUTE_<NAME>_<OPTION>`): what it is, and how its text is parsed into
-    a value when the env file is read (`parse` raises ValueError or OSError saying what is allowed)."""
+    a value where the runtime is assembled (start-up, reload, doctor; `parse` raises ValueError or OSError saying
+    what is allowed, which becomes one line naming the file, line, key and value)."""
 
     doc: str
     parse: Callable[[str, OptionContext], Any]
@@ -274,18 +307,40 @@ class PolicyDefinition(Protocol):
     route_options: Mapping[str, RouteOption]  # its own `ROUTE_<NAME>_<OPTION>` keys
     demo_caller: tuple[tuple[str, str], ...]  # what the simulated caller of `ai-operator demo` says: (language, text)
 
-    def new_session(self, call_id: str, route: Route, options: SessionOptions) -> PolicySession:
-        """A fresh session; raises ValueError (one line) when `options.call_args` are not acceptable."""
+    def new_session(self, call_id: str, route: RouteView, options: SessionOptions) -> PolicySession:
+        """A fresh session; raises ValueError (one line) when `options.call_args` are not acceptable. The runtime
+        sets the session's `hold_s` afterwards when the route says HOLD_S (over the policy's default)."""
         ...
 
     def voice_segments(self, text: str, language: str) -> list[tuple[str, str]]:
         """How a reply is voiced: (text, language) parts in order, e.g. a Kazakh line inside a Russian reply."""
         ...
 
-    def canned_lines(self, route: Route) -> list[tuple[str, str]]:
+    def canned_lines(self, route: RouteView) -> list[tuple[str, str]]:
         """Lines every call may need at once (greeting, closing lines), as (text, language), for the TTS cache."""
         ...
 
     def self_test(self) -> list[SelfTestCase]: ...
 
     def doctor_checks(self) -> list[CheckResult]: ...
+
+
+@runtime_checkable
+class ListsFixedReplies(Protocol):
+    """Optional part of a `PolicyDefinition`: the replies it can say without a model, synthesised ahead."""
+
+    def fixed_replies(self, route: RouteView) -> list[tuple[str, str]]:
+        """Every reply text (as `Reply.text`, with its `Reply.language`) the policy can produce without a model or
+        a knowledge-base entry, composites included, most used first; the runtime voices each with
+        `voice_segments` into the TTS cache at start."""
+        ...
+
+
+@runtime_checkable
+class AnswersFromKnowledge(Protocol):
+    """Optional part of a `PolicyDefinition`: how it reads out a knowledge-base entry, synthesised ahead."""
+
+    def knowledge_replies(self, entry: KnowledgeHit) -> list[tuple[str, str]]:
+        """The replies (text, language) the policy would say answering from `entry` (a stored entry as a hit, not
+        scored), the likeliest first: at least the answer to a question that picks no sentence in particular."""
+        ...

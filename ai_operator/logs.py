@@ -163,10 +163,25 @@ def _route_stdlib(level_no: int, renderer: Any, stream: Any) -> None:
         root.removeHandler(old)
     # psycopg_pool logs every connection checkout at INFO: libraries speak from WARNING on, unless debugging.
     # The handler filters too: a library may set its own logger's level (psycopg sets WARNING).
-    foreign_level = logging.INFO if level_no <= logging.DEBUG else max(level_no, logging.WARNING)
+    foreign_level = _foreign_level(level_no)
     handler.setLevel(foreign_level)
     root.addHandler(handler)
     root.setLevel(foreign_level)
+
+
+def _foreign_level(level_no: int) -> int:
+    return logging.INFO if level_no <= logging.DEBUG else max(level_no, logging.WARNING)
+
+
+def set_log_level(level: str) -> None:
+    """New lines from now on are filtered at `level` (a reload); the format and the writer stay as they are."""
+    level_no = logging.getLevelName(level.upper())
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(level_no))
+    root = logging.getLogger()
+    for handler in root.handlers:
+        if handler.get_name() == _STDLIB_HANDLER:
+            handler.setLevel(_foreign_level(level_no))
+    root.setLevel(_foreign_level(level_no))
 
 
 _background: BackgroundWriter | None = None

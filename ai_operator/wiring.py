@@ -1,23 +1,24 @@
 """Builds a route's conversation from settings: the policy session, the knowledge base, the model.
 
-Shared by the console and the daemon so both take the same path. The database (and with it the knowledge
+Shared by the console and the daemon so both take the same path. A session is started from the route as its
+policy sees it (`route_binding.route_view`); the route's HOLD_S, a runtime option, is then applied to the session
+over the policy's own default. The database (and with it the knowledge
 base) is opened lazily, on the first search a policy asks for, so conversations that never reach a
 question never start PostgreSQL.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import uuid
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any
 
 from ai_operator.config import Route, Settings
 from ai_operator.conversation import Conversation
-from ai_operator.dialogue import KnowledgeHit, OptionContext, PolicySession, SessionOptions
+from ai_operator.dialogue import KnowledgeHit, PolicyDefinition, PolicySession, RouteView, SessionOptions
 from ai_operator.logs import get_logger
+from ai_operator.route_binding import bound_route, option_context, route_view
 from policies import load_policy
 
 log = get_logger("wiring")
@@ -25,20 +26,6 @@ log = get_logger("wiring")
 
 def new_call_id(prefix: str = "call") -> str:
     return f"{prefix}-{uuid.uuid4().hex[:12]}"
-
-
-def option_context(settings: Settings) -> OptionContext:
-    base = Path(settings.source).resolve().parent
-    return OptionContext(base_dir=base, loads_dir=settings.storage.loads_dir)
-
-
-def route_with_option(settings: Settings, route: Route, option: str, raw: str) -> Route:
-    """`route` with its policy option `option` parsed from `raw` as given on the command line (`call --load FILE`,
-    `--option KEY=VALUE`); raises ValueError. A relative path on the command line is relative to the current
-    directory, so both folders of the context the policy resolves it against are the current directory."""
-    spec = load_policy(route.policy).route_options[option]
-    here = Path.cwd()
-    return dataclasses.replace(route, options={**route.options, option: spec.parse(raw, OptionContext(here, here))})
 
 
 def new_session(
@@ -50,6 +37,7 @@ def new_session(
     model_available: bool = False,
 ) -> PolicySession:
     """A fresh policy session for `route`; raises ValueError when the policy refuses the call's arguments."""
+    route = bound_route(settings, route)
     options = SessionOptions(
         model_available=model_available,
         handoff_available=route.handoff is not None,
@@ -57,7 +45,17 @@ def new_session(
         call_args=dict(call_args or {}),
         context=option_context(settings),
     )
-    return load_policy(route.policy).new_session(call_id, route, options)
+    return start_session(load_policy(route.policy), route_view(settings, route), call_id, options, hold_s=route.hold_s)
+
+
+def start_session(
+    policy: PolicyDefinition, view: RouteView, call_id: str, options: SessionOptions, *, hold_s: float | None = None
+) -> PolicySession:
+    """`policy`'s new session on the route `view`; the route's HOLD_S (`hold_s`, when set) over the policy's own."""
+    session = policy.new_session(call_id, view, options)
+    if hold_s is not None:
+        session.hold_s = hold_s
+    return session
 
 
 class LazyKnowledge:
@@ -76,6 +74,7 @@ class LazyKnowledge:
 
             storage = self.settings.storage
             self._db = await Database.open(storage.database_url or None, storage.state_dir)
+            await self._db.use_replica(storage.kb_database_url)
             self._kb = KnowledgeBase(self._db, build_embedder(self.settings))
         return self._kb
 

@@ -37,8 +37,8 @@ from typing import Any
 
 import numpy as np
 
+from ai_operator.media.rtpstats import ReceiveStats
 from benchmarks.capture import Capture, ClockMap, parse_packets
-from benchmarks.rtpstats import ReceiveStats
 
 SEQ_MOD = 1 << 16
 HALF_SEQ = 1 << 15

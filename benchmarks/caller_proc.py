@@ -124,7 +124,8 @@ class Callers:
         placed = time.monotonic_ns()
         first = index % len(self.apps)  # round-robin, then the dialplan split's fall-over
         apps = self.apps[first:] + self.apps[:first]
-        sim = await self.pbx.place_call(self.spec["route"], app=apps[0], then=tuple(apps[1:]),
+        route = (self.spec.get("routes") or {}).get(str(variant_index), self.spec["route"])  # per dialogue
+        sim = await self.pbx.place_call(route, app=apps[0], then=tuple(apps[1:]),
                                         caller_number=f"+7701{index:07d}")
         log = cap.CallLog(index=index, variant=variant_index, channel_id=sim.channel_id, placed_ns=placed)
         self.logs.append((log, None))

@@ -2,7 +2,9 @@
 
 `python -m benchmarks.daemon_proc --env FILE --plan PLAN.json --out FIGURES.json [--cpus 0] [--profile OUT]`
 runs the real `Daemon` (ARI URL, database, TTS from the env file: espeak-ng behind the line cache) with one
-benchmark double: `ScriptedSTT` recognises which of the plan's caller lines was said. No model.
+benchmark double: `ScriptedSTT` recognises which of the plan's caller lines was said. No model. With
+`--speech-from-env` (the voice-to-voice benchmark, `latency.py`) there is no double: STT, TTS and the model are
+the env file's (the OpenAI adapters against the local server with a latency profile).
 Signals: SIGUSR1 starts the measurement window (resets the pacer's send-error statistics, notes the counters);
 SIGUSR2 ends it and writes the daemon's own figures for the window to `--out` (pacer, RTP totals, garbage-collection
 pauses, turn latencies, and the loop steps that held the event loop `SLOW_STEP_MS` or longer, by name: where a
@@ -32,10 +34,10 @@ from typing import Any
 
 from ai_operator.config import load_settings
 from ai_operator.daemon.app import Daemon
+from ai_operator.daemon.services import DaemonOverrides
 from ai_operator.logs import configure_logging, get_logger
 from ai_operator.media.frames import FRAME_SAMPLES
 from ai_operator.media.timing import ErrorStats
-from ai_operator.media.transport import TOTALS
 from ai_operator.sim.instant import ScriptedSTT
 from ai_operator.storage.embedded import children_of
 from benchmarks import plan as plans
@@ -50,10 +52,11 @@ SLOW_STEP_MS = 2.0  # a loop step that held the loop this long is noted (by name
 log = get_logger("bench")
 
 
-def _counters(pacer: Any) -> dict[str, int]:
-    """The pacer's and the RTP sockets' running counters (the window's figures are differences of two)."""
+def _counters(svc: Any) -> dict[str, int]:
+    """The pacer's and the daemon's RTP sockets' running counters (the window's figures are differences of two)."""
+    pacer = svc.pacer
     return {"late_ticks": pacer.late_ticks, "skipped_frames": pacer.skipped_frames, "ticks": pacer.ticks,
-            "underruns": pacer.underruns, "frames_sent": pacer.frames_sent, **TOTALS.as_dict()}
+            "underruns": pacer.underruns, "frames_sent": pacer.frames_sent, **svc.rtp_totals.as_dict()}
 
 
 class GcPauses:
@@ -155,7 +158,7 @@ class Figures:
         pacer.tick_end_error_ms = ErrorStats(WINDOW_SAMPLES)
         self.poll_calls()
         self.turn_base = {cid: len(lst) for cid, lst in self.turn_lists.items()}
-        self.base = _counters(pacer)
+        self.base = _counters(svc)
         self.gc.reset()
         pacer.overruns.clear()
         self.gc_waited_base = self._gc_waited()
@@ -171,7 +174,7 @@ class Figures:
         if svc is None:
             return out
         pacer = svc.pacer
-        out["counters"] = {k: v - self.base.get(k, 0) for k, v in _counters(pacer).items()}
+        out["counters"] = {k: v - self.base.get(k, 0) for k, v in _counters(svc).items()}
         out["send_error_tick_start_ms"] = pacer.send_error_ms.summary()
         out["send_error_last_frame_ms"] = pacer.tick_end_error_ms.summary()
         out["gc"] = self.gc.summary()
@@ -241,7 +244,8 @@ async def main_async(args: argparse.Namespace) -> int:
     settings = load_settings(args.env)
     configure_logging(settings.ops.log_level, "json", background=True)  # as `ai-operator run` does
     plan = plans.load(Path(args.plan))
-    daemon = Daemon(settings, env_path=None, overrides={"stt": ScriptedSTT(plan.received_audio())})
+    overrides = DaemonOverrides() if args.speech_from_env else DaemonOverrides(stt=ScriptedSTT(plan.received_audio()))
+    daemon = Daemon(settings, env_path=None, overrides=overrides)
     figures = Figures(daemon)
     profiler = cProfile.Profile() if args.profile else None
     loop = asyncio.get_running_loop()
@@ -291,6 +295,7 @@ def main() -> int:
     parser.add_argument("--cpus", default="", help="comma-separated CPUs to pin this process to")
     parser.add_argument("--db-cpus", default="", help="comma-separated CPUs to move the embedded PostgreSQL to")
     parser.add_argument("--profile", default=None)
+    parser.add_argument("--speech-from-env", action="store_true", help="no ScriptedSTT: the env file's speech")
     args = parser.parse_args()
     if args.cpus:
         os.sched_setaffinity(0, {int(c) for c in args.cpus.split(",")})

@@ -138,7 +138,7 @@ async def media_role(args: argparse.Namespace) -> None:
         ep.set_remote("127.0.0.1", port)
     settle_heap()
     await asyncio.sleep(args.warmup)
-    t0, c0, in0 = time.monotonic(), time.process_time(), transport.TOTALS.received
+    t0, c0, in0 = time.monotonic(), time.process_time(), sum(ep.stats.received for ep in endpoints)
     out0 = sum(c.stream.stats.frames_sent for c in calls)
     profiler = None
     if args.profile:
@@ -151,7 +151,7 @@ async def media_role(args: argparse.Namespace) -> None:
     if profiler is not None:
         profiler.disable()
         profiler.dump_stats(args.profile)
-    packets_in = transport.TOTALS.received - in0
+    packets_in = sum(ep.stats.received for ep in endpoints) - in0
     print(json.dumps({
         "cpu_s": round(cpu, 3), "wall_s": round(wall, 3), "call_minutes": round(args.n * wall / 60, 3),
         "cpu_s_per_call_minute": round(cpu / (args.n * wall / 60), 4),

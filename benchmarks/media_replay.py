@@ -91,7 +91,7 @@ async def replay(args: argparse.Namespace) -> dict[str, Any]:
         endpoints.append(ep)
         peers.append(peer)
     silence = codec.silence_payload()
-    base = transport.TOTALS.received
+    base = sum(ep.stats.received for ep in endpoints)
     for k in range(args.ticks):
         clock.t = 1000.0 + k * FRAME_S
         pacer.tick(clock.t)
@@ -100,7 +100,7 @@ async def replay(args: argparse.Namespace) -> dict[str, Any]:
             peer.sendto(build_header(0, pos == 0, k, 160 * k, i) + (speech[pos] if pos < len(speech) else silence),
                         ep.local_address)
         want = base + (k + 1) * args.calls
-        while transport.TOTALS.received < want:
+        while sum(ep.stats.received for ep in endpoints) < want:
             if receiver is not None:
                 receiver.drain()
             await asyncio.sleep(0)
@@ -112,7 +112,7 @@ async def replay(args: argparse.Namespace) -> dict[str, Any]:
                     break
     return {"heard": sum(c.heard for c in calls), "barge_ins": sum(c.barge_ins for c in calls),
             "frames_out": sum(c.stream.stats.frames_sent for c in calls),
-            "packets_in": transport.TOTALS.received - base}
+            "packets_in": sum(ep.stats.received for ep in endpoints) - base}
 
 
 def instructions(tree: Path, ticks: int, args: argparse.Namespace, work: Path) -> tuple[int, dict[str, Any]]:

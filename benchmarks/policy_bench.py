@@ -29,6 +29,8 @@ OPERATOR_CORPUS = (
     "тариф за 5990 тенге", "у меня 100 мегабит, хочу 500", "номер договора 1234567",
     "позовите оператора", "соедините с человеком", "ты тупая машина", "идиот", "спасибо, до свидания",
     "что?", "повторите", "", "ммм", "1", "2",
+    "не павлодар а караганда", "павлодар емес қарағанды", "я ошибся актобе", "в столице где ваш офис",
+    "алматы облысынан", "в шахтинске будут работы ночью", "ну короче хочу провести интернет в квартиру",
 )
 FREIGHT_CORPUS = (
     "हेलो", "हाँ जी बोलिए", "नमस्ते", "कौन बोल रहा है?", "हाँ गाड़ी खाली है", "कहाँ से कहाँ जाना है?",
@@ -97,9 +99,10 @@ def bench_policy(name: str, decisions: int, settings: Any, route: Any) -> dict[s
 def run(decisions: int = 20_000) -> list[dict[str, Any]]:
     """Every policy of `CORPORA`; a missing package is reported as skipped."""
     from ai_operator.config import load_settings
+    from ai_operator.route_binding import bind_routes
     from policies import policy_exists
 
-    settings = load_settings(REPO / "etc" / "ai-operator.env.example")
+    settings = bind_routes(load_settings(REPO / "etc" / "ai-operator.env.example"))  # the LOAD read once, not per call
     out = []
     for name in CORPORA:
         route = next((r for r in settings.routes.values() if r.policy == name), None)

@@ -17,6 +17,7 @@ DEPS=(
     "sox:sox"                       # audio conversion in scripts/dial-test-route.sh
     "sipp:sip-tester"               # the SIP test call of scripts/dial-test-route.sh
     "systemd-analyze:systemd"       # `systemd-analyze verify` of the shipped unit (tests)
+    "kamailio:kamailio"             # the SIP front door of scripts/cluster.sh and tests/cluster (dispatcher)
 )
 APT_GET="${APT_GET:-apt-get}"
 DRY_RUN="${DRY_RUN:-0}"

@@ -6,18 +6,20 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from typing import Any
 
 import pytest
 from aiohttp import web
 
 from ai_operator.ari import AriAuthError, AriError, AriEventStream, AriRestClient
+from ai_operator.ari.events import StasisStart
 from ai_operator.ari.events_ws import backoff_delay, events_url
 from ai_operator.sim.pbx import SimulatedPbx
 from tests.support.events import EventCollector
 from tests.support.wait import eventually
 
 APP = "ai-operator"
-FAST = {"backoff_initial_s": 0.05, "backoff_max_s": 0.2}
+FAST: dict[str, Any] = {"backoff_initial_s": 0.05, "backoff_max_s": 0.2}
 
 
 @pytest.fixture
@@ -88,7 +90,7 @@ async def test_missing_ari_module_404_is_raised_once():
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
-    port = site._server.sockets[0].getsockname()[1]
+    port = runner.addresses[0][1]
     try:
         stream = AriEventStream(f"http://127.0.0.1:{port}/ari", "a", "b", APP, **FAST)
         t0 = time.monotonic()
@@ -117,15 +119,16 @@ async def test_malformed_and_unknown_events_are_skipped(pbx):
 
 
 async def test_close_ends_iteration_while_waiting_to_reconnect(pbx):
+    backoff_s = 60.0  # far longer than the bound below: ending in time means the wait was cut short
     events = await EventCollector(
-        pbx.base_url, "asterisk", "asterisk", APP, backoff_initial_s=5, backoff_max_s=5
+        pbx.base_url, "asterisk", "asterisk", APP, backoff_initial_s=backoff_s, backoff_max_s=backoff_s
     ).start()
     await pbx.stop()
-    await asyncio.sleep(0.05)
-    t0 = time.monotonic()
+    await eventually(lambda: not events.stream.connected, what="the stream noticed the PBX gone")
     await events.stream.close()
-    await asyncio.wait_for(events._task, 1)
-    assert time.monotonic() - t0 < 1 and events.error is None
+    assert events._task.task is not None
+    await asyncio.wait_for(events._task.task, backoff_s / 2)
+    assert events.error is None
 
 
 async def test_second_subscriber_replaces_the_first(pbx):
@@ -159,13 +162,10 @@ async def test_failing_on_connect_callback_does_not_kill_the_stream(pbx):
             return
 
     task = asyncio.create_task(consume())
-    for _ in range(100):
-        if calls:
-            break
-        await asyncio.sleep(0.01)
+    await eventually(lambda: calls, 10, "the on_connect callback called")
     call = await pbx.place_call("test")
     await asyncio.wait_for(task, 2)
-    assert calls == [False] and got[0].channel.id == call.channel_id
+    assert calls == [False] and isinstance(got[0], StasisStart) and got[0].channel.id == call.channel_id
     await stream.close()
 
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from ai_operator.media.rtp import build_header
+from ai_operator.media.rtpstats import ReceiveStats
 from benchmarks.analysis import Rules, analyse, verdicts
 from benchmarks.capture import CallLog, Capture, ClockMap, dumps, loads, parse_packets, record
-from benchmarks.rtpstats import ReceiveStats
 
 MS = 1_000_000
 S = 1_000_000_000

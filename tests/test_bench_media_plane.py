@@ -12,7 +12,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ai_operator.media.transport import TOTALS
 from benchmarks.media_micro import BOT_LINE, CALLER_LINE, speak
 from benchmarks.media_replay import replay
 
@@ -26,10 +25,9 @@ async def test_replay_receives_every_frame_hears_the_callers_and_answers(tmp_pat
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
         probe.bind(("127.0.0.1", 0))
         port_min = min(probe.getsockname()[1], 65000)
-    before = TOTALS.received
     args = argparse.Namespace(calls=3, ticks=line_frames + 80, gap=1.0, caller=tmp_path / "caller.npy",
                               bot=tmp_path / "bot.npy", port_min=port_min)
     result = await replay(args)
-    assert TOTALS.received - before == result["packets_in"] == 3 * args.ticks
+    assert result["packets_in"] == 3 * args.ticks
     assert result["heard"] >= 3  # every caller's line was heard ...
     assert result["frames_out"] > 0  # ... and answered

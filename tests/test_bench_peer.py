@@ -85,7 +85,7 @@ async def test_a_line_is_sent_one_frame_per_tick_and_timed_at_the_socket() -> No
             peer.close()
     assert [g[12:13] for g in got] == [b"\x01", b"\x02", b"\x03", b"\xff", b"\xff"]  # speech, then silence
     assert start <= first <= last <= time.monotonic_ns() and peer.lines == [(first, last)]
-    assert SendTally.sent - sent == 5 and peer.call.media == 1  # type: ignore[attr-defined]
+    assert SendTally.sent - sent == 5 and peer.call.media == 1
 
 
 def test_packets_read_counts_what_the_daemon_exports_as_read_and_dropped() -> None:

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from ai_operator.callend import PLAYOUT_GRACE_S, WATCHDOG_S, CallEnd
+from ai_operator.callend import (
+    FIRED_GRACE,
+    FIRED_LINE_DEADLINE,
+    LINE_MARGIN_S,
+    PLAYOUT_GRACE_S,
+    SECONDS_PER_CHAR,
+    SYNTH_BUDGET_S,
+    WATCHDOG_S,
+    CallEnd,
+    expected_line_s,
+)
 
 
 def test_defaults_match_the_spec() -> None:
@@ -48,7 +58,7 @@ def test_watchdog_ends_a_call_whose_goodbye_never_plays() -> None:
     ce.arm("give_up", 100.0)
     assert ce.poll(119.99) is None
     assert ce.poll(120.0) == "watchdog"
-    assert ce.ended_by == "watchdog" and ce.poll(121) is None
+    assert ce.ended_by == "watchdog" and ce.fired == "watchdog" and ce.poll(121) is None
 
 
 def test_second_arm_is_a_noop() -> None:
@@ -60,41 +70,50 @@ def test_second_arm_is_a_noop() -> None:
     assert "arm:model_goodbye" in ce.late_events
 
 
-def test_barge_in_on_goodbye_holds_the_line_until_next_utterance_finishes() -> None:
+def test_a_stopped_ending_line_still_ends_the_call() -> None:
     ce = CallEnd()
     ce.arm("goodbye", 0.0)
     ce.on_bot_started(0.1, 0.1)
-    ce.on_barge_in(1.0)  # caller talks over the goodbye
-    ce.on_bot_stopped(1.02, interrupted=True)  # playout flushed
-    assert ce.held
-    assert ce.next_deadline() == pytest.approx(20.0)
-    assert ce.poll(5.0) is None  # line held while the caller speaks and the bot answers
-    ce.on_bot_started(6.0, 6.0)  # the bot's next line re-enables ending
-    assert not ce.held
-    ce.on_bot_stopped(8.0)
-    assert ce.poll(8.39) is None
-    assert ce.poll(8.4) == "bot"
+    ce.on_bot_stopped(1.02, interrupted=True)  # stopped (flushed at teardown, cut by a forced end): over all the same
+    assert ce.poll(1.4) is None
+    assert ce.poll(1.42) == "bot" and ce.fired == FIRED_GRACE
 
 
-def test_barge_in_during_grace_cancels_it_and_watchdog_still_bounds() -> None:
-    ce = CallEnd(watchdog_s=10.0)
+def test_a_line_that_never_plays_ends_the_call_at_once() -> None:
+    ce = CallEnd()
+    ce.arm("goodbye", 5.0, expected_line_s("до свидания"))
+    ce.line_lost(5.2)  # the TTS failed, nothing audible came out
+    assert ce.next_deadline() == pytest.approx(5.2)
+    assert ce.poll(5.2) == "bot" and ce.fired == FIRED_GRACE
+
+
+def test_line_lost_while_the_line_plays_waits_for_its_stop() -> None:
+    ce = CallEnd()
     ce.arm("goodbye", 0.0)
-    ce.on_bot_started(0.5, 0.5)
+    ce.on_bot_started(0.1, 0.1)
+    ce.line_lost(0.5)  # a late error about audio that is still playing
+    assert ce.poll(0.6) is None
     ce.on_bot_stopped(2.0)
-    ce.on_barge_in(2.2)  # within the 400 ms grace
-    assert ce.poll(2.5) is None
-    ce.on_bot_stopped(3.0)  # a stray stop with no new utterance does not restart the grace
-    assert ce.poll(9.9) is None
-    assert ce.poll(10.0) == "watchdog"
+    assert ce.poll(2.4) == "bot"
 
 
-def test_stop_that_races_a_barge_in_does_not_end_the_call() -> None:
-    ce = CallEnd()
-    ce.arm("goodbye", 0.0)
-    ce.on_bot_started(0.1, 0.1)
-    ce.on_barge_in(1.0)
-    ce.on_bot_stopped(1.01, interrupted=False)  # the goodbye's last frame went out just as the caller spoke
-    assert ce.poll(1.5) is None and ce.held
+def test_the_armed_end_has_its_own_deadline_past_its_line() -> None:
+    text = "x" * 40  # 4 s expected
+    ce = CallEnd(watchdog_s=30.0)
+    ce.arm("shutdown", 10.0, expected_line_s(text))
+    assert expected_line_s(text) == pytest.approx(40 * SECONDS_PER_CHAR)
+    assert ce.next_deadline() == pytest.approx(10.0 + SYNTH_BUDGET_S + 4.0 + LINE_MARGIN_S)  # the TTS's time too
+    ce.on_bot_started(12.0, 12.0)  # the synthesis took 2 s: the deadline counts from the first frame
+    assert ce.next_deadline() == pytest.approx(12.0 + 4.0 + LINE_MARGIN_S)
+    assert ce.poll(18.99) is None  # the line's stop never came (a stream that stalled)
+    assert ce.poll(19.0) == "bot" and ce.fired == FIRED_LINE_DEADLINE
+    assert ce.ended_by == "bot" and ce.poll(40.0) is None
+
+
+def test_the_line_deadline_never_passes_the_watchdog() -> None:
+    ce = CallEnd(watchdog_s=5.0)
+    ce.arm("goodbye", 0.0, expected_line_s("x" * 100))
+    assert ce.next_deadline() == pytest.approx(5.0)
 
 
 def test_new_utterance_during_grace_waits_for_it() -> None:
@@ -142,3 +161,5 @@ def test_caller_can_hang_up_before_any_arm() -> None:
 def test_bad_configuration_is_rejected() -> None:
     with pytest.raises(ValueError, match="watchdog_s"):
         CallEnd(watchdog_s=0)
+    with pytest.raises(ValueError, match="line_margin_s"):
+        CallEnd(line_margin_s=-1)

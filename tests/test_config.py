@@ -1,5 +1,6 @@
 """The env file format, every value checked at load (one line naming file:line, key, value and what is allowed),
-routes and their options, which source wins when, and the example env file against the declarations."""
+routes and their options (a policy's own checked where the runtime binds the routes, `route_binding.py`, with
+the same one line), which source wins when, and the example env file against the declarations."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from ai_operator.config import (
     reload_settings,
 )
 from ai_operator.config.schema import DECLARED, default_text
+from ai_operator.route_binding import bind_routes
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "etc" / "ai-operator.env.example"
@@ -26,6 +28,11 @@ EXAMPLE = REPO / "etc" / "ai-operator.env.example"
 
 def settings_from(text: str, environ: dict[str, str] | None = None):
     return build_settings(parse_env_text(text, "t.env"), environ or {}, "t.env")
+
+
+def bound_from(text: str, environ: dict[str, str] | None = None):
+    """Settings as the runtime uses them: each route bound to its policy (start-up, reload, doctor)."""
+    return bind_routes(settings_from(text, environ))
 
 
 def test_format_quotes_comments_export():
@@ -70,7 +77,7 @@ def test_unknown_key_is_a_warning_naming_it():
 
 
 def test_unknown_route_option_warns_with_the_known_ones():
-    s = settings_from("ROUTE_TEST_ENABLD=true\n")
+    s = bound_from("ROUTE_TEST_ENABLD=true\n")
     assert any("ROUTE_TEST_ENABLD" in w and "HANDOFF" in w for w in s.warnings)
 
 
@@ -187,11 +194,13 @@ def test_on_reload_the_file_wins_over_an_environment_that_only_copies_it(tmp_pat
 
 
 def test_enabling_a_route_with_missing_policy_is_an_error():
-    with pytest.raises(ConfigError, match=r"ROUTE_SALES_POLICY.*'nosuch', which does not exist"):
-        settings_from("ROUTE_SALES_ENABLED=true\nROUTE_SALES_POLICY=nosuch\n")
+    loaded = settings_from("ROUTE_SALES_ENABLED=true\nROUTE_SALES_POLICY=nosuch\n")  # configuration knows no policy
+    with pytest.raises(ConfigError, match=r"^t.env:2: ROUTE_SALES_POLICY: route sales is enabled with policy "
+                                          r"'nosuch', which does not exist$"):
+        bind_routes(loaded)
     with pytest.raises(ConfigError, match=r"^t.env:1: ROUTE_SALES_POLICY: route sales is enabled but names no policy"):
         settings_from("ROUTE_SALES_ENABLED=true\n")
-    s = settings_from("ROUTE_SALES_ENABLED=false\nROUTE_SALES_POLICY=nosuch\n")
+    s = bound_from("ROUTE_SALES_ENABLED=false\nROUTE_SALES_POLICY=nosuch\n")
     assert s.route("sales").enabled is False
 
 
@@ -200,14 +209,14 @@ def test_an_enabled_route_whose_load_is_missing_or_invalid_refuses_to_load(tmp_p
     (tmp_path / "loads").mkdir()
     env.write_text("ROUTE_FREIGHT_ENABLED=true\nROUTE_FREIGHT_POLICY=freight\nROUTE_FREIGHT_LOAD=nope.json\n")
     with pytest.raises(ConfigError, match=r"a.env:3: ROUTE_FREIGHT_LOAD='nope.json': .*load file not found"):
-        load_settings(env, {})
+        bind_routes(load_settings(env, {}))
     (tmp_path / "loads" / "bad.json").write_text('{"anchor": 1}')
     env.write_text("ROUTE_FREIGHT_ENABLED=true\nROUTE_FREIGHT_POLICY=freight\nROUTE_FREIGHT_LOAD=bad.json\n")
     with pytest.raises(ConfigError, match=r"ROUTE_FREIGHT_LOAD='bad.json'.*field"):
-        load_settings(env, {})
+        bind_routes(load_settings(env, {}))
     env.write_text("ROUTE_FREIGHT_ENABLED=true\nROUTE_FREIGHT_POLICY=freight\n")
     with pytest.raises(ConfigError, match="ROUTE_FREIGHT_LOAD: route freight uses policy freight, which needs LOAD"):
-        load_settings(env, {})
+        bind_routes(load_settings(env, {}))
 
 
 def test_relative_folders_are_relative_to_the_env_file(tmp_path):
@@ -236,11 +245,11 @@ def test_example_env_documents_every_declared_key_with_a_valid_value():
         assert key in declared or key.startswith("ROUTE_"), f"{key} in {EXAMPLE.name} is not a declared setting"
     for opt in ROUTE_OPTIONS:
         assert opt in text
-    s = load_settings(EXAMPLE, environ={})
+    s = bind_routes(load_settings(EXAMPLE, environ={}))
     assert s.warnings == ()
     assert s.route("test").enabled and s.route("test").policy == "operator"
     assert s.route("kazakhtelecom") is not None and not s.route("kazakhtelecom").enabled
-    assert s.route("freight").option("LOAD").anchor > 0
+    assert s.route("freight").options["LOAD"].anchor > 0
 
 
 def test_defaults_are_valid_values():

@@ -20,8 +20,10 @@ from ai_operator.cli import main
 from ai_operator.config import ConfigError, load_settings
 from ai_operator.daemon.dial import stasis_args
 from ai_operator.logs import configure_logging
+from ai_operator.route_binding import bind_routes
 from ai_operator.sim.demo import demo_state_dir
 from tests.support.envfiles import example_text
+from tests.support.quiet_logs import logs_to_nowhere
 from tests.support.storage import fresh_dsn
 
 REPO = Path(__file__).resolve().parents[1]
@@ -32,7 +34,7 @@ SAMPLE_LOAD = json.loads((REPO / "etc" / "loads" / "sample.json").read_text(enco
 def _logging_not_left_on_a_captured_stream() -> Iterator[None]:
     """`main()` points the logs at the test's captured stdout; the next test must not write to it once closed."""
     yield
-    configure_logging("error", "json", stream=io.StringIO())
+    logs_to_nowhere()  # and a later test's captured logs see its info lines
 
 
 @pytest.fixture
@@ -87,16 +89,16 @@ def test_loads_dir_and_the_route_load_are_relative_to_the_env_file(places: tuple
     conf, here = places
     write_load(conf / "loads", "sample.json", "सुरेश")
     write_load(here / "loads", "sample.json", "गलत")  # the current directory's copy must not be read
-    settings = load_settings(write_env(conf, LOADS_DIR="loads"), environ={})
+    settings = bind_routes(load_settings(write_env(conf, LOADS_DIR="loads"), environ={}))
     assert settings.storage.loads_dir == conf / "loads"
-    assert settings.route("freight").option("LOAD").vendor_name == "सुरेश"
+    assert settings.route("freight").options["LOAD"].vendor_name == "सुरेश"
 
 
 def test_a_relative_loads_dir_missing_beside_the_env_file_is_an_error_naming_it(places: tuple[Path, Path]) -> None:
     conf, here = places
     write_load(here / "loads", "sample.json", "गलत")
     with pytest.raises(ConfigError) as err:
-        load_settings(write_env(conf, LOADS_DIR="loads"), environ={})
+        bind_routes(load_settings(write_env(conf, LOADS_DIR="loads"), environ={}))
     assert "ROUTE_FREIGHT_LOAD" in str(err.value) and str(conf / "loads" / "sample.json") in str(err.value)
 
 

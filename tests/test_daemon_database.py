@@ -7,12 +7,12 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import time
 from typing import Any
 
 import pytest
 
 from ai_operator.daemon import app
+from ai_operator.daemon.services import DaemonOverrides
 from ai_operator.storage import supervisor
 from ai_operator.storage.embedded import EmbeddedServer
 from policies.operator.catalog import say
@@ -29,19 +29,17 @@ async def test_database_down_at_start_then_connected_and_spool_replayed(daemon_b
     await asyncio.to_thread(server.stop_now)
     try:
         async with stage_for(daemon_base, DATABASE_URL=dsn) as stage:
-            records = stage.daemon.svc.records
-            assert stage.daemon.db is None and stage.daemon.svc.knowledge is None
+            records = stage.svc.records
+            assert stage.daemon.db is None and stage.svc.knowledge is None
             caller = await Caller.place(stage)
             await caller.quiet(min_turns=1)
             await caller.sim.hangup()
             await stage.wait_call_ended(caller.sim)
             assert records.spooled >= 3  # started, answered, greeting turn, ended: nothing lost
             await asyncio.to_thread(server.restart)
-            deadline = time.monotonic() + 20
-            while (stage.daemon.db is None or records.spooled) and time.monotonic() < deadline:
-                await asyncio.sleep(0.1)
-            assert stage.daemon.db is not None and records.spooled == 0
-            assert stage.daemon.svc.knowledge is not None
+            await eventually(lambda: stage.daemon.db is not None and records.spooled == 0, 20,
+                             "the database connected and the spool replayed")
+            assert stage.svc.knowledge is not None
             record = await records.get_call(caller.sim.channel_id)
     finally:
         await asyncio.to_thread(server.restart)
@@ -72,8 +70,8 @@ async def test_embedded_database_killed_mid_call_is_restarted_and_the_caller_nev
 
 
 async def _kill_database_mid_call(daemon_base: Any, replies: list[tuple[str | None, Any]], observer: Any) -> dict:
-    async with stage_for(daemon_base, KB_SEARCH_TIMEOUT_S=1.0, overrides={"observer": observer}) as stage:
-        daemon, records = stage.daemon, stage.daemon.svc.records
+    async with stage_for(daemon_base, KB_SEARCH_TIMEOUT_S=1.0, overrides=DaemonOverrides(observer=observer)) as stage:
+        daemon, records = stage.daemon, stage.svc.records
         assert daemon.db is not None and daemon.db.embedded
         caller = await Caller.place(stage)
         await caller.quiet(min_turns=1)
@@ -81,8 +79,10 @@ async def _kill_database_mid_call(daemon_base: Any, replies: list[tuple[str | No
             turns = caller.turns()
             await caller.say(line)
             await caller.quiet(min_turns=turns + 1)
-        server = daemon.db.server
+        server, supervisor = daemon.db.server, daemon.db_supervisor
+        assert server is not None and supervisor is not None
         pid = server.postmaster_pid()
+        assert pid is not None
         os.kill(pid, signal.SIGKILL)
         await eventually(lambda: metric(stage, "ai_operator_database_up", {}) == 0, 30, "the outage noticed")
         turns = caller.turns()
@@ -93,11 +93,11 @@ async def _kill_database_mid_call(daemon_base: Any, replies: list[tuple[str | No
         assert outcome.reply.text == say("kb_unavailable", "ru")
         assert outcome.timings["kb_ms"] < 5000  # not the pool's 30 s
         assert records.spooled > 0
-        assert daemon.db_supervisor.restarts == 0  # still held down: the outage above was real, not a race
-        daemon.db_supervisor.retry_now()
+        assert supervisor.restarts == 0  # still held down: the outage above was real, not a race
+        supervisor.retry_now()
         await eventually(lambda: metric(stage, "ai_operator_database_restarts_total", {"result": "ok"}) == 1, 60,
                          "the daemon restarting its PostgreSQL")
-        assert daemon.db.server.alive() and daemon.db.server.postmaster_pid() != pid
+        assert server is daemon.db.server and server.alive() and server.postmaster_pid() != pid
         await eventually(lambda: records.spooled == 0, 60, "the spool replayed")
         turns = caller.turns()
         await caller.say("как оплатить домашний интернет")

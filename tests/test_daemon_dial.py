@@ -62,7 +62,7 @@ async def test_dial_originates_and_the_daemon_serves_an_outbound_freight_call(da
 async def test_dial_refuses_a_disabled_route_a_bad_load_and_one_outside_loads_dir(daemon_base, tmp_path) -> None:
     loads = loads_dir(tmp_path)
     async with stage_for(daemon_base, LOADS_DIR=str(loads)) as stage:
-        routes = {**stage.settings.routes, "freight": dataclasses.replace(stage.settings.route("freight"), enabled=False)}
+        routes = {**stage.settings.routes, "freight": dataclasses.replace(stage.settings.routes["freight"], enabled=False)}
         disabled = dataclasses.replace(stage.settings, routes=routes)
         with pytest.raises(ConfigError, match="ROUTE_FREIGHT_ENABLED"):
             await dial(disabled, route_name="freight", endpoint="PJSIP/v", load=None, caller_id=None)
@@ -94,4 +94,4 @@ async def test_a_call_whose_load_is_missing_or_outside_loads_dir_goes_back_to_th
         sim = await answered
         await eventually(lambda: sim.state == "dialplan", what="the call back in the dialplan")
         assert stage.call_of(sim) is None
-        assert await stage.daemon.svc.records.get_call(sim.channel_id) is None
+        assert await stage.svc.records.get_call(sim.channel_id) is None

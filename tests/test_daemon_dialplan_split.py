@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from ai_operator.daemon.app import Daemon
+from ai_operator.daemon.services import DaemonOverrides
 from ai_operator.sim.instant import InstantSTT
 from ai_operator.sim.pbx import SimulatedPbx
 from ai_operator.storage.embedded import EmbeddedServer
@@ -33,7 +34,7 @@ async def daemon_on(url: str, password: str, base: DaemonBase, dsn: str, app: st
         settings = base.settings.with_values(
             ARI_URL=url, ARI_USER="ai-operator", ARI_PASSWORD=password, ARI_APP=app, STATE_DIR=state,
             DATABASE_URL=dsn, METRICS_PORT=0, **{**FAST, **values})
-        daemon = Daemon(settings, env_path=None, overrides={"tts": bot_tts(base.state_dir), "stt": InstantSTT([])})
+        daemon = Daemon(settings, env_path=None, overrides=DaemonOverrides(tts=bot_tts(base.state_dir), stt=InstantSTT([])))
         task = asyncio.create_task(daemon.serve())
         await asyncio.wait({task, asyncio.ensure_future(daemon.ready.wait())}, timeout=READY_TIMEOUT_S,
                            return_when=asyncio.FIRST_COMPLETED)
@@ -89,30 +90,39 @@ async def test_a_refused_call_falls_over_to_the_next_daemon_unanswered(daemon_ba
         assert not third._answered.is_set()
         assert metric_of(one, "over_capacity") == 2 and metric_of(two, "over_capacity") == 1
 
+        managers = one.manager, two.manager
+        calls = managers[0].calls[first.channel_id], managers[1].calls[cid]
         for sim in (first, second):
             await sim.hangup()
-        await eventually(lambda: not one.manager.calls and not two.manager.calls, timeout=20)  # type: ignore[union-attr]
+        await eventually(lambda: not managers[0].calls and not managers[1].calls, timeout=20)
+        # two daemons in one process: each counts its own call's RTP, on its own /metrics
+        for daemon, call in zip((one, two), calls, strict=True):
+            assert call.media.endpoint is not None and daemon.svc is not None and daemon.metrics is not None
+            own = call.media.endpoint.stats.received
+            assert own > 0 and daemon.svc.rtp_totals.received == own
+            assert daemon.metrics.registry.get_sample_value("ai_operator_rtp_packets_total", {"direction": "in"}) == own
 
 
 async def test_a_draining_daemon_and_a_missing_app_are_passed_over(daemon_base) -> None:
     async with node(daemon_base, 5, 5) as (pbx, (one, two)):
-        assert one.manager is not None and two.manager is not None
+        manager_one, manager_two = one.manager, two.manager
+        assert manager_one is not None and manager_two is not None
         split = ("ai-operator-1", "ai-operator-9", "ai-operator-2")  # ai-operator-9: a daemon that is down
         kept = await pbx.place_call("test", app=split[0], then=split[1:])
         await kept.wait_media(timeout=10)
-        assert kept.apps == ["ai-operator-1"] and kept.channel_id in one.manager.calls
+        assert kept.apps == ["ai-operator-1"] and kept.channel_id in manager_one.calls
 
-        one.manager.draining = True  # as after SIGTERM: calls in progress go on, new ones go back to the dialplan
+        manager_one.draining = True  # as after SIGTERM: calls in progress go on, new ones go back to the dialplan
         late = await pbx.place_call("test", app=split[0], then=split[1:])
         await late.wait_media(timeout=10)
         # Stasis(ai-operator-9) failed at once (no websocket subscribes to it): the dialplan went on
-        assert late.apps == ["ai-operator-1", "ai-operator-2"] and late.channel_id in two.manager.calls
+        assert late.apps == ["ai-operator-1", "ai-operator-2"] and late.channel_id in manager_two.calls
         assert metric_of(one, "draining") == 1
-        assert kept.state == "up" and kept.channel_id in one.manager.calls  # the call in progress is untouched
-        one.manager.draining = False
+        assert kept.state == "up" and kept.channel_id in manager_one.calls  # the call in progress is untouched
+        manager_one.draining = False
         for sim in (kept, late):
             await sim.hangup()
-        await eventually(lambda: not one.manager.calls and not two.manager.calls, timeout=20)  # type: ignore[union-attr]
+        await eventually(lambda: not manager_one.calls and not manager_two.calls, timeout=20)
 
 
 def metric_of(daemon: Daemon, reason: str) -> float:

@@ -27,13 +27,15 @@ async def test_freight_call_with_turn_boundary_hold_and_deal(daemon_base) -> Non
 
         # "तो मेरा rate लगभग" ... pause ... "छब्बीस हज़ार के आस पास": one turn, decided after the merge
         turns = caller.turns()
-        await caller.say("तो मेरा rate लगभग", "hi")
-        call = stage.call_of(caller.sim)  # his pause: the fragment is transcribed and held, nothing is said
+        call = stage.call_of(caller.sim)
+        early = dict(call.early_turn.counts)  # a dangling fragment never ends the turn at the short pause
+        await caller.say("तो मेरा rate लगभग", "hi")  # his pause: the fragment is transcribed and held, nothing is said
         await eventually(lambda: call.driver.pending == "तो मेरा rate लगभग", what="the fragment held")
         assert caller.turns() == turns
         await caller.say("छब्बीस हज़ार के आस पास", "hi")
         await caller.quiet(min_turns=turns + 1)
         assert caller.turns() == turns + 1  # the fragment alone was not decided
+        assert call.early_turn.counts == early
 
         for line in ("डीज़ल बहुत महंगा है और टोल भी लगता है", "ठीक है, चलेगा", "ठीक है जी, धन्यवाद"):
             turns = caller.turns()

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from ai_operator.daemon.services import DaemonOverrides
 from ai_operator.media.frames import FRAME_S, FRAME_SAMPLES
 from ai_operator.media.levels import frame_powers, power_db
 from ai_operator.sim.instant import InstantSTT
@@ -53,8 +54,8 @@ async def speak_at(caller: Caller, onset_s: float, words: np.ndarray) -> float:
 async def test_a_caller_line_around_the_end_of_the_bots_line_is_never_lost(daemon_base) -> None:
     stt = InstantSTT(lambda _pcm: HEARD)
     words = trim(await caller_pcm(HEARD, "ru"))
-    async with stage_for(daemon_base, overrides={"stt": stt}) as stage:
-        tts = stage.daemon.svc.tts_for(stage.settings.route("test"))
+    async with stage_for(daemon_base, overrides=DaemonOverrides(stt=stt)) as stage:
+        tts = stage.svc.tts_for(stage.settings.routes["test"])
         greeting = await bot_line_audio(tts, GREETING, "ru")
         last = last_voiced_frame(greeting)
 
@@ -86,8 +87,8 @@ async def test_a_caller_line_around_the_end_of_the_bots_line_is_never_lost(daemo
 async def test_the_bots_own_echo_is_never_a_turn_and_does_not_mask_the_caller(daemon_base) -> None:
     stt = InstantSTT(lambda _pcm: HEARD)
     words = trim(await caller_pcm(HEARD, "ru"))
-    async with stage_for(daemon_base, IDLE_TIMEOUT_S=300, overrides={"stt": stt}) as stage:
-        tts = stage.daemon.svc.tts_for(stage.settings.route("test"))
+    async with stage_for(daemon_base, IDLE_TIMEOUT_S=300, overrides=DaemonOverrides(stt=stt)) as stage:
+        tts = stage.svc.tts_for(stage.settings.routes["test"])
         last = last_voiced_frame(await bot_line_audio(tts, GREETING, "ru"))
         echo_only = await Caller.place(stage)
         echo_only.sim.echo_gain = 0.1  # -20 dB line echo of everything the bot says
@@ -117,7 +118,7 @@ async def test_the_shutdown_line_starts_no_new_turn_and_ends_the_call_as_shutdow
         await caller.say("Я живу в Караганде.")
         await caller.quiet(min_turns=3)
         talk = trim(await caller_pcm("Как оплатить интернет? И ещё скажите, как подключить телевидение?", "ru"))
-        stop = asyncio.get_running_loop().create_task(stage.daemon.manager.drain(0))
+        stop = asyncio.get_running_loop().create_task(stage.manager.drain(0))
         await eventually(lambda: caller.turns() >= 4, what="the closing line's turn")
         stopped_at = time.monotonic()
         caller.sim.say(np.concatenate([talk, talk]))  # the caller keeps talking over the closing line
@@ -126,7 +127,7 @@ async def test_the_shutdown_line_starts_no_new_turn_and_ends_the_call_as_shutdow
     turns = record["turns"]
     assert turns[3]["caller_text"] is None and turns[3]["bot_text"] == say("shutdown", "ru")
     assert len(turns) == 4, [t["caller_text"] for t in turns]  # nothing the caller said started a new turn
-    assert record["disposition"] == "shutdown" and record["ended_by"] in ("bot", "watchdog")
+    assert record["disposition"] == "shutdown" and record["ended_by"] == "bot"
     assert caller.frames_between(stopped_at - 1.0), "the closing line never reached the caller"
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from ai_operator.daemon.turn_log import TURN_STAGES
 from policies.operator.catalog import GREETING
 from tests.support.daemon import FRAME_S, Caller, hangup_requests, runs, stage_for, synthesized_frames
 
@@ -18,7 +19,7 @@ GRACE_MS = 400
 async def test_full_operator_call_greeting_kb_answer_goodbye_then_hangup(daemon_base) -> None:
     async with stage_for(daemon_base, HANGUP_GRACE_MS=GRACE_MS) as stage:
         caller = await Caller.place(stage)
-        tts = stage.daemon.svc.tts_for(stage.settings.route("test"))
+        tts = stage.svc.tts_for(stage.settings.routes["test"])
         await caller.quiet(min_turns=1)
         # The greeting was heard in full before the caller said anything.
         greeting_frames = await synthesized_frames(tts, GREETING, "ru")
@@ -72,3 +73,6 @@ async def test_full_operator_call_greeting_kb_answer_goodbye_then_hangup(daemon_
         missing = [k for k in TIMING_KEYS if k not in turn["timings"]]
         assert not missing, (turn["caller_text"], missing, turn["timings"])
         assert turn["timings"]["first_rtp_ms"] >= turn["timings"]["eou_ms"] > 0
+        stages = [turn["timings"].get(k, 0.0) for k in TURN_STAGES]  # they add up to the caller's wait
+        assert sum(stages) == pytest.approx(turn["timings"]["first_rtp_ms"], abs=0.01)
+        assert turn["timings"]["playout_ms"] >= 0

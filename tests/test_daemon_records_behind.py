@@ -22,7 +22,7 @@ async def test_a_call_is_answered_and_greeted_while_the_database_is_blocked(daem
             await eventually(lambda: caller.sim.received, what="the greeting, with the records blocked")
             caller.sim.send_dtmf("1")
             await caller.quiet(min_turns=2)
-            records = stage.daemon.svc.records
+            records = stage.svc.records
             assert records.pending > 0 or records.spooled > 0  # nothing written yet: the call did not wait
         finally:
             await blocker.execute("ROLLBACK")

@@ -68,7 +68,7 @@ async def test_handoff_plays_its_line_then_continues_to_the_route_target(daemon_
         said = await caller.say("Соедините с оператором.")
         await caller.sim.wait_hangup(timeout=20)
         record = await caller.record()
-        tts = stage.daemon.svc.tts_for(stage.settings.route("test"))
+        tts = stage.svc.tts_for(stage.settings.routes["test"])
     from tests.support.daemon import synthesized_frames
     line = say("handoff", "ru")
     assert record["turns"][-1]["bot_text"] == line
@@ -84,7 +84,7 @@ async def test_handoff_plays_its_line_then_continues_to_the_route_target(daemon_
 
 async def test_no_leaks_after_50_calls(daemon_base) -> None:
     async with stage_for(daemon_base) as stage:
-        svc = stage.daemon.svc
+        svc = stage.svc
 
         async def one_call() -> str:
             caller = await Caller.place(stage)
@@ -100,8 +100,8 @@ async def test_no_leaks_after_50_calls(daemon_base) -> None:
         await eventually(lambda: svc.ports.in_use == 0, what="every RTP port back in the allocator")
         assert stage.pbx.counts() == {"channels": 0, "bridges": 0, "external_media": 0, "rtp_sockets": 0,
                                       "active_media": 0}
-        assert stage.daemon.manager.calls == {} and stage.daemon.manager.tasks == {}
-        assert stage.daemon.manager.media_owner == {}
+        assert stage.manager.calls == {} and stage.manager.tasks == {}
+        assert stage.manager.media_owner == {}
         assert svc.pacer.streams == 0
         started = [r for r in stage.pbx.requests if r[1] == "/channels/externalMedia"]
         assert len(started) == 50

@@ -44,6 +44,7 @@ async def test_demo_survives_the_database_being_killed_mid_call(tmp_path: Path) 
     server = shared_server()
     settings = load_settings(ENV_EXAMPLE, environ={}).with_values(DATABASE_URL=fresh_dsn(), KB_SEARCH_TIMEOUT_S=1.0)
     pid = server.postmaster_pid()
+    assert pid is not None
     out = KillAfterRegion(lambda: os.kill(pid, signal.SIGKILL))
     try:
         code = await run_demo(settings, route_name="test", state_dir=str(tmp_path), out=out)

@@ -11,9 +11,10 @@ from hypothesis import strategies as st
 
 from ai_operator.config import ConfigError, Route, build_settings, parse_env_text
 from ai_operator.dialogue import OptionContext, SessionOptions
-from policies.freight import POLICY, Load, LoadError, concession_for, load_from_file
+from ai_operator.route_binding import bind_routes
+from policies.freight import DEFAULT_HOLD_S, POLICY, Load, LoadError, concession_for, load_from_file
 from policies.freight.selftest import SAMPLE_LOAD_PATH
-from tests.support.policies import freight_route
+from tests.support.policies import freight_route, session, view
 
 GOOD = {
     "vendor_name": "रमेश",
@@ -100,11 +101,11 @@ def test_the_route_load_is_read_and_checked_with_the_env_file(tmp_path: Path) ->
     write(tmp_path / "loads", {**GOOD, "ceiling": 100}, "bad.json")
     env = tmp_path / "ai.env"
     env.write_text("ROUTE_FREIGHT_ENABLED=true\nROUTE_FREIGHT_POLICY=freight\nROUTE_FREIGHT_LOAD=good.json\n")
-    s = build_settings(parse_env_text(env.read_text(), str(env)), environ={}, source=str(env))
-    assert s.routes["freight"].option("LOAD").vendor_name == "रमेश"
+    s = bind_routes(build_settings(parse_env_text(env.read_text(), str(env)), environ={}, source=str(env)))
+    assert s.routes["freight"].options["LOAD"].vendor_name == "रमेश"
     env.write_text("ROUTE_BAD_ENABLED=true\nROUTE_BAD_POLICY=freight\nROUTE_BAD_LOAD=bad.json\n")
     with pytest.raises(ConfigError, match=r"ai.env:3: ROUTE_BAD_LOAD='bad.json': .*'anchor'"):
-        build_settings(parse_env_text(env.read_text(), str(env)), environ={}, source=str(env))
+        bind_routes(build_settings(parse_env_text(env.read_text(), str(env)), environ={}, source=str(env)))
 
 
 def test_new_session_takes_the_route_load_or_a_confined_call_argument(tmp_path: Path) -> None:
@@ -115,20 +116,21 @@ def test_new_session_takes_the_route_load_or_a_confined_call_argument(tmp_path: 
     outside = write(tmp_path, {**GOOD, "vendor_name": "बाहर"}, "outside.json")
     ctx = OptionContext(base_dir=tmp_path, loads_dir=loads)
     route = freight_route(route_load, hold_s=2.5)
-    s1 = POLICY.new_session("c1", route, SessionOptions(context=ctx))
+    s1 = session(route, "c1", context=ctx)  # as the runtime starts it: the route's HOLD_S over the policy's own
     assert s1.load.vendor_name == "रमेश" and s1.hold_s == 2.5 and not s1.model_available
-    s2 = POLICY.new_session("c2", route, SessionOptions(model_available=True, context=ctx,
+    assert POLICY.new_session("c1", view(route), SessionOptions(context=ctx)).hold_s == DEFAULT_HOLD_S
+    s2 = POLICY.new_session("c2", view(route), SessionOptions(model_available=True, context=ctx,
                                                         call_args={"load": str(loads / "other.json")}))
     assert s2.load.vendor_name == "सुरेश" and s2.model_available
-    s3 = POLICY.new_session("c3", route, SessionOptions(context=ctx, call_args={"load": "other.json"}))
+    s3 = POLICY.new_session("c3", view(route), SessionOptions(context=ctx, call_args={"load": "other.json"}))
     assert s3.load.vendor_name == "सुरेश"  # relative to LOADS_DIR
     for refused in (str(outside), "../outside.json", "/etc/passwd"):
         with pytest.raises(LoadError, match="outside LOADS_DIR"):
-            POLICY.new_session("c4", route, SessionOptions(context=ctx, call_args={"load": refused}))
-    s5 = POLICY.new_session("c5", freight_route(route_load, hold_s=0), SessionOptions(context=ctx))
+            POLICY.new_session("c4", view(route), SessionOptions(context=ctx, call_args={"load": refused}))
+    s5 = session(freight_route(route_load, hold_s=0), "c5", context=ctx)
     assert not s5.utterance_may_continue("तो मेरा rate लगभग")  # hold 0: never hold
     with pytest.raises(LoadError, match="'load'"):
-        POLICY.new_session("c6", Route("freight", True, "freight"), SessionOptions(context=ctx))
+        POLICY.new_session("c6", view(Route("freight", True, "freight")), SessionOptions(context=ctx))
 
 
 def test_concession_deterministic_per_call_id() -> None:

@@ -6,7 +6,6 @@ load arrives: `call --load`, the route's `LOAD` in the env file, or a call's own
 
 from __future__ import annotations
 
-import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,11 +15,12 @@ import pytest
 from ai_operator.cli import main
 from ai_operator.config import ConfigError, load_settings
 from ai_operator.dialogue import OptionContext, SessionOptions
-from ai_operator.logs import configure_logging
+from ai_operator.route_binding import bind_routes
 from policies.freight import POLICY, LoadError, load_from_file
 from policies.freight.load import MAX_FILE_BYTES, MAX_RATE, MAX_TEXT_CHARS, MAX_WEIGHT_TONNES, SHOWN_CHARS
 from tests.support.envfiles import example_text
-from tests.support.policies import freight_route
+from tests.support.policies import freight_route, view
+from tests.support.quiet_logs import logs_to_nowhere
 
 GOOD = {"vendor_name": "रमेश", "origin": "दिल्ली", "destination": "जयपुर", "vehicle": "32 फीट कंटेनर", "weight": 15,
         "material": "कपड़ा", "pickup": "कल सुबह", "anchor": 20000, "ceiling": 26000}
@@ -30,7 +30,7 @@ GOOD = {"vendor_name": "रमेश", "origin": "दिल्ली", "destinat
 def _logging_not_left_on_a_captured_stream() -> Iterator[None]:
     """`main()` points the logs at the test's captured stdout; the next test must not write to it once closed."""
     yield
-    configure_logging("error", "json", stream=io.StringIO())
+    logs_to_nowhere()  # and a later test's captured logs see its info lines
 
 
 def write(folder: Path, data: object, name: str = "load.json") -> Path:
@@ -139,7 +139,7 @@ def test_the_route_load_in_the_env_file_stops_the_start(tmp_path: Path) -> None:
     env = tmp_path / "ai.env"
     env.write_text(example_text(LOADS_DIR="loads"), encoding="utf-8")
     with pytest.raises(ConfigError) as err:
-        load_settings(env, environ={})
+        bind_routes(load_settings(env, environ={}))
     assert "ROUTE_FREIGHT_LOAD='sample.json'" in str(err.value) and "'material'" in str(err.value)
     assert "at most 80 allowed" in str(err.value) and len(str(err.value)) < 400
 
@@ -150,5 +150,5 @@ def test_a_calls_own_load_argument_is_refused_with_the_field(tmp_path: Path) -> 
     write(loads, {**GOOD, "destination": "ज" * 500}, "long.json")
     ctx = OptionContext(base_dir=tmp_path, loads_dir=loads)
     with pytest.raises(LoadError) as err:
-        POLICY.new_session("c1", freight_route(good), SessionOptions(context=ctx, call_args={"load": "long.json"}))
+        POLICY.new_session("c1", view(freight_route(good)), SessionOptions(context=ctx, call_args={"load": "long.json"}))
     assert err.value.field == "destination" and "at most 80 allowed" in str(err.value)

@@ -279,3 +279,13 @@ def test_turns_she_cannot_read_in_a_row_end_the_call_politely() -> None:
     s.on_utterance("ब्लू ब्लू")
     r = s.on_utterance("पच्चीस हज़ार")  # read: the count starts again
     assert not r.hang_up
+
+
+def test_a_forced_end_for_a_dead_provider_is_the_polite_goodbye_not_the_time_limit_line() -> None:
+    from policies.freight import lines as freight_lines
+    from tests.support.freight import started
+
+    for reason, line in (("stt_unavailable", freight_lines.SHUTDOWN), ("shutdown", freight_lines.SHUTDOWN),
+                         ("max_call_length", freight_lines.MAX_CALL_LENGTH)):
+        reply = started(f"forced-{reason}").on_forced_end(reason)
+        assert reply.text == line and reply.hang_up and reply.disposition == reason

@@ -190,11 +190,3 @@ def test_the_wrong_person_through_the_command_line(tmp_path: Path) -> None:
                               "pachees hazaar"])  # fmt: skip
     assert [t["phase"] for t in out[1:]] == ["OPENING", "OPENING", "PITCHED", "PROBING"]
     assert out[4]["heard_rate"] == 25_000
-
-
-@pytest.mark.parametrize("text", ["gaadi ready hai driver hai", "haan gaadi hai driver bhi hai",
-                                  "driver bahar gaye hain kal aayenge", "hamare paas apna driver hai"])  # fmt: skip
-def test_talk_of_drivers_after_the_pitch_is_no_one_else_on_the_line(text: str) -> None:
-    session = started(f"pitched-talk-{text}")
-    reply = play(session, "haan ji", text)
-    assert reply.fields["phase"] == "PITCHED" and L.ASK_PERSON not in session.moves

@@ -82,10 +82,15 @@ def test_relevance_is_deterministic_bounded_and_reports_terms() -> None:
     assert relevance("", "x", "y").score == 0.0
 
 
-# Minimum figures. Calibration: the lines the lexicon and threshold were tuned on. Held-out: written after that
-# and never tuned on (first measured: precision 0.884, recall 0.704, out-of-scope rejected 0.953).
-CALIBRATION_MIN = {"precision": 0.95, "recall": 0.95, "rejection": 0.95}
-HELD_OUT_MIN = {"precision": 0.85, "recall": 0.65, "rejection": 0.90}
+# Minimum figures. Calibration: the lines the lexicon and threshold were tuned on. Held-out: never tuned on (343
+# lines written before the first tuning, 142 after it; 80 before the second round, hD-kb-recall, 62 after it).
+# The first 485 held-out lines before morphology and place knowledge (main at 69d7e86): precision 0.924, recall
+# 0.675, out-of-scope rejected 0.975; after them 0.907, 0.783, 0.944; after the second round 0.907, 0.845, 0.938.
+# All 627 held-out lines before the second round 0.920, 0.798, 0.948; after it 0.923, 0.857, 0.948. `TARGET` is
+# what issue 27 asks of the held-out half; the report says whether it is met.
+CALIBRATION_MIN = {"precision": 0.93, "recall": 0.92, "rejection": 0.94}
+HELD_OUT_MIN = {"precision": 0.91, "recall": 0.85, "rejection": 0.94}
+TARGET = {"precision": 0.95, "recall": 0.90, "rejection": 0.97}
 
 
 async def test_gate_precision_and_recall_on_the_labelled_questions(kb: KnowledgeBase, record_property) -> None:
@@ -94,7 +99,8 @@ async def test_gate_precision_and_recall_on_the_labelled_questions(kb: Knowledge
     assert {i.lang for i in items if i.in_scope} == {i.lang for i in items if not i.in_scope} == {"ru", "kk"}
     outcomes = []
     for item in items:
-        hits = await kb.search(item.q, item.lang, item.region, fallback_languages=("ru",) if item.lang == "kk" else ())
+        hits = await kb.search(G.asked(item), item.lang, item.region,
+                               fallback_languages=("ru",) if item.lang == "kk" else ())
         best = hits[0] if hits else None
         if best is not None:
             assert best.relevance is not None and best.gate == RELEVANCE_GATE
@@ -107,6 +113,11 @@ async def test_gate_precision_and_recall_on_the_labelled_questions(kb: Knowledge
     shipped = {s: G.figures(o, RELEVANCE_GATE) for s, o in by_split.items()}
     lines += [shipped[s].line(f"  {s:<11}") for s in G.SPLITS]
     lines.append(G.figures(by_split["held-out"], threshold).line(f"  {'held-out':<11}@calibrated"))
+    held = shipped["held-out"]
+    short = [k for k, v in TARGET.items() if {"precision": held.precision, "recall": held.recall,
+                                                "rejection": held.rejection}[k] < v]
+    lines.append(f"  held-out target (precision {TARGET['precision']}, recall {TARGET['recall']}, out-of-scope "
+                 f"rejected {TARGET['rejection']}): {'met' if not short else 'NOT met: ' + ', '.join(short)}")
     for line in lines:
         record_property("report", line)
     report = "\n".join(lines)
@@ -115,3 +126,41 @@ async def test_gate_precision_and_recall_on_the_labelled_questions(kb: Knowledge
         f = shipped[split]
         got = {"precision": f.precision, "recall": f.recall, "rejection": f.rejection}
         assert all(got[k] >= v for k, v in minimum.items()), f"{split}: {got} below {minimum}\n{report}"
+
+
+def test_morphology_makes_colloquial_and_inflected_forms_one_term() -> None:
+    from ai_operator.kb.kazakh import kazakh_stem
+    from ai_operator.kb.morphology import normal_forms
+
+    assert normal_forms("проведите")[-1] == "провести" and normal_forms("подключили")[-1] == "подключить"
+    assert keys("проведите интернет") == keys("провести интернет") == keys("завести интернет")
+    assert keys("инет отрубили") == ["internet", "block"] and "block" in keys("интернет отключили")[1]
+    assert [kazakh_stem(w) for w in ("интернетімді", "тарифтеріңізде", "қосыламын", "мекенжайға", "шотымда")] == [
+        "интернет", "тариф", "қосыл", "мекенжай", "шот"]
+    assert kazakh_stem("роутерді") == "роутер" and kazakh_stem("пәтерге") == "пәтер"  # no vowel-led cut past them
+    assert "date" in keys("четырнадцатого марта") and "date" in keys("наурыз мейрамы алдында")
+
+
+def test_what_a_question_is_about_weighs_more_than_how_it_is_said() -> None:
+    from ai_operator.kb.kazakh import is_kazakh_verb_form
+
+    weight = {t.key: t.weight for t in terms("у меня интернет еле грузит страницы сломался роутер")}
+    assert weight["страниц"] == 1.0 and weight["груз"] == 0.5  # a noun as it is, a plain verb half
+    assert is_kazakh_verb_form("істейді") and is_kazakh_verb_form("кетемін") and not is_kazakh_verb_form("шотымда")
+    # Kazakh auxiliary verbs after a converb and case endings written apart are no terms
+    assert keys("интернетті неге өшіріп тастадыңыздар") == ["internet", "block|broken"]
+    assert keys("роутер сынып қалды") == ["router", "broken"]
+    assert keys("1616 ға қоңырау шалу тегін бе") == ["calls", "free"]
+    # a phrase's two-letter first word is only itself: "долг сколько" is no opening hours
+    assert keys("у меня долг сколько") == ["debt"] and keys("до скольки работаете") == ["hours", "works"]
+    # an unseen Russian noun is what a question is about: paying for utilities is not our payment article
+    e = ENTRIES["ru-payment-methods"]
+    q = "как оплатить коммуналку через каспи"
+    assert relevance(q, e["title"], e["text"], unseen_words(q, [(e["title"], e["text"])])).score < RELEVANCE_GATE
+
+
+async def test_the_callers_own_regional_article_comes_first_when_it_covers_more(kb: KnowledgeBase) -> None:
+    hits = await kb.search("наурызда интернет өшеді ме", "kk", "KZ-35", fallback_languages=("ru",))
+    assert hits[0].entry_id == "kk-outage-karaganda" and hits[0].relevance >= RELEVANCE_GATE
+    elsewhere = await kb.search("наурызда интернет өшеді ме", "kk", "KZ-71", fallback_languages=("ru",))
+    assert all(h.entry_id != "kk-outage-karaganda" for h in elsewhere)

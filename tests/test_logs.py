@@ -99,3 +99,17 @@ async def test_a_real_psycopg_pool_failure_is_a_json_line() -> None:
     pool_lines = [ln for ln in json_lines(buf) if ln.get("logger") == "psycopg.pool"]
     assert pool_lines and pool_lines[0]["level"] == "warning"
     assert str(port) in pool_lines[0]["event"]
+
+
+def test_a_reloaded_log_level_filters_new_lines_in_the_same_format() -> None:
+    with captured("info") as buf:
+        log = logs.get_logger("test")
+        log.info("before_reload")
+        logs.set_log_level("warning")  # LOG_LEVEL=warning, then systemctl reload
+        log.info("hidden_after_reload")
+        logging.getLogger("psycopg").warning("library_warning")
+        log.warning("shown_after_reload")
+        logs.set_log_level("debug")
+        log.debug("debug_after_second_reload")
+    events = [line.get("event") for line in json_lines(buf)]
+    assert events == ["before_reload", "library_warning", "shown_after_reload", "debug_after_second_reload"]

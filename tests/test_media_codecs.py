@@ -32,7 +32,7 @@ def test_encode_known_values() -> None:
 
 
 @pytest.mark.parametrize(("enc", "dec"), [(g711.ulaw_encode, g711.ulaw_decode), (g711.alaw_encode, g711.alaw_decode)])
-def test_decode_then_encode_is_identity_on_codewords(enc, dec) -> None:  # type: ignore[no-untyped-def]
+def test_decode_then_encode_is_identity_on_codewords(enc, dec) -> None:
     words = bytes(range(256))
     again = enc(dec(words))
     if enc is g711.ulaw_encode:  # mu-law has two zeros (0xFF, 0x7F); both encode to +0
@@ -42,7 +42,7 @@ def test_decode_then_encode_is_identity_on_codewords(enc, dec) -> None:  # type:
 
 
 @pytest.mark.parametrize(("enc", "dec"), [(g711.ulaw_encode, g711.ulaw_decode), (g711.alaw_encode, g711.alaw_decode)])
-def test_round_trip_quantisation_error_is_within_half_a_step(enc, dec) -> None:  # type: ignore[no-untyped-def]
+def test_round_trip_quantisation_error_is_within_half_a_step(enc, dec) -> None:
     x = ALL_SAMPLES.astype(np.int32)
     y = dec(enc(ALL_SAMPLES)).astype(np.int32)
     err = np.abs(y - x)

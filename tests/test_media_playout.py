@@ -27,7 +27,7 @@ def tone(n: int, value: int = 1000) -> np.ndarray:
     return np.full(n, value, dtype=np.int16)
 
 
-def make(codec: str = "slin"):  # type: ignore[no-untyped-def]
+def make(codec: str = "slin"):
     clock = FakeClock()
     sent: list[RtpPacket] = []
     events: list[PlayoutEvent] = []
@@ -219,7 +219,7 @@ def test_failing_callbacks_are_counted_and_playout_goes_on() -> None:
     def bad_event(_: PlayoutEvent) -> None:
         raise RuntimeError("event consumer bug")
 
-    def bad_frame(_: float) -> None:
+    def bad_frame(_power: float, _sent_at: float) -> None:
         raise RuntimeError("echo reference bug")
 
     stream = PlayoutStream(get_codec("ulaw"), sent.append, on_event=bad_event, on_frame=bad_frame, clock=clock)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import time
+from collections.abc import Callable
 
 import numpy as np
 
@@ -45,8 +46,12 @@ async def test_datagrams_wait_for_drain_and_digital_silence_is_not_decoded() -> 
     audio: dict[int, list[np.ndarray]] = {0: [], 1: []}
     silent = {0: 0, 1: 0}
     alloc = _ports(20)
-    eps = [await RtpEndpoint.open(alloc, codec, audio[i].append, receiver=receiver,
-                                  on_silence=lambda i=i: silent.__setitem__(i, silent[i] + 1)) for i in (0, 1)]
+
+    def count_silence(i: int) -> Callable[[], None]:
+        return lambda: silent.__setitem__(i, silent[i] + 1)
+
+    eps = [await RtpEndpoint.open(alloc, codec, audio[i].append, receiver=receiver, on_silence=count_silence(i))
+           for i in (0, 1)]
     peers = [_udp(), _udp()]
     try:
         assert len(receiver) == 2
@@ -60,10 +65,12 @@ async def test_datagrams_wait_for_drain_and_digital_silence_is_not_decoded() -> 
         await eventually(lambda: _queued(eps[1]._sock), what="datagrams queued")
         await asyncio.sleep(0)  # give the loop a pass: nothing reads a receiver's sockets but its drain
         assert audio[0] == [] and silent[1] == 0 and eps[0].stats.received == 0
-        got = 0
-        while got < 6:  # the kernel may still be delivering the last ones
-            got += receiver.drain()
-            await asyncio.sleep(0.001)
+
+        def all_read() -> bool:  # the kernel may still be delivering the last ones
+            receiver.drain()
+            return eps[0].stats.received + eps[1].stats.received >= 6
+
+        await eventually(all_read, what="all six datagrams read")
         assert len(audio[0]) == 3 and silent == {0: 0, 1: 3} and audio[1] == []
         assert np.array_equal(audio[0][0], codec.decode(tone))
         assert eps[0].stats.received == 3 and eps[1].stats.received == 3
@@ -87,10 +94,13 @@ async def test_a_backlog_is_read_a_few_per_tick_so_sends_are_not_held_back() -> 
         for seq in range(backlog):
             peer.sendto(build_header(0, False, seq, 0, 1) + bytes(160), ep.local_address)
         await eventually(lambda: _queued(ep._sock), what="datagrams queued")
-        reads = []
-        while sum(reads) < backlog:
+        reads: list[int] = []
+
+        def backlog_read() -> bool:
             reads.append(receiver.drain())
-            await asyncio.sleep(0.001)
+            return sum(reads) >= backlog
+
+        await eventually(backlog_read, what="the backlog read")
         assert max(reads) <= RtpReceiver.MAX_ROUNDS and len(frames) == backlog
     finally:
         ep.close()

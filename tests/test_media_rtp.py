@@ -113,7 +113,7 @@ def test_fuzz_parse_raises_only_rtp_error(data: bytes) -> None:
     ext=st.one_of(st.none(), st.tuples(st.integers(0, 0xFFFF), st.binary(max_size=16).map(lambda b: b[: len(b) // 4 * 4]))),
     padding=st.integers(0, 255),
 )
-def test_fuzz_round_trip(pt, seq, ts, ssrc, payload, marker, csrc, ext, padding) -> None:  # type: ignore[no-untyped-def]
+def test_fuzz_round_trip(pt, seq, ts, ssrc, payload, marker, csrc, ext, padding) -> None:
     pkt = RtpPacket(
         pt, seq, ts, ssrc, payload, marker, csrc,
         extension_profile=None if ext is None else ext[0],

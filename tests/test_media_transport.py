@@ -8,10 +8,10 @@ import socket
 import numpy as np
 import pytest
 
-from ai_operator.media import transport
 from ai_operator.media.codecs import FRAME_SAMPLES, get_codec
 from ai_operator.media.rtp import RtpPacket, build_header
 from ai_operator.media.transport import NoFreePort, PortAllocator, RtpEndpoint
+from tests.support.wait import eventually
 
 HOST = "127.0.0.1"
 BASE_PORT = 46310
@@ -24,15 +24,6 @@ def _udp() -> socket.socket:
     return s
 
 
-async def _until(pred, timeout: float = 2.0) -> None:  # type: ignore[no-untyped-def]
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not pred():
-        if loop.time() > end:
-            raise AssertionError("condition not reached")
-        await asyncio.sleep(0.005)
-
-
 async def test_good_packets_are_decoded_foreign_and_garbage_dropped() -> None:
     codec = get_codec("ulaw")
     frames: list[np.ndarray] = []
@@ -43,10 +34,8 @@ async def test_good_packets_are_decoded_foreign_and_garbage_dropped() -> None:
         assert ep.local_address[0] == HOST and BASE_PORT <= ep.local_address[1] <= BASE_PORT + 9
         pcm = (np.sin(np.arange(FRAME_SAMPLES) / 5) * 8000).astype(np.int16)
         good = build_header(0, True, 1, 160, 42) + codec.encode(pcm)
-        totals_before = transport.TOTALS.dropped_foreign
         asterisk.sendto(good, ep.local_address)  # before set_remote: foreign
-        await _until(lambda: ep.stats.dropped_foreign == 1)
-        assert transport.TOTALS.dropped_foreign >= totals_before + 1
+        await eventually(lambda: ep.stats.dropped_foreign == 1, what="the foreign packet dropped")
 
         ep.set_remote(*asterisk.getsockname())
         asterisk.sendto(good, ep.local_address)
@@ -56,8 +45,9 @@ async def test_good_packets_are_decoded_foreign_and_garbage_dropped() -> None:
         asterisk.sendto(build_header(0, False, 3, 480, 42) + bytes(80), ep.local_address)  # short payload
         # full-parse path: a CSRC-carrying packet is still good
         asterisk.sendto(RtpPacket(0, 4, 640, 42, codec.encode(pcm), csrc=[7]).serialize(), ep.local_address)
-        await _until(lambda: ep.stats.received == 2 and ep.stats.dropped_wrong_size == 1)
-        await _until(lambda: ep.stats.dropped_foreign == 2 and ep.stats.dropped_malformed == 1)
+        await eventually(lambda: ep.stats.received == 2 and ep.stats.dropped_wrong_size == 1, what="two received, one of the wrong size")
+        await eventually(lambda: ep.stats.dropped_foreign == 2 and ep.stats.dropped_malformed == 1,
+                         what="the foreign and malformed ones dropped")
         assert ep.stats.dropped_wrong_pt == 1
         assert len(frames) == 2
         expected = codec.decode(codec.encode(pcm))
@@ -97,7 +87,7 @@ async def test_slin_frames_decode_big_endian() -> None:
         ep.set_remote(*peer.getsockname())
         pcm = np.arange(FRAME_SAMPLES, dtype=np.int16) * 100
         peer.sendto(build_header(11, False, 1, 0, 5) + pcm.astype(">i2").tobytes(), ep.local_address)
-        await _until(lambda: len(got) == 1)
+        await eventually(lambda: len(got) == 1, what="the frame delivered")
         assert np.array_equal(got[0], pcm)
     finally:
         ep.close()
@@ -112,8 +102,7 @@ async def test_port_released_on_close_and_reusable() -> None:
         await RtpEndpoint.open(alloc, get_codec("ulaw"), lambda f: None)
     ep.close()
     ep.close()  # idempotent
-    await asyncio.sleep(0.01)
-    assert alloc.in_use == 0
+    await eventually(lambda: alloc.in_use == 0, what="the port released")
     ep2 = await RtpEndpoint.open(alloc, get_codec("ulaw"), lambda f: None)
     assert ep2.local_address[1] == port
     ep2.close()
@@ -132,7 +121,7 @@ async def test_allocator_round_robin_skips_ports_held_by_others() -> None:
         with pytest.raises(NoFreePort):
             await RtpEndpoint.open(alloc, get_codec("ulaw"), lambda f: None)
         eps[0].close()
-        await asyncio.sleep(0.01)
+        await eventually(lambda: alloc.in_use == 2, what="the first port released")
         eps[0] = await RtpEndpoint.open(alloc, get_codec("ulaw"), lambda f: None)
         assert eps[0].local_address[1] == BASE_PORT + 40  # round-robin wrapped round to the freed port
     finally:
@@ -159,7 +148,7 @@ async def test_broken_consumer_does_not_stop_reception() -> None:
         ep.set_remote(*peer.getsockname())
         for seq in range(3):
             peer.sendto(build_header(0, False, seq, 0, 1) + bytes(160), ep.local_address)
-        await _until(lambda: len(calls) == 3)
+        await eventually(lambda: len(calls) == 3, what="three calls")
         assert ep.stats.received == 3
         with pytest.raises(ValueError, match="port"):
             ep.set_remote(HOST, 0)

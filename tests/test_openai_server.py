@@ -68,6 +68,20 @@ async def test_chat_response_format_for_text_and_tool_calls(server: FakeOpenAI) 
         await c.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": "x"}])
 
 
+async def test_a_long_goodbye_answers_every_request_for_a_goodbye(server: FakeOpenAI) -> None:
+    from policies.freight.prompts import build_model_messages
+    from tests.support.freight import LOAD, LONG_MODEL_GOODBYE
+
+    server.goodbye = LONG_MODEL_GOODBYE
+    server.chat_script = [{"content": "ठीक है"}]  # anything else keeps its script
+    system, messages = build_model_messages("goodbye", load=LOAD, history=[], utterance="ठीक है जी, धन्यवाद")
+    c = client(server)
+    bye = await c.chat.completions.create(model="m", messages=[{"role": "system", "content": system}, *messages])
+    assert bye.choices[0].message.content == LONG_MODEL_GOODBYE
+    other = await c.chat.completions.create(model="m", messages=[{"role": "user", "content": "quote?"}])
+    assert other.choices[0].message.content == "ठीक है"
+
+
 async def test_fail_next_and_delay(server: FakeOpenAI) -> None:
     server.chat_script = [{"content": "a"}, {"content": "b"}]
     server.fail_next = 2

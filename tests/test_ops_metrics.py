@@ -159,3 +159,25 @@ async def test_port_in_use_names_the_address():
             await second.start()
     finally:
         await first.stop()
+
+
+async def test_healthz_degraded_is_200_with_the_provider_reasons_and_unhealthy_wins():
+    reason = "provider openai/stt open: HTTP 401: Incorrect API key provided."
+    state = {"ari_connected": True, "database_ok": True, "degraded": [reason],
+             "providers": {"openai/stt": {"state": "open"}}}
+    server = MetricsServer(Metrics(), port=0, health=lambda: dict(state))
+    await server.start()
+    try:
+        async with aiohttp.ClientSession() as http:
+            async with http.get(f"{server.url}/healthz") as r:
+                body = await r.json()
+                assert r.status == 200  # still answering calls with fallbacks: not dead
+                assert body["status"] == "degraded" and body["reasons"] == [reason]
+                assert body["providers"]["openai/stt"]["state"] == "open" and "degraded" not in body
+            state["ari_connected"] = False
+            async with http.get(f"{server.url}/healthz") as r:
+                body = await r.json()
+                assert r.status == 503 and body["status"] == "unhealthy"
+                assert body["reasons"] == ["ari_disconnected", reason]
+    finally:
+        await server.stop()

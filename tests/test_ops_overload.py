@@ -37,9 +37,14 @@ async def test_the_probe_sees_a_blocked_loop() -> None:
     probe = LagProbe(state, on_lag=seen.append, probe_s=0.01)
     probe.start()
     await eventually(lambda: len(seen) >= 2, what="the probe running")
-    for _ in range(3):  # the event loop blocked for 150 ms, three times in a row
+
+    async def block_the_loop() -> None:
+        probes = len(seen)
         time.sleep(0.15)
-        await asyncio.sleep(0.02)
+        await eventually(lambda: len(seen) > probes, what="the probe measured the block")
+
+    for _ in range(3):  # the event loop blocked for 150 ms, three times in a row
+        await block_the_loop()
     await eventually(lambda: state.behind(time.monotonic()), what="the stall seen")
     await probe.stop()
     assert max(seen) >= 0.1
@@ -49,7 +54,7 @@ async def test_while_behind_new_calls_go_back_to_the_dialplan_and_calls_in_progr
     async with stage_for(daemon_base, OVERLOAD_LAG_MS=400) as stage:
         first = await Caller.place(stage)
         await first.quiet(min_turns=1)
-        load = stage.daemon.svc.load
+        load = stage.svc.load
         for _ in range(3):  # as the probe does when the loop is 900 ms late, again and again
             load.note_lag(900, time.monotonic())
         before = metric(stage, REJECTED, {"reason": "overloaded"})

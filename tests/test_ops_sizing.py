@@ -99,7 +99,7 @@ def _run(calls: int, verdict: str, max_calls: int | None = None, valid: bool = T
 def test_the_knee_is_the_largest_clean_valid_run_and_never_an_overload_run():
     runs = [_run(200, "PASS"), _run(400, "PASS"), _run(500, "FAIL"), _run(600, "PASS", max_calls=400),
             _run(450, "PASS", valid=False)]
-    assert knee_run(runs)["calls"] == 400
+    assert (knee_run(runs) or {}).get("calls") == 400
     assert knee_run([_run(600, "PASS", max_calls=400)]) is None
-    assert knee_run([_run(300, "PASS", max_calls=300)])["calls"] == 300  # a cap at N refuses nothing
+    assert (knee_run([_run(300, "PASS", max_calls=300)]) or {}).get("calls") == 300  # a cap at N refuses nothing
     assert knee_run([_run(100, "FAIL")]) is None

@@ -9,13 +9,14 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from tests.support.daemon import Caller, stage_for
 from tests.support.envfiles import example_text
 
 REPO = Path(__file__).resolve().parents[1]
 POLICY_DIR = REPO / "tests" / "policies"
-SURVEY_ROUTE = {
+SURVEY_ROUTE: dict[str, Any] = {
     "POLICY_PATH": str(POLICY_DIR),
     "ROUTE_SURVEY_ENABLED": "true",
     "ROUTE_SURVEY_POLICY": "survey",

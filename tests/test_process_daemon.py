@@ -10,7 +10,6 @@ import os
 import signal
 import socket
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -21,6 +20,7 @@ from ai_operator.sim.pbx import SimulatedPbx
 from ai_operator.sim.stage import ScriptedTranscripts, espeak_pcm
 from ai_operator.storage.database import Database
 from ai_operator.storage.records import RecordStore
+from tests.support.wait import eventually
 
 pytestmark = pytest.mark.slow
 ARI_PASSWORD = "s3cret-ari-pw"
@@ -66,24 +66,16 @@ class Notify:
         self.messages: list[str] = []
 
     async def wait_for(self, needle: str, timeout: float) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                self.messages.append(self.sock.recv(4096).decode())
-            except BlockingIOError:
-                await asyncio.sleep(0.05)
-                continue
-            if any(needle in m for m in self.messages):
-                return
-        raise TimeoutError(f"no {needle!r} on NOTIFY_SOCKET; got {self.messages}")
-
-
-async def wait_until(pred, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not pred():
-        if time.monotonic() > deadline:
-            raise TimeoutError(what)
-        await asyncio.sleep(0.05)
+        """Until a message containing `needle` arrives (messages that came before this call do not count)."""
+        loop = asyncio.get_running_loop()
+        try:
+            async with asyncio.timeout(timeout):
+                while True:
+                    self.messages.append((await loop.sock_recv(self.sock, 4096)).decode())
+                    if needle in self.messages[-1]:
+                        return
+        except TimeoutError:
+            raise AssertionError(f"no {needle!r} on NOTIFY_SOCKET within {timeout:g} s; got {self.messages}") from None
 
 
 async def test_reload_and_drain_on_the_real_process(tmp_path):
@@ -118,7 +110,7 @@ async def test_reload_and_drain_on_the_real_process(tmp_path):
 
         # freight is disabled: back to the dialplan, never answered
         rejected = await pbx.place_call("freight")
-        await wait_until(lambda: rejected.state == "dialplan", 10, "disabled route not continued")
+        await eventually(lambda: rejected.state == "dialplan", 10, "the disabled route's call continued in the dialplan")
 
         # a call in progress on the test route
         kept = await pbx.place_call("test")
@@ -130,17 +122,18 @@ async def test_reload_and_drain_on_the_real_process(tmp_path):
         env.write_text(env_text(ari_url, openai_url, state, test_on=False, freight_on=True))
         proc.send_signal(signal.SIGHUP)
         await notify.wait_for("RELOADING=1", timeout=10)
-        await asyncio.sleep(0.3)
+        await notify.wait_for("READY=1", timeout=10)  # sent once the new settings are in force
         new_freight = await pbx.place_call("freight")
         await new_freight.wait_media(timeout=15)
         new_test = await pbx.place_call("test")
-        await wait_until(lambda: new_test.state == "dialplan", 10, "test route still taken after reload")
+        await eventually(lambda: new_test.state == "dialplan", 10, "the test route's call continued after the reload")
         assert kept.state == "up"  # the call in progress kept its route
 
         # a broken env file is rejected and the old settings stay
         env.write_text("ARI_URL=http://x\nthis is not a setting\n")
         proc.send_signal(signal.SIGHUP)
-        await asyncio.sleep(0.5)
+        await notify.wait_for("RELOADING=1", timeout=10)
+        await notify.wait_for("READY=1", timeout=10)  # the reload is over (refused)
         still = await pbx.place_call("freight")
         await still.wait_media(timeout=15)
 
@@ -178,8 +171,8 @@ async def test_reload_and_drain_on_the_real_process(tmp_path):
             rec = await store.get_call(call.channel_id)
             assert rec is not None and rec["ended_by"] == "bot" and rec["disposition"] == "shutdown", rec
             assert rec["turns"] and rec["ended_at"] is not None
-        assert (await store.get_call(kept.channel_id))["route"] == "test"
-        assert (await store.get_call(new_freight.channel_id))["route"] == "freight"
+        assert ((await store.get_call(kept.channel_id)) or {}).get("route") == "test"
+        assert ((await store.get_call(new_freight.channel_id)) or {}).get("route") == "freight"
         assert await store.get_call(rejected.channel_id) is None
     finally:
         await db.close()

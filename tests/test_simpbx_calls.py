@@ -29,10 +29,10 @@ class RtpEcho(asyncio.DatagramProtocol):
         self.echo = echo
         self.transport: asyncio.DatagramTransport | None = None
 
-    def connection_made(self, transport):  # type: ignore[no-untyped-def]
+    def connection_made(self, transport):
         self.transport = transport
 
-    def datagram_received(self, data: bytes, addr) -> None:  # type: ignore[no-untyped-def]
+    def datagram_received(self, data: bytes, addr) -> None:
         self.sources.add(addr)
         try:
             pkt = RtpPacket.parse(data)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import socket
 
 import pytest
 
 from ai_operator.ari import AriAuthError, AriRestClient, AriUnavailable
+from ai_operator.background import cancel_and_wait
 from ai_operator.sim.pbx import serve_forever
 from tests.support.wait import eventually
 
@@ -33,8 +33,6 @@ async def test_serve_forever_serves_until_cancelled():
             with pytest.raises(AriAuthError):
                 await client.list_channels()
     finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+        await cancel_and_wait(task)
     with socket.socket() as s:  # the port is released
         s.bind(("127.0.0.1", port))

@@ -167,3 +167,18 @@ async def test_the_bound_comes_from_tts_cache_max_mb(tmp_path: Path) -> None:
     assert default.max_disk_bytes == 200 * 1024 * 1024
     small = build_tts(build_settings([], environ={"TTS_CACHE_MAX_MB": "3"}), None, tmp_path)
     assert small.max_disk_bytes == 3 * 1024 * 1024
+
+
+async def test_prewarm_pins_within_its_share_of_the_bound_and_skips_the_rest(tmp_path: Path) -> None:
+    inner = InstantTTS(fixed_s=0.5)
+    tts = CachedTTS(inner, tmp_path, memory_limit_bytes=0, max_disk_bytes=10 * LINE_BYTES)  # pinned: 8 lines
+    lines = [(f"строка номер {i:02d}", "ru") for i in range(20)]
+    assert await tts.prewarm(lines) == 8
+    assert tts.prewarm_counts == {"made": 8, "cached": 0, "failed": 0, "skipped": 12}
+    assert inner.calls == 8  # a skipped line is never synthesised
+    assert cached_texts(tts, [t for t, _ in lines]) == {t for t, _ in lines[:8]}  # the first (most urgent) ones
+    for i in range(20, 30):  # lines made on use are evicted before any prewarmed one
+        await synthesize(tts, f"строка номер {i:02d}", "ru")
+    assert cached_texts(tts, [t for t, _ in lines]) == {t for t, _ in lines[:8]}
+    again = await tts.prewarm(lines)  # found, pinned already: nothing made, the rest still does not fit
+    assert again == 0 and tts.prewarm_counts == {"made": 0, "cached": 8, "failed": 0, "skipped": 12}

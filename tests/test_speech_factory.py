@@ -11,6 +11,7 @@ import pytest
 from ai_operator.config.settings import ConfigError, load_settings
 from ai_operator.llm.chat import ChatModel
 from ai_operator.providers import build_model, build_stt, build_tts
+from ai_operator.providers.guarded import FallbackLineTTS
 from ai_operator.sim.openai_server import FakeOpenAI
 from ai_operator.speech.cache import CachedTTS
 from ai_operator.speech.espeak import EspeakTTS
@@ -49,7 +50,8 @@ def test_key_makes_auto_openai_with_settings_and_route_overrides(tmp_path: Path)
     stt = build_stt(s, main)
     assert isinstance(stt, OpenAITranscriber) and stt.model == "whisper-x" and stt.timeout_s == 2.5
     tts = build_tts(s, main, tmp_path)
-    assert isinstance(tts.inner, OpenAITTS) and tts.inner.voice == "nova"
+    assert isinstance(tts, FallbackLineTTS) and isinstance(tts.primary.inner, OpenAITTS)
+    assert tts.primary.inner.voice == "nova" and isinstance(tts.fallback.inner, EspeakTTS)  # the local voice behind
     model = build_model(s, main)
     assert isinstance(model, ChatModel) and model.model == "gpt-x" and model.timeout_s == 1.5
     cheap = s.route("cheap")
@@ -66,7 +68,8 @@ def test_route_can_turn_openai_on_when_global_is_off(tmp_path: Path) -> None:
     )
     assert build_stt(s, s.route("vip")) is not None
     assert build_model(s, s.route("vip")) is not None
-    assert isinstance(build_tts(s, s.route("vip"), tmp_path).inner, OpenAITTS)
+    vip_tts = build_tts(s, s.route("vip"), tmp_path)
+    assert isinstance(vip_tts, FallbackLineTTS) and isinstance(vip_tts.primary.inner, OpenAITTS)
     assert build_stt(s, None) is None
 
 

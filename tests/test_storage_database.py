@@ -42,7 +42,7 @@ async def test_open_applies_migrations_and_reports(db: Database) -> None:
 
 
 async def test_key_value_dsn_password_never_reaches_a_log(tmp_path: Path) -> None:
-    # The embedded server trusts local connections, so the password is accepted and ignored.
+    # The embedded server authenticates by peer (the uid on its socket), so the password is ignored.
     database = await Database.open(fresh_dsn() + " password=kv-s3cret-77", tmp_path)
     try:
         assert redact("connect failed: password kv-s3cret-77") == "connect failed: password ***"
@@ -62,7 +62,7 @@ async def test_migrations_idempotent_and_concurrent(tmp_path: Path) -> None:
         again = await apply_migrations(conns[0])
         assert again == []
         cur = await conns[0].execute("SELECT count(*) FROM schema_migrations")
-        assert (await cur.fetchone())[0] == len(all_versions)
+        assert await cur.fetchone() == (len(all_versions),)
     finally:
         for c in conns:
             await c.close()

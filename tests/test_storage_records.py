@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 from ai_operator.storage.database import Database
+from ai_operator.storage.record_types import CallMedia
 from ai_operator.storage.records import CallRecord, RecordStore, TurnRecord
 from tests.support.storage import shared_server
+from tests.support.wait import eventually
 
 T0 = datetime(2026, 3, 1, 10, 0, 0, tzinfo=UTC)
 
@@ -37,13 +38,17 @@ async def test_round_trip_and_idempotent_upserts(db: Database, tmp_path: Path) -
     await store.turn(turn(1))
     await store.turn(turn(1))  # the same turn twice: still one row
     await store.call_started(call())  # replayed start does not wipe answer/end
-    await store.call_ended("c1", T0 + timedelta(seconds=30), "caller", "resolved", {"topic": "tariffs"})
+    media = CallMedia(rtp_packets_received=1499, rtp_packets_expected=1502, rtp_packets_lost=3, rtp_jitter_ms=1.125)
+    await store.call_ended("c1", T0 + timedelta(seconds=30), "caller", "resolved", {"topic": "tariffs"}, media)
+    await store.call_ended("c1", T0 + timedelta(seconds=30), "caller", "resolved")  # a replay without figures
     row = await store.get_call("c1")
     assert row is not None
     assert row["route"] == "test" and row["direction"] == "inbound" and row["caller_id"] == "+77010000000"
     assert row["answered_at"] == T0 + timedelta(seconds=2)
     assert row["ended_by"] == "caller" and row["disposition"] == "resolved"
     assert row["summary"] == {"topic": "tariffs"}
+    assert (row["rtp_packets_received"], row["rtp_packets_expected"], row["rtp_packets_lost"]) == (1499, 1502, 3)
+    assert row["rtp_jitter_ms"] == 1.125
     assert [t["seq"] for t in row["turns"]] == [1, 2]
     assert row["turns"][0]["caller_text"] == "вопрос 1"
     assert row["turns"][1]["timings"] == {"stt_ms": 122, "first_rtp_ms": 480}
@@ -59,6 +64,8 @@ async def test_bad_values_raise_clearly() -> None:
     store = RecordStore(None, Path("/nonexistent/never-written.jsonl"))
     with pytest.raises(ValueError, match="ended_by"):
         await store.call_ended("x", T0, "nobody", None)
+    with pytest.raises(ValueError, match=r"rtp_packets_lost: expected an integer, got 1\.5"):
+        CallMedia(rtp_packets_received=1, rtp_packets_expected=2, rtp_packets_lost=1.5, rtp_jitter_ms=0.0)  # type: ignore[arg-type]
 
 
 async def test_turn_of_unknown_call_is_kept_aside_not_raised(db: Database, tmp_path: Path) -> None:
@@ -81,7 +88,9 @@ async def test_outage_spools_and_replays_without_loss_or_duplicates(db: Database
     try:
         await store.turn(turn(2))  # the database is gone: no exception, and the caller does not wait for it
         await store.turn(turn(3))
-        await store.call_ended("c1", T0 + timedelta(seconds=60), "bot", "resolved", {"n": 3})
+        await store.call_ended("c1", T0 + timedelta(seconds=60), "bot", "resolved", {"n": 3},
+                               CallMedia(rtp_packets_received=3000, rtp_packets_expected=3000, rtp_packets_lost=0,
+                                         rtp_jitter_ms=0.5))
         assert store.pending == 3  # queued behind the call, not written in its way
         await store.settled()  # the writer found the database gone: spooled, no exception
         assert store.spooled == 3
@@ -91,13 +100,12 @@ async def test_outage_spools_and_replays_without_loss_or_duplicates(db: Database
     finally:
         await asyncio.to_thread(server.restart)
     # The background task replays the spool once the database answers.
-    deadline = time.monotonic() + 15
-    while store.spooled and time.monotonic() < deadline:
-        await asyncio.sleep(0.1)
+    await eventually(lambda: store.spooled == 0, 15, "the spool replayed")
     assert store.spooled == 0 and not store.spool_path.exists()
     row = await store.get_call("c1")
     assert row is not None and [t["seq"] for t in row["turns"]] == [1, 2, 3]
     assert row["ended_by"] == "bot" and row["summary"] == {"n": 3}
+    assert (row["rtp_packets_received"], row["rtp_packets_lost"], row["rtp_jitter_ms"]) == (3000, 0, 0.5)
     # Replaying the very same spool again (e.g. a crash before truncation) duplicates nothing.
     store.spool_path.write_bytes(saved)
     again = RecordStore(db, store.spool_path)

@@ -5,10 +5,13 @@ server is only reconnected to, and the daemon's hooks move records to the spool 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import signal
 from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,7 +22,7 @@ from ai_operator.storage.supervisor import DatabaseDown, DatabaseSupervisor, Gua
 from tests.support.storage import embedded_state_dir, fresh_dsn, shared_server
 from tests.support.wait import eventually
 
-FAST = {"check_s": 0.05, "backoff_initial_s": 0.05, "backoff_max_s": 0.4}
+FAST: dict[str, Any] = {"check_s": 0.05, "backoff_initial_s": 0.05, "backoff_max_s": 0.4}
 
 
 def sample(metrics: Metrics, name: str, labels: dict[str, str] | None = None) -> float:
@@ -89,7 +92,7 @@ async def test_an_external_server_is_reconnected_to_never_restarted(tmp_path) ->
     try:
         await asyncio.to_thread(server.stop_now)
         await eventually(lambda: events == ["down"], 30, "the outage noticed")
-        await eventually(lambda: sup._task is not None and not server.alive(), 5, "it stays down")
+        await eventually(lambda: sup._task.running and not server.alive(), 5, "it stays down")
         assert sup.restarts == 0 and sup.restart_failures == 0 and not sup.owns_server
         await asyncio.to_thread(server.restart)
         await eventually(lambda: events == ["down", "up"], 30, "reconnected")
@@ -126,3 +129,72 @@ async def test_records_spool_at_once_while_down_and_replay_when_up(embedded: Dat
     finally:
         await sup.stop()
         await records.close()
+
+
+def postmasters_of(pgdata) -> list[int]:
+    """PIDs of the postgres processes serving `pgdata` (from /proc: whoever started them, whatever their parent)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if (entry.name.isdigit() and (entry / "comm").read_text().strip() == "postgres"
+                    and str(pgdata) in (entry / "cmdline").read_bytes().decode(errors="replace")):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+async def gone_or_left(pgdata: Path, grace_s: float = 10.0) -> list[int]:
+    """[] once no postmaster serves `pgdata`; else (still there after `grace_s`: an orphan, not one finishing its
+    exit) their PIDs, killed so a failing test leaves nothing behind."""
+    with contextlib.suppress(AssertionError):
+        await eventually(lambda: not postmasters_of(pgdata), grace_s, "no postmaster")
+    left = postmasters_of(pgdata)
+    for pid in left:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    return left
+
+
+async def test_a_restart_under_way_at_shutdown_leaves_no_postmaster() -> None:
+    """The server is killed, the supervisor's restart is under way, and the daemon shuts down meanwhile (stops
+    the supervisor, then closes the database): the server that restart starts is stopped too, nothing is left."""
+    import threading
+
+    state = embedded_state_dir()
+    db = await Database.open(None, state)
+    server = db.server
+    assert server is not None
+    entered, go_on, finished = threading.Event(), threading.Event(), threading.Event()
+    real_restart = server.restart
+
+    def slow_restart() -> str:  # the restart blocks until the shutdown has begun
+        entered.set()
+        go_on.wait(60)
+        try:
+            return real_restart()
+        finally:
+            finished.set()
+
+    server.restart = slow_restart  # type: ignore[method-assign]
+    sup = DatabaseSupervisor(db, **FAST)
+    sup.start()
+    try:
+        os.kill(server.postmaster_pid() or 0, signal.SIGKILL)
+        await eventually(entered.is_set, 60, "the supervisor restarting the killed server")
+
+        async def shutdown() -> None:  # as the daemon does: the supervisor first, the server last
+            await sup.stop()
+            await db.close()
+
+        closing = asyncio.create_task(shutdown())
+        await asyncio.sleep(0)  # the shutdown has begun while the restart is under way
+        go_on.set()
+        await asyncio.wait_for(closing, 120)
+        await asyncio.to_thread(finished.wait, 60)
+        assert finished.is_set()
+    finally:
+        go_on.set()
+        left = await gone_or_left(server.pgdata)
+        shutil.rmtree(state, ignore_errors=True)
+    assert left == [], f"postmaster left after the shutdown: {left}"

@@ -1,5 +1,8 @@
-"""The promises of ARCHITECTURE.md, checked: small modules with a docstring each, no import cycles, the daemon
-free of policy words, the product apart from its simulated world."""
+"""The promises of ARCHITECTURE.md, checked: small modules with a docstring each, no import cycles (not even
+through an import inside a function), the package arrows that must never exist, the daemon free of policy words.
+
+Every import counts, wherever it is written: at module level, inside a function (an import deferred to a call is
+still a dependency), and for the arrows also under `TYPE_CHECKING` (a type is a dependency of the design too)."""
 
 from __future__ import annotations
 
@@ -7,10 +10,24 @@ import ast
 import re
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
 PACKAGES = ("ai_operator", "policies")
 MAX_LINES = 400
 POLICY_SCRIPTS = re.compile(r"[\u0400-\u04FF\u0900-\u097F]")  # Cyrillic (ru, kk), Devanagari (hi)
+
+# What a policy may import of the runtime: the contract, and pure helpers named here with why (no I/O, no state,
+# nothing of the runtime behind them: `test_a_pure_helper_a_policy_may_import_stays_pure` checks the last part).
+POLICY_MAY_IMPORT = {
+    "ai_operator.dialogue": "the contract",
+    "ai_operator.kb.relevance": "pure text scoring: which sentences of an entry answer the question",
+}
+# Configuration knows nothing of the runtime but the provider registry's names: a provider name is the value of a
+# declared key (`STT_PROVIDER`, `ROUTE_<NAME>_STT`), so it is checked when the file is read, with the registered
+# names in the one error line, at start and at reload alike. The registry is a table: it imports configuration
+# only for type checking and loads its provider modules by name on first use, so no cycle runs through it.
+CONFIG_MAY_IMPORT = {"ai_operator.providers.registry"}
 
 
 def modules() -> dict[str, Path]:
@@ -23,31 +40,48 @@ def modules() -> dict[str, Path]:
     return out
 
 
-def top_level_imports(path: Path, name: str, known: set[str]) -> set[str]:
-    """Modules of ours imported when `name` is imported (module level, not inside functions or TYPE_CHECKING)."""
+def imports(path: Path, name: str, known: set[str], *, type_checking: bool) -> set[str]:
+    """Modules of ours that `name` imports anywhere (module level and inside functions); those imported only for
+    type checking too when `type_checking`."""
     tree = ast.parse(path.read_text())
+    skipped: set[int] = set()
+    if not type_checking:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                skipped.update(id(sub) for sub in ast.walk(node))
     found: set[str] = set()
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    for node in tree.body:
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+    for sub in ast.walk(tree):
+        if id(sub) in skipped:
             continue
-        for sub in ast.walk(node) if isinstance(node, ast.Import | ast.ImportFrom) else []:
-            if isinstance(sub, ast.Import):
-                targets = [a.name for a in sub.names]
-            elif isinstance(sub, ast.ImportFrom):
-                base = sub.module or ""
-                if sub.level:
-                    base = ".".join(package.split(".")[: len(package.split(".")) - sub.level + 1] + ([base] if base else []))
-                # `from pkg import sub` imports the submodule; `from pkg import name` reads pkg's namespace
-                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in known else base for a in sub.names]
-                if name.startswith(base + "."):  # a submodule reading its own package mid-import
-                    targets.append(base)
-            for target in targets:
-                while target and target not in known:
-                    target = target.rpartition(".")[0]
-                if target and target != name:
-                    found.add(target)
+        if isinstance(sub, ast.Import):
+            targets = [a.name for a in sub.names]
+        elif isinstance(sub, ast.ImportFrom):
+            base = sub.module or ""
+            if sub.level:
+                base = ".".join(package.split(".")[: len(package.split(".")) - sub.level + 1] + ([base] if base else []))
+            # `from pkg import sub` imports the submodule; `from pkg import name` reads pkg's namespace
+            targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in known else base for a in sub.names]
+            if name.startswith(base + "."):  # a submodule reading its own package mid-import
+                targets.append(base)
+        else:
+            continue
+        for target in targets:
+            while target and target not in known:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                found.add(target)
     return found
+
+
+def graph(*, type_checking: bool) -> dict[str, set[str]]:
+    mods = modules()
+    known = set(mods)
+    return {name: imports(path, name, known, type_checking=type_checking) for name, path in mods.items()}
+
+
+def under(name: str, package: str) -> bool:
+    return name == package or name.startswith(package + ".")
 
 
 def test_every_module_is_small_and_says_what_it_owns() -> None:
@@ -61,23 +95,22 @@ def test_every_module_is_small_and_says_what_it_owns() -> None:
     assert too_long == [] and undocumented == []
 
 
-def test_no_import_cycle_at_import_time() -> None:
-    mods = modules()
-    known = set(mods)
-    graph = {name: top_level_imports(path, name, known) for name, path in mods.items()}
+def test_no_import_cycle_even_through_an_import_inside_a_function() -> None:
+    """An import deferred into a function hides a cycle from Python, not from the design."""
+    edges = graph(type_checking=False)
     state: dict[str, int] = {}
     cycles: list[list[str]] = []
 
     def visit(node: str, stack: list[str]) -> None:
         state[node] = 1
-        for nxt in sorted(graph.get(node, ())):
+        for nxt in sorted(edges.get(node, ())):
             if state.get(nxt) == 1:
                 cycles.append([*stack[stack.index(nxt):], nxt] if nxt in stack else [node, nxt])
             elif nxt not in state:
                 visit(nxt, [*stack, nxt])
         state[node] = 2
 
-    for name in sorted(graph):
+    for name in sorted(edges):
         if name not in state:
             visit(name, [name])
     assert cycles == []
@@ -89,18 +122,48 @@ def test_the_daemon_holds_no_policy_words() -> None:
     assert found == []
 
 
-def test_the_product_does_not_import_its_simulated_world() -> None:
-    """Only the CLI (which offers `demo` and `simpbx`) reaches into `ai_operator.sim`."""
-    mods = modules()
-    known = set(mods)
-    offenders = []
-    for name, path in mods.items():
-        if name.startswith("ai_operator.sim") or name == "ai_operator.cli":
-            continue
-        tree = ast.parse(path.read_text())
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("ai_operator.sim"):
-                offenders.append(name)
-            if isinstance(node, ast.Import) and any(a.name.startswith("ai_operator.sim") for a in node.names):
-                offenders.append(name)
-    assert offenders == [], known and offenders
+# (importer, imported, except): no module under `importer` imports one under `imported` (unless it is an `except`)
+NEVER = {
+    "a policy depends on the contract alone": ("policies", "ai_operator", set(POLICY_MAY_IMPORT)),
+    "the contract imports nothing of ours": ("ai_operator.dialogue", "ai_operator", set()),
+    "the contract knows no policy": ("ai_operator.dialogue", "policies", set()),
+    "configuration knows no policy": ("ai_operator.config", "policies", set()),
+    "configuration knows nothing of the runtime": ("ai_operator.config", "ai_operator", CONFIG_MAY_IMPORT),
+    "the media plane knows no daemon": ("ai_operator.media", "ai_operator.daemon", set()),
+    "the ARI client knows no daemon": ("ai_operator.ari", "ai_operator.daemon", set()),
+    "speech knows no policy": ("ai_operator.speech", "policies", set()),
+    "the product does not import its simulated world": ("ai_operator", "ai_operator.sim", set()),
+}
+# Who may cross an arrow anyway: the simulated world itself, and the CLI, which offers `demo` and `simpbx`.
+NEVER_EXEMPT = {"the product does not import its simulated world": ("ai_operator.sim", "ai_operator.cli")}
+
+
+@pytest.mark.parametrize("rule", sorted(NEVER))
+def test_an_arrow_that_must_never_exist(rule: str) -> None:
+    importer, imported, allowed = NEVER[rule]
+    exempt = NEVER_EXEMPT.get(rule, ())
+    found = sorted(
+        f"{name} -> {target}"
+        for name, targets in graph(type_checking=True).items()
+        if under(name, importer) and not any(under(name, e) for e in exempt)
+        for target in targets
+        if under(target, imported) and not under(target, importer) and target not in allowed
+    )
+    assert found == [], rule
+
+
+def test_a_pure_helper_a_policy_may_import_stays_pure() -> None:
+    """What a policy may import of the runtime reaches, through its own imports, nothing but its own package."""
+    edges = graph(type_checking=True)
+    reached: dict[str, list[str]] = {}
+    for helper in POLICY_MAY_IMPORT:
+        package, todo = helper.rpartition(".")[0], [helper]
+        seen: set[str] = set()
+        while todo:
+            for nxt in edges[todo.pop()] - seen:
+                seen.add(nxt)
+                todo.append(nxt)
+        outside = sorted(m for m in seen if not under(m, package) and m not in POLICY_MAY_IMPORT)
+        if outside:
+            reached[helper] = outside
+    assert reached == {}

@@ -1,9 +1,11 @@
 """Named routes: `Stasis(<app>,<name>)` in the dialplan reaches route `name`. Pure parsing.
 
 A route is `ROUTE_<NAME>_ENABLED`, `ROUTE_<NAME>_POLICY` and options `ROUTE_<NAME>_<OPTION>`. The runtime's own
-options (`ROUTE_OPTIONS`) are declared here; a policy declares its own (e.g. freight's `LOAD`) as
-`PolicyDefinition.route_options`, so a new option never needs an edit here. The handoff target is parsed into a
-value when the file is read, not when the caller asks for a human.
+options (`ROUTE_OPTIONS`) are declared and parsed here; a policy declares its own (e.g. freight's `LOAD`) as
+`PolicyDefinition.route_options`, so a new option never needs an edit here. Configuration knows no policy: it
+keeps a policy's options as text (`Route.option_text`); where the runtime is assembled, `ai_operator/route_binding.py`
+finds the route's policy and has it parse them (`Route.options`). The handoff target is parsed into a value
+when the file is read, not when the caller asks for a human.
 """
 
 from __future__ import annotations
@@ -14,17 +16,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import ai_operator.config.values as v
-from ai_operator.config.schema import LLM_CHOICES, STT_CHOICES, TTS_CHOICES
+from ai_operator.config.schema import provider_choices
 
 ROUTE_KEY_RE = re.compile(r"^ROUTE_([A-Z0-9]+)_([A-Z][A-Z0-9_]*)$")
 ROUTE_OPTIONS: dict[str, str] = {
     "ENABLED": "true/false: the bot answers this route",
     "POLICY": "dialogue policy name (a folder of policies/, or of POLICY_PATH)",
     "HANDOFF": "where a human handoff goes: context,extension[,priority] or an endpoint like PJSIP/operator-desk",
-    "STT": "per-route speech-to-text provider override (openai, none)",
-    "TTS": "per-route text-to-speech provider override (espeak, openai)",
-    "LLM": "per-route model provider override (openai, none)",
-    "HOLD_S": "turn-boundary hold for dangling utterances, seconds (0..10)",
+    "STT": "per-route speech-to-text provider override (a registered provider, or none)",
+    "TTS": "per-route text-to-speech provider override (a registered provider: espeak, openai)",
+    "LLM": "per-route model provider override (a registered provider, or none)",
+    "HOLD_S": "turn-boundary hold for dangling utterances, seconds (0..10), over the policy's own",
 }
 PRODUCTION_ROUTES = ("kazakhtelecom",)
 _CONTEXT_RE = re.compile(r"^[A-Za-z0-9_.+-]+$")
@@ -67,7 +69,7 @@ class HandoffTarget:
 
 @dataclass(frozen=True)
 class Route:
-    """A named route and its options, all parsed."""
+    """A named route: the runtime's options parsed; its policy's own as text until the runtime binds the route."""
 
     name: str  # lower-case, as in the Stasis argument
     enabled: bool
@@ -76,24 +78,17 @@ class Route:
     stt: str | None = None  # provider overrides
     tts: str | None = None
     llm: str | None = None
-    hold_s: float | None = None
-    options: Mapping[str, Any] = field(default_factory=dict)  # the policy's own options, parsed by the policy
-
-    def option(self, key: str, default: Any = None) -> Any:
-        """A policy option by its env name (e.g. "LOAD")."""
-        return self.options.get(key.upper(), default)
+    hold_s: float | None = None  # over the policy's own hold (the runtime sets the session's `hold_s`)
+    option_text: Mapping[str, str] = field(default_factory=dict)  # the route's other keys as written ("LOAD": "x.json")
+    options: Mapping[str, Any] | None = None  # `option_text` parsed by the route's policy; None until bound (route_binding.py)
 
 
 def parse_runtime_option(option: str, raw: str) -> Any:
     """One of `ROUTE_OPTIONS` (not ENABLED/POLICY) as a typed value; raises ValueError saying what is allowed."""
     if option == "HANDOFF":
         return HandoffTarget.parse(raw) if raw.strip() else None
-    if option == "STT":
-        return v.parse_choice(raw, STT_CHOICES) if raw.strip() else None
-    if option == "TTS":
-        return v.parse_choice(raw, TTS_CHOICES) if raw.strip() else None
-    if option == "LLM":
-        return v.parse_choice(raw, LLM_CHOICES) if raw.strip() else None
+    if option in ("STT", "TTS", "LLM"):
+        return v.parse_choice(raw, provider_choices(option.lower())()) if raw.strip() else None
     if option == "HOLD_S":
         return v.parse_float(raw, 0, 10) if raw.strip() else None
     raise KeyError(option)

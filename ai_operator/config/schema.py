@@ -1,6 +1,7 @@
 """Every setting of the daemon, declared once: its env key, type (the annotation), default, allowed range or
-choices, and a one-line doc. The settings groups are frozen dataclasses; a typo in an attribute is a type
-error. `etc/ai-operator.env.example` documents the same keys and a test keeps the two in step.
+choices, a one-line doc, and whether a reload (SIGHUP) may apply it (`restart=True`: only a restart does).
+The settings groups are frozen dataclasses; a typo in an attribute is a type error.
+`etc/ai-operator.env.example` documents the same keys and a test keeps the two in step.
 """
 
 from __future__ import annotations
@@ -15,11 +16,9 @@ from typing import Any
 import ai_operator.config.values as v
 
 CODECS = ("ulaw", "alaw", "slin")
-STT_CHOICES = ("auto", "openai", "none")  # auto = openai when OPENAI_API_KEY is set
-TTS_CHOICES = ("auto", "openai", "espeak")
-LLM_CHOICES = ("auto", "openai", "none")
 EMBEDDING_CHOICES = ("hash", "openai")
 LOG_LEVELS = ("debug", "info", "warning", "error")
+PREWARM_SCOPES = ("auto", "all", "fixed", "canned", "off")  # TTS_PREWARM
 LOG_FORMATS = ("auto", "json", "console")
 PORT_RANGE = (1024, 65535)
 
@@ -35,6 +34,21 @@ class Spec:
     hi: float | None = None
     secret: bool = False
     check: Callable[[str], None] | None = None  # extra check of the raw text (URLs, names); raises ValueError
+    choices_from: Callable[[], tuple[str, ...]] | None = None  # choices known at run time (the provider registry)
+    restart: bool = False  # only a restart applies it: a reload names it (reload_needs_restart) and keeps the running value
+
+
+def provider_choices(kind: str) -> Callable[[], tuple[str, ...]]:
+    """What `<KIND>_PROVIDER` (or a route's override) may say: the registered providers of `kind`, auto, none."""
+
+    def choices() -> tuple[str, ...]:
+        from ai_operator.providers.registry import (
+            choices as registered,  # at parse time: providers import config
+        )
+
+        return registered(kind)
+
+    return choices
 
 
 def setting(key: str, default: Any, doc: str, **spec: Any) -> Any:
@@ -44,19 +58,19 @@ def setting(key: str, default: Any, doc: str, **spec: Any) -> Any:
 
 @dataclass(frozen=True)
 class AriSettings:
-    url: str = setting("ARI_URL", "http://127.0.0.1:8088/ari", "Asterisk ARI base URL", check=v.check_http_url)
-    user: str = setting("ARI_USER", "", "ARI user (ari.conf)")
-    password: str = setting("ARI_PASSWORD", "", "ARI password (ari.conf)", secret=True)
-    app: str = setting("ARI_APP", "ai-operator", "Stasis application name", check=v.check_identifier)
+    url: str = setting("ARI_URL", "http://127.0.0.1:8088/ari", "Asterisk ARI base URL", check=v.check_http_url, restart=True)
+    user: str = setting("ARI_USER", "", "ARI user (ari.conf)", restart=True)
+    password: str = setting("ARI_PASSWORD", "", "ARI password (ari.conf)", secret=True, restart=True)
+    app: str = setting("ARI_APP", "ai-operator", "Stasis application name", check=v.check_identifier, restart=True)
 
 
 @dataclass(frozen=True)
 class RtpSettings:
-    host: str = setting("RTP_HOST", "127.0.0.1", "address we receive externalMedia RTP on (reachable by Asterisk)")
-    port_min: int = setting("RTP_PORT_MIN", 20000, "lowest local RTP port", lo=PORT_RANGE[0], hi=PORT_RANGE[1])
-    port_max: int = setting("RTP_PORT_MAX", 20999, "highest local RTP port", lo=PORT_RANGE[0], hi=PORT_RANGE[1])
+    host: str = setting("RTP_HOST", "127.0.0.1", "address we receive externalMedia RTP on (reachable by Asterisk)", restart=True)
+    port_min: int = setting("RTP_PORT_MIN", 20000, "lowest local RTP port", lo=PORT_RANGE[0], hi=PORT_RANGE[1], restart=True)
+    port_max: int = setting("RTP_PORT_MAX", 20999, "highest local RTP port", lo=PORT_RANGE[0], hi=PORT_RANGE[1], restart=True)
     codec: str = setting("RTP_CODEC", "ulaw", "externalMedia codec: ulaw, alaw or slin (16-bit big-endian)",
-                         choices=CODECS)
+                         choices=CODECS, restart=True)
 
 
 @dataclass(frozen=True)
@@ -64,6 +78,13 @@ class VadSettings:
     aggressiveness: int = setting("VAD_AGGRESSIVENESS", 2, "webrtcvad aggressiveness 0..3", lo=0, hi=3)
     start_ms: int = setting("VAD_START_MS", 60, "speech needed to start an utterance", lo=20, hi=1000)
     end_silence_ms: int = setting("VAD_END_SILENCE_MS", 600, "silence that ends an utterance", lo=100, hi=5000)
+    early_stt_ms: int = setting("VAD_EARLY_STT_MS", 240, "silence after which the utterance so far is transcribed "
+                                "ahead of its end (reused when the caller says nothing more); 0 = off", lo=0, hi=5000)
+    early_turn: bool = setting("VAD_EARLY_TURN", True, "end the turn at that pause when the policy says the "
+                               "transcript is complete (withdrawn if the caller goes on before the reply is heard)")
+    early_reply_ms: int = setting("VAD_EARLY_REPLY_MS", 0, "silence after the caller's last speech before the reply "
+                                  "to an early-ended turn may start (it is prepared at once); 0 = as soon as it is "
+                                  "ready", lo=0, hi=5000)
     max_utterance_s: float = setting("VAD_MAX_UTTERANCE_S", 20.0, "longest utterance before it is cut", lo=1, hi=120)
     barge_in_ms: int = setting("BARGE_IN_MS", 200, "caller speech over the bot that interrupts it", lo=40, hi=3000)
 
@@ -91,17 +112,28 @@ class SpeechSettings:
     openai_base_url: str = setting("OPENAI_BASE_URL", "", "base URL of an OpenAI-compatible server; empty = OpenAI",
                                    check=lambda raw: v.check_http_url(raw, optional=True))
     stt_provider: str = setting("STT_PROVIDER", "auto", "speech-to-text: openai, none, auto (openai when a key is set)",
-                                choices=STT_CHOICES)
+                                choices_from=provider_choices("stt"))
     stt_model: str = setting("STT_MODEL", "whisper-1", "transcription model")
     stt_timeout_s: float = setting("STT_TIMEOUT_S", 8.0, "transcription timeout per attempt", lo=0.1, hi=120)
     tts_provider: str = setting("TTS_PROVIDER", "auto", "text-to-speech: espeak, openai, auto (openai when a key is set)",
-                                choices=TTS_CHOICES)
+                                choices_from=provider_choices("tts"))
     tts_model: str = setting("TTS_MODEL", "gpt-4o-mini-tts", "speech model")
     tts_voice: str = setting("TTS_VOICE", "alloy", "speech voice")
+    tts_timeout_s: float = setting("TTS_TIMEOUT_S", 10.0, "speech: opening a line and each later read; past it the "
+                                   "line is spoken in the local voice", lo=0.1, hi=120)
     llm_provider: str = setting("LLM_PROVIDER", "auto", "model: openai, none, auto (openai when a key is set)",
-                                choices=LLM_CHOICES)
+                                choices_from=provider_choices("llm"))
     llm_model: str = setting("LLM_MODEL", "gpt-4o-mini", "chat model")
     llm_timeout_s: float = setting("LLM_TIMEOUT_S", 6.0, "model timeout per call", lo=0.1, hi=120)
+    provider_failures_to_open: int = setting("PROVIDER_FAILURES_TO_OPEN", 3,
+                                             "failed calls in a row that open a provider's breaker (a 401/403/404 "
+                                             "opens it at once)", lo=1, hi=100)
+    provider_cooldown_s: float = setting("PROVIDER_COOLDOWN_S", 30.0,
+                                         "an open breaker's cool-down: the provider is not called, then one probe",
+                                         lo=0.1, hi=3600)
+    provider_check_timeout_s: float = setting("PROVIDER_CHECK_TIMEOUT_S", 5.0,
+                                              "bound of the start check (one authenticated request per provider)",
+                                              lo=0.1, hi=60)
     embedding_provider: str = setting("EMBEDDING_PROVIDER", "hash", "knowledge-base embeddings: hash (offline) or openai",
                                       choices=EMBEDDING_CHOICES)
     embedding_model: str = setting("EMBEDDING_MODEL", "text-embedding-3-small", "embedding model (openai)")
@@ -111,9 +143,12 @@ class SpeechSettings:
 @dataclass(frozen=True)
 class StorageSettings:
     state_dir: Path = setting("STATE_DIR", Path("/var/lib/ai-operator"),
-                              "state: embedded database, spool, TTS cache (relative: to the env file's folder)")
+                              "state: embedded database, spool, TTS cache (relative: to the env file's folder)", restart=True)
     database_url: str = setting("DATABASE_URL", "", "PostgreSQL DSN; empty = private embedded PostgreSQL in STATE_DIR",
-                                secret=True, check=v.check_dsn)
+                                secret=True, check=v.check_dsn, restart=True)
+    kb_database_url: str = setting("KB_DATABASE_URL", "", "PostgreSQL DSN of a read replica for knowledge-base "
+                                   "search; empty = DATABASE_URL. Unfit (down, not streaming, behind): the primary",
+                                   secret=True, check=v.check_dsn, restart=True)
     loads_dir: Path = setting("LOADS_DIR", Path("loads"),
                               "folder of freight load files; relative: to the env file's folder (/etc/ai-operator/loads)")
     policy_path: str = setting("POLICY_PATH", "", "extra folders holding policy folders, ':'-separated (empty: none)")
@@ -122,16 +157,20 @@ class StorageSettings:
                                          "'cannot look that up' line", lo=0.1, hi=30)
     tts_cache_max_mb: int = setting("TTS_CACHE_MAX_MB", 200, "on-disk TTS cache bound (LRU; prewarmed lines pinned)",
                                     lo=1, hi=100000)
+    tts_prewarm: str = setting("TTS_PREWARM", "auto", "lines synthesised ahead into the TTS cache: all (canned, "
+                               "fixed replies, knowledge-base answers), fixed (no KB answers), canned (greeting and "
+                               "closing lines), off; auto: all for a remote voice, canned for a local one",
+                               choices=PREWARM_SCOPES)
 
 
 @dataclass(frozen=True)
 class OpsSettings:
-    metrics_host: str = setting("METRICS_HOST", "127.0.0.1", "Prometheus /metrics and /healthz bind address")
-    metrics_port: int = setting("METRICS_PORT", 9464, "metrics port; 0 disables", lo=0, hi=65535)
+    metrics_host: str = setting("METRICS_HOST", "127.0.0.1", "Prometheus /metrics and /healthz bind address", restart=True)
+    metrics_port: int = setting("METRICS_PORT", 9464, "metrics port; 0 disables", lo=0, hi=65535, restart=True)
     overload_lag_ms: float = setting("OVERLOAD_LAG_MS", 60.0,
                                      "event-loop lateness that counts as behind: new calls are refused", lo=10, hi=10000)
     log_level: str = setting("LOG_LEVEL", "info", "debug, info, warning, error", choices=LOG_LEVELS)
-    log_format: str = setting("LOG_FORMAT", "auto", "json, console or auto (console on a terminal)", choices=LOG_FORMATS)
+    log_format: str = setting("LOG_FORMAT", "auto", "json, console or auto (console on a terminal)", choices=LOG_FORMATS, restart=True)
     log_transcripts: bool = setting("LOG_TRANSCRIPTS", False,
                                     "log what callers said at info (personal data; default: debug only)")
 
@@ -187,8 +226,9 @@ def parse_value(d: Declared, raw: str) -> Any:
         return v.parse_int(raw, spec.lo, spec.hi)
     if d.type is float:
         return v.parse_float(raw, spec.lo, spec.hi)
-    if spec.choices:
-        return v.parse_choice(raw, spec.choices)
+    choices = spec.choices or (spec.choices_from() if spec.choices_from is not None else ())
+    if choices:
+        return v.parse_choice(raw, choices)
     if d.type is Path:
         return Path(raw.strip())
     return raw

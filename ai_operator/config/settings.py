@@ -4,7 +4,9 @@ Which value wins: a key set in the process environment overrides the file, excep
 the daemon re-reads the file (SIGHUP), an environment value that equals what the file said at start is only a
 copy of it (systemd's `EnvironmentFile=`, a wrapper that exports the file), so the file's new value wins; an
 environment value that differs from the file is a deliberate override and still wins. Every value is checked
-when the file is read; an error names file:line, the key, the value and what is allowed.
+when the file is read; an error names file:line, the key, the value and what is allowed. A route's policy and
+the policy's own options are not: configuration knows no policy (`ai_operator/route_binding.py` checks them
+where the runtime is assembled, with the same one-line errors, from `Settings.lines`).
 """
 
 from __future__ import annotations
@@ -38,7 +40,6 @@ from ai_operator.config.schema import (
     parse_value,
 )
 from ai_operator.config.values import parse_bool
-from ai_operator.dialogue import OptionContext
 
 DEFAULT_ENV_PATH = "/etc/ai-operator/ai-operator.env"
 
@@ -64,9 +65,19 @@ class Settings:
     raw: Mapping[str, str] = field(default_factory=dict)  # the merged raw values the settings were built from
     file_values: Mapping[str, str] = field(default_factory=dict)  # what the env file itself said
     file_at_start: Mapping[str, str] = field(default_factory=dict)  # what it said when the process first read it
+    lines: Mapping[str, int] = field(default_factory=dict)  # the env file's line of each key it set
 
     def route(self, name: str) -> Route | None:
         return self.routes.get(name.lower())
+
+    @property
+    def base_dir(self) -> Path:
+        """What a relative path in the env file is relative to: its folder (no file: the current directory)."""
+        return _base_dir(self.source)
+
+    def where(self, key: str) -> str:
+        """`file:line: ` of `key` for an error or warning line (`file: ` when no line of the file set it)."""
+        return _where(self.source, self.lines, key)
 
     def secrets(self) -> list[str]:
         """Values that must never be shown (passwords, keys, the DSN and its password)."""
@@ -104,6 +115,10 @@ def _raw_text(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
+
+
+def _base_dir(source: str) -> Path:
+    return Path(source).resolve().parent if Path(source).is_file() else Path.cwd()
 
 
 def _where(source: str, lines: Mapping[str, int], key: str) -> str:
@@ -150,7 +165,7 @@ def build_settings(
     """Merge file entries with the environment and check every value."""
     env = os.environ if environ is None else environ
     raw, lines, file_values, warnings = merge_sources(entries, env, source, file_at_start)
-    base_dir = Path(source).resolve().parent if Path(source).is_file() else Path.cwd()
+    base_dir = _base_dir(source)
 
     groups: dict[str, dict[str, Any]] = {name: {} for name in GROUPS}
     for d in DECLARED:
@@ -170,13 +185,8 @@ def build_settings(
     if rtp.port_min > rtp.port_max:
         raise ConfigError(f"{_where(source, lines, 'RTP_PORT_MIN')}RTP_PORT_MIN/RTP_PORT_MAX: invalid range "
                           f"{rtp.port_min}-{rtp.port_max} (RTP_PORT_MIN must not exceed RTP_PORT_MAX)")
-    storage = built["storage"]
-    from policies import use_policy_path
-
-    use_policy_path(storage.policy_path, base_dir)
-    ctx = OptionContext(base_dir=base_dir, loads_dir=storage.loads_dir)
-    routes = _build_routes(raw, lines, source, ctx, warnings)
-    return Settings(**built, routes=routes, source=source, warnings=tuple(warnings), raw=raw,
+    routes = _build_routes(raw, lines, source, warnings)
+    return Settings(**built, routes=routes, source=source, warnings=tuple(warnings), raw=raw, lines=lines,
                     file_values=file_values, file_at_start=file_values if file_at_start is None else file_at_start)
 
 
@@ -186,10 +196,9 @@ def _shown(key: str, value: str) -> str:
 
 
 def _build_routes(
-    raw: Mapping[str, str], lines: Mapping[str, int], source: str, ctx: OptionContext, warnings: list[str]
+    raw: Mapping[str, str], lines: Mapping[str, int], source: str, warnings: list[str]
 ) -> dict[str, Route]:
-    from policies import PolicyNotFound, load_policy, policy_exists
-
+    """The routes with the runtime's own options parsed; a policy's options are kept as text (route_binding.py)."""
     by_route: dict[str, dict[str, str]] = {}
     for k, value in raw.items():
         m = ROUTE_KEY_RE.match(k)
@@ -208,45 +217,24 @@ def _build_routes(
         policy_name = opts.get("POLICY", "").strip()
         if enabled and not policy_name:
             raise ConfigError(f"{where('ENABLED')}ROUTE_{name}_POLICY: route {name.lower()} is enabled but names no policy")
-        policy = None
-        if policy_name and policy_exists(policy_name):
-            try:
-                policy = load_policy(policy_name)
-            except PolicyNotFound as exc:
-                if enabled:
-                    raise ConfigError(f"{where('POLICY')}ROUTE_{name}_POLICY: {exc}") from None
-        elif enabled:
-            raise ConfigError(
-                f"{where('POLICY')}ROUTE_{name}_POLICY: route {name.lower()} is enabled with policy {policy_name!r}, "
-                "which does not exist"
-            )
-        policy_options = dict(policy.route_options) if policy is not None else {}
         parsed: dict[str, Any] = {}
-        own: dict[str, Any] = {}
+        text: dict[str, str] = {}
         for opt, value in opts.items():
             if opt in ("ENABLED", "POLICY"):
                 continue
+            if opt not in ROUTE_OPTIONS:
+                text[opt] = value  # the policy's (or unknown): route_binding.py
+                continue
             try:
-                if opt in ROUTE_OPTIONS:
-                    parsed[opt.lower()] = parse_runtime_option(opt, value)
-                elif opt in policy_options:
-                    own[opt] = policy_options[opt].parse(value, ctx) if value.strip() else None
-                else:
-                    known = [*ROUTE_OPTIONS, *policy_options]
-                    warnings.append(f"{where(opt)}unknown route option ROUTE_{name}_{opt} (known: {', '.join(known)})")
-            except (ValueError, OSError) as exc:
+                parsed[opt.lower()] = parse_runtime_option(opt, value)
+            except ValueError as exc:
                 message = f"{where(opt)}ROUTE_{name}_{opt}={value!r}: {exc}"
                 if enabled:
                     raise ConfigError(message) from None
                 warnings.append(f"{message} (route {name.lower()} is disabled)")
-        if enabled and policy is not None:
-            for opt, spec in policy_options.items():
-                if spec.required and own.get(opt) is None:
-                    raise ConfigError(f"{where('ENABLED')}ROUTE_{name}_{opt}: route {name.lower()} uses policy "
-                                      f"{policy_name}, which needs {opt} ({spec.doc})")
         if enabled and name.lower() in PRODUCTION_ROUTES:
             warnings.append(f"{where('ENABLED')}production route {name.lower()} is ENABLED")
-        routes[name.lower()] = Route(name=name.lower(), enabled=enabled, policy=policy_name, options=own, **parsed)
+        routes[name.lower()] = Route(name=name.lower(), enabled=enabled, policy=policy_name, option_text=text, **parsed)
     return routes
 
 

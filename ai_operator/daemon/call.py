@@ -16,9 +16,14 @@ from typing import Any
 
 import numpy as np
 
-from ai_operator.callend import CallEnd
+from ai_operator.callend import CallEnd, expected_line_s
 from ai_operator.config import Route
 from ai_operator.conversation import Conversation
+from ai_operator.daemon.call_record import write_call_record
+from ai_operator.daemon.early_stt import EarlyTranscript
+from ai_operator.daemon.early_turn import EarlyTurn
+from ai_operator.daemon.handoff import transfer
+from ai_operator.daemon.hearing import STT_UNAVAILABLE, Hearing
 from ai_operator.daemon.mailbox import (
     CallerGone,
     DtmfPressed,
@@ -32,6 +37,7 @@ from ai_operator.daemon.mailbox import (
 from ai_operator.daemon.media_leg import MediaLeg
 from ai_operator.daemon.services import Services
 from ai_operator.daemon.speaker import Speaker
+from ai_operator.daemon.streamed_reply import StreamedReply
 from ai_operator.daemon.turn_log import TurnLog
 from ai_operator.logs import get_logger
 from ai_operator.media.bargein import BargeInDetector
@@ -39,6 +45,7 @@ from ai_operator.media.frames import SAMPLE_RATE
 from ai_operator.media.listener import BargedIn, CallerListener, Dropped, Heard, ListenEvent, SpeechBegan
 from ai_operator.media.playout import PlayoutEvent
 from ai_operator.media.vad import UtteranceEnded, UtteranceSegmenter
+from ai_operator.providers.health import CallNotes, watch_call
 from ai_operator.turn_driver import Turn, TurnDriver
 from ai_operator.wiring import new_session
 from policies import load_policy
@@ -81,11 +88,16 @@ class Call:
                                          log_context={"route": route.name},
                                          kb_timeout_s=settings.storage.kb_search_timeout_s)
         self.driver = TurnDriver(self.conversation)
+        self.conversation.speech_stream = self._streamed_speech  # a model's answer spoken as it streams
+        self._streamed: StreamedReply | None = None
         vad = settings.vad
         self.listener = CallerListener(
             UtteranceSegmenter(vad.aggressiveness, vad.start_ms, vad.end_silence_ms, vad.max_utterance_s),
             BargeInDetector(vad.barge_in_ms),
         )
+        self.early_stt = EarlyTranscript.of_call(self, vad.early_stt_ms)  # STT at a short pause (early_stt.py)
+        self.hearing = Hearing(self, self.early_stt)
+        self.early_turn = EarlyTurn(self, vad)  # the policy ends the turn at that pause (early_turn.py)
         self.turn_log = TurnLog(self.call_id, records=svc.records, metrics=svc.metrics,
                                 end_silence_ms=vad.end_silence_ms, state_field=self.policy.state_field)
         self.media = MediaLeg(svc, self.call_id, on_audio=self._on_audio, on_silence=self._on_silence,
@@ -101,6 +113,7 @@ class Call:
         self._last_activity = self._started_mono
         self._pending_transfer: str | None = None
         self._torn_down = False
+        self.provider_notes = CallNotes()  # provider failures during this call, for its record
         self.started_at = datetime.now(UTC)
 
     # ---- events from the manager (ARI) and the daemon ---------------------------------------------------------
@@ -128,6 +141,7 @@ class Call:
         now = time.monotonic()
         stream = self.media.stream
         events = self.listener.feed(frame, now, stream is not None and stream.speaking)
+        self.early_stt.frame(self.listener.segmenter)
         if events:
             self._heard(events, now)
 
@@ -139,14 +153,16 @@ class Call:
             return
         now = time.monotonic()
         events = self.listener.feed_silent(now, speaking)
+        self.early_stt.frame(self.listener.segmenter)
         if events:
             self._heard(events, now)
 
     def _heard(self, events: list[ListenEvent], now: float) -> None:
         for ev in events:
             match ev:
-                case SpeechBegan():
+                case SpeechBegan(at=at):
                     self._last_activity = now
+                    self.early_turn.speech_began(at)  # the caller went on: an early decision is withdrawn
                     self.driver.caller_speaking_again()
                 case Heard(utterance=utt):
                     self._last_activity = now
@@ -160,13 +176,16 @@ class Call:
                     self._barge_in(now)
 
     def _barge_in(self, now: float) -> None:
+        if self.callend.armed:  # an ending line is not a turn: the caller's voice does not cut it (ARCHITECTURE.md)
+            self.log.info("barge_in_over_ending_line", reason=self.callend.reason)
+            return
         cut = self.speaker.cut() if self.speaker else None
-        self.callend.on_barge_in(now)
         self.log.info("barge_in", utterance=cut)
         self.mailbox.post(Wake())
 
     def _on_playout(self, ev: PlayoutEvent) -> None:
         if ev.kind == "started":
+            self.early_turn.first_frame()
             self.callend.on_bot_started(ev.at, ev.at)
             chunk_ms = self.speaker.first_chunk_ms.pop(ev.utterance_id, None) if self.speaker else None
             self.turn_log.first_frame_sent(ev.utterance_id, ev.at, chunk_ms)
@@ -184,11 +203,14 @@ class Call:
         self.log.error("tts_failed", utterance=utterance_id, error=str(exc))
         self.svc.metrics.adapter_errors_total.labels(adapter="tts").inc()
         self.turn_log.first_frame_sent(utterance_id, None)
-        if self.callend.armed:  # the goodbye cannot be spoken: end now rather than at the watchdog
+        stream = self.media.stream
+        playing = stream is not None and (stream.speaking or stream.queued_utterances > 0)
+        if self.callend.armed and not playing:  # the goodbye cannot be spoken: end now, not at a deadline
             self.mailbox.post(EndNow())
 
     # ---- the dialogue loop ---------------------------------------------------------------------------------------
     async def run(self) -> None:
+        watch_call(self.provider_notes)
         try:
             await self._setup()
             await self._handle(await self.driver.start(time.monotonic()), {})
@@ -213,7 +235,9 @@ class Call:
                                on_error=self._on_tts_error)
 
     def _next_deadline(self, now: float) -> float:
-        candidates = [now + IDLE_POLL_S, self._started_mono + self.max_call_s]
+        candidates = [now + IDLE_POLL_S]
+        if self.driver.closed is None:  # once closing, the maximum length is no deadline any more (no busy loop)
+            candidates.append(self._started_mono + self.max_call_s)
         for d in (self.callend.next_deadline(), self.driver.deadline()):
             if d is not None:
                 candidates.append(d)
@@ -230,25 +254,27 @@ class Call:
                     return
                 case UtteranceHeard(utterance=utt):
                     await self._utterance(utt)
-                case DtmfPressed(digit=digit):
+                case DtmfPressed(digit=digit) if not self.callend.armed:
                     self._last_activity = now
                     await self._handle(await self.driver.dtmf(digit, now), {})
                 case TransferDue():
-                    await self._transfer()
-                    return
-                case EndNow() if self.callend.armed:
-                    await self._hang_up("bot")
-                    return
+                    if await transfer(self):
+                        return
+                case EndNow():
+                    self.callend.line_lost(now)
                 case ShutdownRequested():
                     await self._forced_end("shutdown", now)
                 case _:
                     pass  # a wake-up or a timeout: the timers below
-            for turn in await self.driver.due(time.monotonic()):
+            for turn in [] if self.callend.armed else await self.driver.due(time.monotonic()):
                 await self._handle(turn, {"hold_ms": turn.held_ms})
             if time.monotonic() - self._started_mono >= self.max_call_s:
                 await self._forced_end("max_call_length", time.monotonic())
             verdict = self.callend.poll(time.monotonic())
             if verdict is not None:
+                self.summary["end_fired"] = self.callend.fired
+                self.log.info("callend_fired", fired=self.callend.fired, reason=self.callend.reason,
+                              after_arm_s=round(time.monotonic() - (self.callend.armed_at or now), 2))
                 await self._hang_up(verdict)
                 return
             await self._maybe_idle(time.monotonic())
@@ -256,27 +282,25 @@ class Call:
     async def _utterance(self, ev: UtteranceEnded) -> None:
         stt = self.svc.stt_for(self.route)
         timings: dict[str, float] = {"eou_ms": (ev.detected_at - ev.speech_ended_at) * 1000}
-        if self.driver.closed:
+        if self.driver.closed or self.callend.armed:  # said over (or after) an ending line: not a turn
             self.log.info("utterance_after_close", seconds=round(len(ev.audio) / SAMPLE_RATE, 2),
-                          closing=self.driver.closed)
+                          closing=self.driver.closed or self.callend.reason)
+            self.summary["utterances_after_close"] = self.summary.get("utterances_after_close", 0) + 1
             return
         self.turn_log.speech_ended(ev.speech_ended_at)
         if stt is None:
             self.log.debug("utterance_ignored_no_stt", seconds=round(len(ev.audio) / SAMPLE_RATE, 2))
             return
-        t0 = time.perf_counter()
-        try:
-            text = await stt.transcribe(ev.audio, self.session.spoken_language)
-        except Exception as exc:
-            timings["stt_ms"] = (time.perf_counter() - t0) * 1000
-            self.log.warning("stt_failed", error=str(exc))
-            self.svc.metrics.adapter_errors_total.labels(adapter="stt").inc()
-            await self._handle(await self.driver.not_heard(time.monotonic()), timings)
+        text = await self.hearing.transcribe(stt, ev, timings)
+        if text is None:
+            if self.hearing.given_up:
+                await self._forced_end(STT_UNAVAILABLE, time.monotonic())
+            else:
+                await self._handle(await self.driver.not_heard(time.monotonic()), timings)
             return
-        timings["stt_ms"] = (time.perf_counter() - t0) * 1000
-        self.svc.metrics.adapter_latency_seconds.labels(adapter="stt").observe(timings["stt_ms"] / 1000)
-        for turn in await self.driver.heard(text, time.monotonic()):
+        for turn in await self.early_turn.heard(ev, text):  # the driver's turns ([]: withdrawn while deciding)
             await self._handle(turn, timings)
+        self.early_turn.answered(ev)
 
     async def _maybe_idle(self, now: float) -> None:
         busy = (self.speaker is not None and self.speaker.busy) or self.listener.segmenter.in_speech or self.driver.pending
@@ -286,7 +310,10 @@ class Call:
         await self._handle(await self.driver.silence(now), {})
 
     async def _forced_end(self, reason: str, now: float) -> None:
-        """The runtime ends the call: the policy's closing line, and no new turn from here on."""
+        """The runtime ends the call: the policy's closing line, no new turn (an ending line playing ends it)."""
+        if self.callend.armed:
+            self.driver.closed = self.driver.closed or reason
+            return
         turn = await self.driver.forced_end(reason, now)
         if turn is None:
             return
@@ -310,38 +337,31 @@ class Call:
         if reply.disposition:
             self.disposition = reply.disposition
         if reply.hang_up:
-            self.callend.arm(reply.hang_up_reason or "policy", time.monotonic())
-        utterance_id = None
+            self.callend.arm(reply.hang_up_reason or "policy", time.monotonic(), expected_line_s(reply.text))
+        utterance_id, said_at = None, None
+        streamed, self._streamed = self._streamed, None
         if reply.text and self.speaker is not None:
             self.log.info("bot_says", text=reply.text, language=reply.language)
-            utterance_id = self.speaker.say(reply.text, reply.language, cache=outcome.timings.get("model_ms", 0) == 0)
+            if streamed is not None and streamed.speaks(reply.text, reply.language):
+                utterance_id, said_at = streamed.finish(), streamed.started_at  # already being spoken
+            else:
+                utterance_id = self.speaker.say(reply.text, reply.language, cache=outcome.timings.get("model_ms", 0) == 0)
+        else:
+            if streamed is not None:
+                streamed.abandon()
+            if reply.hang_up:  # an ending with no line: nothing to wait for
+                self.mailbox.post(EndNow())
         if reply.transfer:
             if utterance_id is None:
                 self.mailbox.post(TransferDue())
             self._pending_transfer = utterance_id
-        await self.turn_log.add(turn.caller, outcome, timings, utterance_id)
+        await self.turn_log.add(turn.caller, outcome, timings, utterance_id, said_at=said_at)
         if self.svc.observer is not None:
             self.svc.observer(self, turn)
 
-    async def _transfer(self) -> None:
-        target = self.route.handoff
-        if target is None:
-            self.log.warning("handoff_unavailable", reason=f"ROUTE_{self.route.name.upper()}_HANDOFF is not set")
-            self.callend.arm("handoff_unavailable", time.monotonic())
-            await self._hang_up("bot")
-            return
-        try:
-            if target.endpoint:
-                await self.svc.ari.redirect(self.call_id, target.endpoint)
-            else:
-                await self.svc.ari.continue_in_dialplan(self.call_id, context=target.context,
-                                                        extension=target.extension, priority=target.priority)
-            self.summary["handoff"] = str(target)
-            self.log.info("handoff", target=str(target))
-            self._finish("bot", "handoff")
-        except Exception as exc:
-            self.log.error("handoff_failed", target=str(target), error=str(exc))
-            await self._hang_up("bot")
+    def _streamed_speech(self, language: str) -> StreamedReply | None:
+        self._streamed = StreamedReply(self.speaker, language) if self.speaker is not None else None
+        return self._streamed
 
     async def _hang_up(self, who: str) -> None:
         self._finish(who, None)
@@ -366,13 +386,6 @@ class Call:
         ended_by = self.ended_by or "system"
         if self.speaker is not None:
             self.speaker.cut()
+        self.early_stt.close()
         await self.media.close()
-        self.session.on_call_ended(ended_by)
-        snap = self.session.snapshot()
-        disposition = self.disposition or snap.get("disposition") or ("caller_hung_up" if ended_by == "caller" else None)
-        await self.turn_log.close()
-        turn_summary = self.turn_log.summary()
-        self.summary.update(turn_summary)
-        await self.svc.records.call_ended(self.call_id, datetime.now(UTC), ended_by, disposition, self.summary)
-        self.svc.metrics.calls_total.labels(route=self.route.name, disposition=disposition or "none").inc()
-        self.log.info("call_ended", ended_by=ended_by, disposition=disposition, **turn_summary)
+        await write_call_record(self, ended_by)

@@ -99,12 +99,16 @@ class CallManager:
         direction = "outbound" if "outbound" in extra else "inbound"
         try:
             call_args = {k: v for k, v in extra.items() if k != "outbound"}
-            call = Call(self.svc, channel, route, direction=direction, call_args=call_args)
+            # the call's own copy of the services: a reload later does not change what it started with
+            call = Call(self.svc.for_call(), channel, route, direction=direction, call_args=call_args)
         except Exception as exc:  # e.g. a freight load file that went bad: the caller must not hang in Stasis
             log.error("call_setup_failed", call_id=channel.id, route=route.name, error=str(exc),
                       action="continue in dialplan")
             await self._continue(channel.id)
             return
+        # which daemon (its ARI app) on which Asterisk (the event's entity id) served it: a cluster's one
+        # database holds every node's calls
+        call.summary["served_by"] = {"app": self.svc.settings.ari.app, "asterisk_id": event.asterisk_id}
         self.calls[call.call_id] = call
         self.media_owner[call.em_channel_id] = call
         self.tasks[call.call_id] = asyncio.create_task(self._run(call), name=f"call-{call.call_id}")
@@ -140,6 +144,7 @@ class CallManager:
                     caller_id=caller,
                     direction=call.direction,
                     started_at=call.started_at,
+                    summary=dict(call.summary),
                 )
             )
             log.info("call_started", call_id=call.call_id, route=call.route.name, caller=caller, direction=call.direction)

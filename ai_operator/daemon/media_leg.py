@@ -16,6 +16,7 @@ from ai_operator.daemon.services import Services
 from ai_operator.logs import get_logger
 from ai_operator.media.playout import PlayoutEvent, PlayoutStream
 from ai_operator.media.transport import RtpEndpoint
+from ai_operator.storage.record_types import CallMedia
 
 log = get_logger("call")
 EXTERNAL_MEDIA_STASIS_TIMEOUT_S = 5.0
@@ -55,7 +56,7 @@ class MediaLeg:
     async def open(self) -> None:
         svc, ari = self.svc, self.svc.ari
         self.endpoint = await RtpEndpoint.open(svc.ports, svc.codec, self._on_audio, on_silence=self._on_silence,
-                                               receiver=svc.receiver)
+                                               receiver=svc.receiver, totals=svc.rtp_totals)
         bridge = await ari.create_bridge("mixing", name=f"ai-operator-{self.call_id}")
         self.bridge_id = bridge.id
         host, port = self.endpoint.local_address
@@ -71,6 +72,14 @@ class MediaLeg:
                                     on_frame=self._on_bot_frame)
         svc.pacer.add(self.stream)
         log.info("call_media_ready", local_rtp=f"{host}:{port}", asterisk_rtp=f"{addr}:{rport}", codec=svc.codec.name)
+
+    def received(self) -> CallMedia | None:
+        """What the call's RTP socket received (RFC 3550 loss and jitter), for the call record; None before
+        `open` bound it."""
+        if self.endpoint is None:
+            return None
+        f = self.endpoint.receive_stats.figures()
+        return CallMedia(f.packets_received, f.packets_expected, f.packets_lost, round(f.jitter_ms, 3))
 
     async def close(self) -> None:
         """Release everything `open` got, exactly once; 404s after an Asterisk restart are expected."""

@@ -2,14 +2,17 @@
 
 The policy says how a reply is voiced (`voice_segments`: e.g. the Kazakh line of a bilingual greeting in the kk
 voice); the silence the TTS puts around the line is trimmed (`media/trim.py`) so the playout carries the voice
-only and "the bot is speaking" ends with its last voiced frame.
+only and "the bot is speaking" ends with its last voiced frame. A streamed utterance (`open`, `feed`, `finish`)
+is spoken piece by piece as its text arrives (a model's answer, sentence by sentence): one utterance, one TTS
+request per piece, each piece synthesised while the one before plays. `hold_next(until)`: the next utterance is
+synthesised at once but its first frame waits until `until` (an early-ended turn's reply, `early_turn.py`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 
 import numpy as np
 
@@ -40,34 +43,75 @@ class Speaker:
         self._active: str | None = None  # the utterance allowed into the stream; a cut one never is again
         self._count = 0
         self.first_chunk_ms: dict[str, float] = {}
+        self._pieces: dict[str, asyncio.Queue[str | None]] = {}
+        self._hold_until: float | None = None  # for the next utterance: its first frame not before (monotonic)
+
+    def hold_next(self, until: float) -> None:
+        """The next utterance started is synthesised now, but enters the stream no sooner than `until`."""
+        self._hold_until = until
 
     def say(self, text: str, language: str, *, cache: bool) -> str:
         """Start speaking `text`; returns the utterance id. A previous utterance still playing is cut first."""
+        return self._start(_single(text), language, cache)
+
+    def open(self, language: str) -> str:
+        """Start a streamed utterance (`feed` its text, then `finish`); a previous one still playing is cut first."""
+        pieces: asyncio.Queue[str | None] = asyncio.Queue()
+        utterance_id = self._start(_drain(pieces), language, False)
+        self._pieces[utterance_id] = pieces
+        return utterance_id
+
+    def feed(self, utterance_id: str, text: str) -> bool:
+        """More text of a streamed utterance; False when it was cut (or finished): nothing more of it is said."""
+        pieces = self._pieces.get(utterance_id)
+        if pieces is None or self._active != utterance_id:
+            return False
+        pieces.put_nowait(text)
+        return True
+
+    def finish(self, utterance_id: str) -> None:
+        """No more text for this streamed utterance: it ends when what it has is spoken."""
+        pieces = self._pieces.pop(utterance_id, None)
+        if pieces is not None:
+            pieces.put_nowait(None)
+
+    def is_active(self, utterance_id: str) -> bool:
+        return self._active == utterance_id
+
+    def _start(self, texts: AsyncIterator[str], language: str, cache: bool) -> str:
         self.cut()
         self._count += 1
         utterance_id = f"u{self._count}"
         self._active = utterance_id
-        self._task = asyncio.create_task(self._run(utterance_id, text, language, cache))
+        hold, self._hold_until = self._hold_until, None
+        self._task = asyncio.create_task(self._run(utterance_id, texts, language, cache, hold))
         return utterance_id
 
-    async def _run(self, utterance_id: str, text: str, language: str, cache: bool) -> None:
-        t0 = time.perf_counter()
+    async def _run(self, utterance_id: str, texts: AsyncIterator[str], language: str, cache: bool,
+                   hold: float | None = None) -> None:
         first = True
         trimmer = SilenceTrimmer()
         try:
-            for part, voice in self._segments(text, language):
-                async for chunk in self.tts.stream(part, voice, cache=cache):
-                    if self._active != utterance_id:
-                        # cut: cancellation alone is not enough (Python 3.11's wait_for can swallow it), so a
-                        # cut utterance never reaches the stream again, whatever its task still does
-                        return
-                    voiced = trimmer.push(chunk)
-                    if voiced.size == 0:
-                        continue
-                    if first:
-                        self.first_chunk_ms[utterance_id] = (time.perf_counter() - t0) * 1000
-                        first = False
-                    self.stream.enqueue(voiced, utterance_id, final=False)
+            async for text in texts:
+                if first:
+                    t0 = time.perf_counter()  # the first chunk counts from the first text
+                for part, voice in self._segments(text, language):
+                    async for chunk in self.tts.stream(part, voice, cache=cache):
+                        if self._active != utterance_id:
+                            # cut: cancellation alone is not enough (Python 3.11's wait_for can swallow it), so a
+                            # cut utterance never reaches the stream again, whatever its task still does
+                            return
+                        voiced = trimmer.push(chunk)
+                        if voiced.size == 0:
+                            continue
+                        if first:
+                            self.first_chunk_ms[utterance_id] = (time.perf_counter() - t0) * 1000
+                            first = False
+                            if hold is not None and hold > time.monotonic():
+                                await asyncio.sleep(hold - time.monotonic())
+                                if self._active != utterance_id:
+                                    return
+                        self.stream.enqueue(voiced, utterance_id, final=False)
             if not first and self._active == utterance_id:
                 self.stream.enqueue(trimmer.end(), utterance_id, final=True)
         except asyncio.CancelledError:
@@ -83,6 +127,7 @@ class Speaker:
     def cut(self) -> str | None:
         """Stop synthesis and playout now (barge-in); returns the utterance that was playing, if any."""
         self._active = None
+        self._pieces.clear()
         if self._task is not None and not self._task.done():
             self._task.cancel()
         self._task = None
@@ -92,3 +137,12 @@ class Speaker:
     def busy(self) -> bool:
         """Synthesising or playing."""
         return (self._task is not None and not self._task.done()) or self.stream.speaking or self.stream.queued_utterances > 0
+
+
+async def _single(text: str) -> AsyncIterator[str]:
+    yield text
+
+
+async def _drain(pieces: asyncio.Queue[str | None]) -> AsyncIterator[str]:
+    while (text := await pieces.get()) is not None:
+        yield text

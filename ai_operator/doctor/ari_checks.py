@@ -1,9 +1,13 @@
-"""Doctor checks for Asterisk ARI: reachable, credentials, version, externalMedia, the Stasis app."""
+"""Doctor checks for Asterisk ARI: reachable, credentials, version, externalMedia, the Stasis app and who is
+subscribed to it (this STATE_DIR's daemon, or another client whose calls a daemon started now would take)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from ai_operator.config import Settings
 from ai_operator.dialogue import CheckResult
+from ai_operator.storage.state_lock import holder_of
 
 MIN_ARI_MAJOR_FOR_EXTERNAL_MEDIA = 5  # externalMedia arrived with Asterisk 16.6 (ARI 5.x)
 
@@ -45,8 +49,7 @@ async def ari_checks(settings: Settings) -> list[CheckResult]:
         except AriError as exc:
             out.append(CheckResult("ARI externalMedia", "WARN", f"could not read /api-docs/resources.json: {exc}"))
         try:
-            await ari.get_application(app)
-            out.append(CheckResult("ARI application", "OK", f"Stasis app {app!r} registered (the daemon is connected)"))
+            out.append(subscriber_check(settings, await ari.get_application(app)))
         except AriHttpError as exc:
             if exc.status == 404:
                 out.append(CheckResult("ARI application", "WARN",
@@ -54,3 +57,18 @@ async def ari_checks(settings: Settings) -> list[CheckResult]:
             else:
                 out.append(CheckResult("ARI application", "FAIL", str(exc)))
     return out
+
+
+def subscriber_check(settings: Settings, application: dict[str, Any]) -> CheckResult:
+    """The app is registered: by the daemon holding this STATE_DIR (fine), or by another client (a daemon
+    started with these settings would replace it and take over the calls in it)."""
+    app, state_dir = settings.ari.app, settings.storage.state_dir
+    channels = len(application.get("channel_ids") or [])
+    holder = holder_of(state_dir)
+    if holder is not None:
+        return CheckResult("ARI application", "OK",
+                           f"Stasis app {app!r} subscribed; the daemon of {state_dir} runs (PID {holder}); {channels} channels")
+    return CheckResult("ARI application", "WARN",
+                       f"another client is subscribed to Stasis app {app!r} ({channels} channels in it) while no daemon "
+                       f"holds {state_dir}: a daemon started now would take over its calls (ApplicationReplaced) - "
+                       "stop the other client or give this daemon its own ARI_APP")

@@ -48,8 +48,8 @@ def policy_checks(settings: Settings) -> list[CheckResult]:
         except PolicyNotFound as exc:
             out.append(CheckResult(f"route {route.name} policy", "FAIL", str(exc)))
             continue
-        # the route's options were parsed (and e.g. a freight load read and checked) when the file was read
-        options = ", ".join(sorted(route.options)) or "none"
+        # the route's options were parsed (and e.g. a freight load read and checked) when its routes were bound
+        options = ", ".join(sorted(route.options or route.option_text)) or "none"
         out.append(CheckResult(f"route {route.name} policy {route.policy}", "OK", f"loads; route options valid ({options})"))
         if route.handoff is not None:
             kind = "endpoint" if route.handoff.endpoint else "dialplan"

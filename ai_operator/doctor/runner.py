@@ -9,6 +9,7 @@ from typing import TextIO
 
 from ai_operator.config import ConfigError, EnvFileError, Settings, load_settings
 from ai_operator.dialogue import CheckResult
+from ai_operator.route_binding import bind_routes
 
 GROUPS = ("dialogue", "system", "speech", "ari", "database")
 CheckGroup = Callable[[Settings, str], Awaitable[list[CheckResult]]]
@@ -68,7 +69,7 @@ async def collect(env_path: str, groups: list[str]) -> list[CheckResult]:
     """The env-file check, then every selected group (a group that crashes is one FAIL line, not a crash)."""
     results: list[CheckResult] = []
     try:
-        settings = load_settings(env_path)
+        settings = bind_routes(load_settings(env_path))  # each route's policy found, its options checked
     except (EnvFileError, ConfigError, OSError) as exc:
         return [CheckResult("env file", "FAIL", f"{exc}")]
     results.append(CheckResult("env file", "OK", f"{env_path} valid ({len(settings.routes)} routes)"))

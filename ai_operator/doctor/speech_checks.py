@@ -1,39 +1,38 @@
-"""Doctor checks for speech: espeak-ng voices for the enabled routes' languages; STT/TTS/model endpoints."""
+"""Doctor checks for speech: espeak-ng voices for the enabled routes' languages; each provider the routes use,
+checked with its own check from the registry (the same authenticated request the daemon makes at start)."""
 
 from __future__ import annotations
+
+import asyncio
 
 from ai_operator.config import Settings
 from ai_operator.dialogue import CheckResult
 from policies import PolicyNotFound, load_policy
 
-ENDPOINT_TIMEOUT_S = 5.0
 
+async def _provider_check(settings: Settings, name: str, kinds: list[str]) -> CheckResult:
+    import ai_operator.providers.registry as registry
 
-async def _endpoint_check(settings: Settings) -> CheckResult:
-    import openai
-
-    client = openai.AsyncOpenAI(
-        api_key=settings.speech.openai_api_key, base_url=settings.speech.openai_base_url or None, timeout=ENDPOINT_TIMEOUT_S, max_retries=0
-    )
-    where = settings.speech.openai_base_url or "api.openai.com"
+    spec = registry.get(name)
+    label = f"provider {name} ({', '.join(sorted(kinds))})"
+    if spec.check is None:
+        return CheckResult(label, "OK", "nothing to check")
+    timeout_s = settings.speech.provider_check_timeout_s
     try:
-        await client.models.list()
-    except openai.AuthenticationError:
-        return CheckResult("OpenAI endpoint", "FAIL", f"{where} rejected OPENAI_API_KEY: check the key")
-    except openai.APIError as exc:
-        return CheckResult("OpenAI endpoint", "FAIL", f"{where} not reachable: {type(exc).__name__}")
-    finally:
-        await client.close()
-    return CheckResult("OpenAI endpoint", "OK", f"{where} reachable with the configured key")
+        reason = await asyncio.wait_for(spec.check(settings), timeout_s)
+    except TimeoutError:
+        reason = f"no answer within {timeout_s:g} s (PROVIDER_CHECK_TIMEOUT_S)"
+    if reason is None:
+        return CheckResult(label, "OK", "reachable with the configured settings")
+    return CheckResult(label, "FAIL", reason)
 
 
 async def speech_checks(settings: Settings) -> list[CheckResult]:
     from ai_operator.doctor.system_checks import espeak_voices
-    from ai_operator.providers import llm_provider, stt_provider, tts_provider
+    from ai_operator.providers import stt_provider, used_providers
 
     out: list[CheckResult] = []
     languages: set[str] = set()
-    needs_openai = False
     for route in settings.routes.values():
         if not route.enabled:
             continue
@@ -41,15 +40,17 @@ async def speech_checks(settings: Settings) -> list[CheckResult]:
             policy = load_policy(route.policy)
         except PolicyNotFound:
             continue  # reported by the dialogue checks
-        stt, tts, llm = stt_provider(settings, route), tts_provider(settings, route), llm_provider(settings, route)
-        if tts == "espeak":
-            languages.update(policy.languages)
-        needs_openai |= "openai" in (stt, tts, llm)
-        if stt == "none":
+        # every voice falls back to espeak-ng when its provider fails, so its voices are needed whatever TTS says
+        languages.update(policy.languages)
+        if stt_provider(settings, route) == "none":
             out.append(CheckResult(f"route {route.name} speech recognition", "WARN",
                                    "no STT configured (OPENAI_API_KEY empty): callers can only use DTMF"))
     if languages:
         out.append(espeak_voices(languages))
-    if needs_openai:
-        out.append(await _endpoint_check(settings))
+    kinds: dict[str, list[str]] = {}
+    for name, kind in used_providers(settings):
+        kinds.setdefault(name, []).append(kind)
+    for name in sorted(kinds):
+        if name != "espeak":  # its voices are checked above
+            out.append(await _provider_check(settings, name, kinds[name]))
     return out

@@ -8,7 +8,10 @@ reduced to the best chunk of each entry, and the top `limit` entries of each lan
 among the `limit` best full-text matches: an entry the vector side missed still reaches the relevance re-ranking)
 come back with their citation fields, the best cosine similarity and whether the full-text part matched, which query terms the chunk
 contains, and which query terms occur in any candidate chunk of each language (these three feed the kk -> ru
-fallback decision; the last only when a fallback language is asked, `df_terms` is empty otherwise).
+fallback decision; the last only when a fallback language is asked, `df_terms` is empty otherwise), and `own`
+true. After them come up to `OTHER_REGION_CANDIDATES` entries of *other* regions that the full text matches
+best (`own` false, score 0): never an answer, they let the store see that a question is about another region.
+The last column, `regional`, says whether the entry is for particular regions rather than national (`*`).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ RRF_K = 60
 VECTOR_CANDIDATES = 60
 TEXT_CANDIDATES = 40
 TEXT_MATCH_CAP = 400  # full-text matches ranked at most: bounds latency when a word is in thousands of chunks
+OTHER_REGION_CANDIDATES = 3  # other regions' entries matched by text, returned only to be compared (never answers)
 
 SEARCH_SQL = """
 WITH vec AS (
@@ -62,17 +66,36 @@ present AS (
     FROM fused f JOIN kb_chunks c ON c.id = f.id, unnest(%(df_terms)s::text[]) AS t(term)
     WHERE c.tsv @@ to_tsquery('simple', t.term)
 ),
+other AS (
+    SELECT o.entry_id, o.id, o.language FROM (
+        SELECT DISTINCT ON (c.entry_id) c.entry_id, c.id, c.language, ts_rank_cd(c.tsv, q.tsq) AS rank
+        FROM kb_chunks c, (SELECT to_tsquery('simple', %(tsq)s) AS tsq) q
+        WHERE c.language = ANY(%(langs)s::text[]) AND NOT (c.regions && %(regions)s::text[]) AND c.tsv @@ q.tsq
+        ORDER BY c.entry_id, rank DESC, c.id
+        LIMIT %(cap)s
+    ) o
+    ORDER BY o.rank DESC, o.entry_id
+    LIMIT %(other)s
+),
 ranked AS (
     SELECT b.*, row_number() OVER (PARTITION BY b.language ORDER BY b.score DESC, b.entry_id) AS pos FROM best b
 )
-SELECT r.entry_id, e.title, e.source, c.text, r.score::float8, r.language, r.sim::float8, r.fts,
-       ARRAY(SELECT t FROM unnest(%(terms)s::text[]) t WHERE c.tsv @@ to_tsquery('simple', t)) AS matched,
-       ARRAY(SELECT lang_term FROM present) AS present
-FROM ranked r
-JOIN kb_chunks c ON c.id = r.id
-JOIN kb_entries e ON e.id = r.entry_id
-WHERE r.pos <= %(limit)s OR r.fts_rnk <= %(limit)s
-ORDER BY r.language, r.score DESC, r.entry_id
+SELECT * FROM (
+    SELECT r.entry_id, e.title, e.source, c.text, r.score::float8 AS score, r.language, r.sim::float8, r.fts,
+           ARRAY(SELECT t FROM unnest(%(terms)s::text[]) t WHERE c.tsv @@ to_tsquery('simple', t)) AS matched,
+           ARRAY(SELECT lang_term FROM present) AS present, true AS own, NOT ('*' = ANY(e.regions)) AS regional
+    FROM ranked r
+    JOIN kb_chunks c ON c.id = r.id
+    JOIN kb_entries e ON e.id = r.entry_id
+    WHERE r.pos <= %(limit)s OR r.fts_rnk <= %(limit)s
+    UNION ALL
+    SELECT o.entry_id, e.title, e.source, c.text, 0.0::float8, o.language, NULL::float8, true,
+           ARRAY[]::text[], ARRAY[]::text[], false, true
+    FROM other o
+    JOIN kb_chunks c ON c.id = o.id
+    JOIN kb_entries e ON e.id = o.entry_id
+) hits
+ORDER BY language, own DESC, score DESC, entry_id
 """
 
 
@@ -83,4 +106,5 @@ def search_params(embedding: object, terms: list[str], languages: list[str], reg
     return {"emb": embedding, "tsq": " | ".join([*terms, *(synonyms or [])]), "terms": terms,
             "df_terms": terms if presence else [],
             "langs": languages, "regions": regions, "limit": limit,
-            "vk": VECTOR_CANDIDATES, "cap": TEXT_MATCH_CAP, "tk": TEXT_CANDIDATES, "rrf_k": RRF_K}
+            "vk": VECTOR_CANDIDATES, "cap": TEXT_MATCH_CAP, "tk": TEXT_CANDIDATES, "rrf_k": RRF_K,
+            "other": OTHER_REGION_CANDIDATES}

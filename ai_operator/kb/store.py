@@ -25,7 +25,7 @@ from ai_operator.kb.ingest import (
     valid_region,
 )
 from ai_operator.kb.query import synonym_patterns, term_patterns
-from ai_operator.kb.relevance import RELEVANCE_GATE, relevance, unseen_words
+from ai_operator.kb.relevance import RELEVANCE_GATE, Relevance, is_place, relevance, unseen_words
 from ai_operator.kb.search_sql import SEARCH_SQL, search_params
 from ai_operator.logs import get_logger
 from ai_operator.storage.database import Database
@@ -35,10 +35,11 @@ log = get_logger("kb")
 KB_LOCK_KEY = 0x41494B42  # "AIKB": one ingestion at a time
 EMBED_BATCH = 128
 FALLBACK_MIN_SIMILARITY = 0.30  # below this (and no full-text match) the asked language's best is "not found"
-RERANK_POOL = 5  # entries per language fetched and re-ordered by relevance before the best `limit` are kept
+RERANK_POOL = 10  # entries per language fetched and re-ordered by relevance before the best `limit` are kept
 FALLBACK_MARGIN = 0.2  # a fallback entry this much more relevant wins over a passing entry in the asked language
 STRONG_SIMILARITY = 0.45  # a hit this close is kept even when the question has a word its language lacks
 TITLE_WEIGHT = 0.5
+REGIONAL_BONUS = 0.3  # ordering only: an entry for the caller's region that passes the gate comes first (`_rank`)
 HNSW_REBUILD_ROWS = 5000  # an ingestion writing this many chunks rebuilds the HNSW index instead
 HNSW_INDEX = "kb_chunks_embedding_hnsw"
 
@@ -251,7 +252,10 @@ class KnowledgeBase:
         """Best `limit` entries for `query` in `language` for a region (its entries plus national ones), each
         with its citation and absolute relevance (relevance.py), most relevant first. A question with no
         relevant answer in `language` is answered from the first of `fallback_languages` (the caller's policy
-        says which: the operator asks kk -> ru), hits marked `fallback=True`. Exactly one SQL statement."""
+        says which: the operator asks kk -> ru), hits marked `fallback=True`. A region-specific article is only
+        for its region: when the question names a place and matched another region's article on it at least as
+        well as any own hit (`_other_region_match`), no hit is returned, so a national article that merely
+        reaches the gate is not read to a caller who asked about another region. Exactly one SQL statement."""
         if not valid_language(language):
             raise ValueError(f"language: expected an ISO 639 code such as ru or kk, got {language!r}")
         if region_code and not valid_region(region_code):
@@ -267,11 +271,11 @@ class KnowledgeBase:
             return []  # nothing to search with (only stop words): a zero vector has no cosine distance
         params = search_params(Vector(vec), terms, langs, regions, max(limit, RERANK_POOL), presence=bool(fallback),
                                synonyms=synonym_patterns(query, terms))
-        async with self.db.pool.connection() as conn:
-            cur = await conn.execute(SEARCH_SQL, params)
-            rows = await cur.fetchall()
+        fetched = await self.db.read(SEARCH_SQL, params)  # the read replica when one is set and fit
+        rows = [r for r in fetched if r[10]]
         unseen = unseen_words(query, [(r[1], r[3]) for r in rows])
         scored = {r[0]: relevance(query, r[1], r[3], unseen) for r in rows}
+        elsewhere = [relevance(query, r[1], r[3], unseen) for r in fetched if not r[10]]
         rel = {k: v.score for k, v in scored.items()}
         primary = [r for r in rows if r[5] == language]
         hits_rows, is_fallback = primary, False
@@ -279,10 +283,30 @@ class KnowledgeBase:
             other = [r for r in rows if r[5] == fallback]
             if other and _falls_back(primary, other, rel, language, fallback):
                 hits_rows, is_fallback = other, True
-        hits_rows = sorted(hits_rows, key=lambda r: (-scored[r[0]].rank, -r[4], r[0]))
+        national = max((rel[r[0]] for r in hits_rows if not r[11]), default=0.0)
+        hits_rows = sorted(hits_rows, key=lambda r: (-_rank(scored[r[0]], r[11], national), -r[4], r[0]))
+        named = _other_region_match(scored[hits_rows[0][0]] if hits_rows else None, elsewhere)
+        if named is not None:
+            log.info("kb_other_region_matched", relevance=named.score, places=named.matched, dropped=len(hits_rows))
+            hits_rows = []
         return [KnowledgeHit(entry_id=r[0], title=r[1], source=r[2], text=r[3], score=round(float(r[4]), 6),
                              language=r[5], fallback=is_fallback, relevance=rel[r[0]], gate=RELEVANCE_GATE)
                 for r in hits_rows[:limit]]
+
+    async def version(self) -> tuple[int, str]:
+        """(entries, last ingestion time): changes whenever an ingestion adds, changes or prunes an entry."""
+        async with self.db.pool.connection() as conn:
+            cur = await conn.execute("SELECT count(*), coalesce(max(ingested_at)::text, '') FROM kb_entries")
+            row = await cur.fetchone()
+        return (int(row[0]), str(row[1])) if row else (0, "")
+
+    async def entries(self) -> list[KnowledgeHit]:
+        """Every stored entry as a hit that is not scored (for reading answers out ahead), by id."""
+        async with self.db.pool.connection() as conn:
+            cur = await conn.execute("SELECT id, title, source, text, language FROM kb_entries ORDER BY id")
+            rows = await cur.fetchall()
+        return [KnowledgeHit(entry_id=r[0], title=r[1], source=r[2], text=r[3], score=1.0, language=r[4])
+                for r in rows]
 
     async def stats(self) -> dict:
         """Entries and chunks per language and per region, plus the embedder and dimension in use."""
@@ -302,6 +326,26 @@ class KnowledgeBase:
         return {"entries": entries, "chunks": chunks, "regions": regions,
                 "embedder": meta[0] if meta else None, "dim": meta[1] if meta else None, "chunk_dims": dims,
                 "configured_embedder": self.embedder.name, "configured_dim": self.embedder.dim}
+
+
+def _rank(hit: Relevance, regional: bool, national: float) -> float:
+    """The ordering key of a candidate: its relevance rank, plus `REGIONAL_BONUS` for an entry written for the
+    caller's region (the search only brings those and national ones) that passes the gate and covers more of
+    the question than any national entry (`national`, the best of their scores): "наурызда интернет өшеді ме"
+    from Karaganda is about the works planned there, more than about a lost connection."""
+    bonus = regional and hit.score >= RELEVANCE_GATE and hit.score > national
+    return hit.rank + (REGIONAL_BONUS if bonus else 0.0)
+
+
+def _other_region_match(best: Relevance | None, elsewhere: list[Relevance]) -> Relevance | None:
+    """The other region's article the question is about, if any: it passes the gate, is at least as relevant as
+    the best own-region hit (`best`), and matched a place the question names that `best` did not."""
+    own = best.score if best else 0.0
+    own_places = set(best.matched) if best else set()
+    for other in sorted(elsewhere, key=lambda r: -r.score):
+        if other.score >= max(RELEVANCE_GATE, own) and any(is_place(t) and t not in own_places for t in other.matched):
+            return other
+    return None
 
 
 def _falls_back(primary: list, other: list, rel: dict[str, float], language: str, fallback: str) -> bool:

@@ -6,6 +6,11 @@ model makes - an allowed one or not - is handed to `run_tool(name, arguments)`, 
 the model is asked again, for at most `max_tool_rounds` rounds of tools. After the last round the model is asked
 once more with `tool_choice="none"` so it must answer in words. Each request is bounded by `timeout_s` and the
 whole exchange by `total_timeout_s`; timeouts, HTTP errors and malformed answers raise `LlmError`.
+
+With `on_text`, every request is streamed and the answer's text is handed to `on_text` piece by piece as it
+arrives (so it can be spoken before the model has finished); only while the round has shown no tool call: once a
+tool call starts, nothing more of that round is handed on, and the call goes through `run_tool` (the policy) as
+always. `on_text` returning False stops the answer there (the caller barged in): the text so far is the answer.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import asyncio
 import json
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from ai_operator.dialogue import ToolSpec
@@ -26,6 +32,27 @@ DEFAULT_MAX_TOOL_ROUNDS = 3
 MAX_TOOL_RESULT_CHARS = 4000
 
 RunTool = Callable[[str, dict[str, Any]], Awaitable[str]]
+TextSink = Callable[[str], bool]  # a piece of the answer as it streams; False: stop the answer here
+
+
+@dataclass
+class _Function:
+    name: str = ""
+    arguments: str = ""
+
+
+@dataclass
+class _ToolCall:
+    id: str = ""
+    function: _Function = field(default_factory=_Function)
+
+
+@dataclass
+class _Streamed:
+    """A streamed answer put back together: what `_ask` returns (the fields `complete` reads)."""
+
+    content: str | None = None
+    tool_calls: list[_ToolCall] = field(default_factory=list)
 
 
 class LlmError(Exception):
@@ -71,15 +98,18 @@ class ChatModel:
         tools: Sequence[ToolSpec] = (),
         run_tool: RunTool | None = None,
         response_schema: Mapping[str, Any] | None = None,
+        on_text: TextSink | None = None,
     ) -> str:
         """The model's final text after at most `max_tool_rounds` rounds of tool calls; with `response_schema`
-        the answer is asked for as one JSON object of that schema (structured output)."""
+        the answer is asked for as one JSON object of that schema (structured output); with `on_text` (and no
+        schema) streamed, see the module docstring."""
         schemas = [spec.as_openai() for spec in {t.name: t for t in tools}.values()]
         convo: list[dict[str, Any]] = [{"role": "system", "content": system}, *(dict(m) for m in messages)]
         deadline = time.monotonic() + self.total_timeout_s
         for round_no in range(self.max_tool_rounds + 1):
             last_round = round_no == self.max_tool_rounds
-            message = await self._ask(convo, schemas, deadline, force_text=last_round, response_schema=response_schema)
+            message = await self._ask(convo, schemas, deadline, force_text=last_round, response_schema=response_schema,
+                                      on_text=on_text if response_schema is None else None)
             calls = message.tool_calls or []
             if not calls:
                 text = (message.content or "").strip()
@@ -115,6 +145,7 @@ class ChatModel:
         *,
         force_text: bool,
         response_schema: Mapping[str, Any] | None = None,
+        on_text: TextSink | None = None,
     ) -> Any:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
@@ -130,6 +161,8 @@ class ChatModel:
             if force_text:
                 kwargs["tool_choice"] = "none"
         try:
+            if on_text is not None:
+                return await asyncio.wait_for(self._streamed(kwargs, on_text), min(self.timeout_s, remaining))
             response = await asyncio.wait_for(
                 self._client.chat.completions.create(**kwargs), min(self.timeout_s, remaining)
             )
@@ -138,6 +171,29 @@ class ChatModel:
             reason = describe_failure(exc, self._api_key)
             log.warning("model_request_failed", model=self.model, reason=reason)
             raise self._fail(reason) from None
+
+    async def _streamed(self, kwargs: dict[str, Any], on_text: TextSink) -> _Streamed:
+        stream = await self._client.chat.completions.create(**kwargs, stream=True)
+        text: list[str] = []
+        calls: dict[int, _ToolCall] = {}
+        try:
+            async for chunk in stream:
+                delta = chunk.choices[0].delta if chunk.choices else None
+                if delta is None:
+                    continue
+                for part in delta.tool_calls or []:
+                    call = calls.setdefault(part.index, _ToolCall())
+                    call.id = part.id or call.id
+                    if part.function is not None:
+                        call.function.name += part.function.name or ""
+                        call.function.arguments += part.function.arguments or ""
+                if delta.content:
+                    text.append(delta.content)
+                    if not calls and not on_text(delta.content):
+                        break  # stopped (a barge-in): the text so far is the answer
+        finally:
+            await stream.close()
+        return _Streamed("".join(text) or None, [calls[i] for i in sorted(calls)])
 
     async def _run_one(self, name: str, raw_arguments: str | None, run_tool: RunTool | None) -> str:
         try:
@@ -160,4 +216,4 @@ class ChatModel:
         await self._client.close()
 
 
-__all__ = ["ChatModel", "LlmError", "RunTool"]
+__all__ = ["ChatModel", "LlmError", "RunTool", "TextSink"]

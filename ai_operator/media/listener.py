@@ -128,6 +128,11 @@ class CallerListener:
             return Heard(ev, under_bot)
         return Dropped(DROPPED_ECHO, round(len(ev.audio) / SAMPLE_RATE, 3), caller_frames * FRAME_MS)
 
+    def end_now(self, now: float) -> Heard | Dropped | None:
+        """End the caller's utterance in progress now (`UtteranceSegmenter.end_now`), judged as any other."""
+        ev = self.segmenter.end_now(now)
+        return None if ev is None else self._ended(ev)
+
     def reset_bargein(self) -> None:
         """The bot stopped (or was cut): the next barge-in needs a new run."""
         self.bargein.reset()

@@ -12,12 +12,12 @@ overruns its slot is kept (`overruns`) with where its time went.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ai_operator.background import BackgroundTask
 from ai_operator.logs import get_logger
 from ai_operator.media.frames import FRAME_MS
 from ai_operator.media.playout import PlayoutStream
@@ -64,7 +64,7 @@ class Pacer:
         self._streams: list[PlayoutStream] = []
         self._t0: float | None = None
         self._k = 0
-        self._task: asyncio.Task[None] | None = None
+        self._task = BackgroundTask(self._run, "playout-pacer")
         self.ticks = 0
         self.late_ticks = 0  # times the loop was so late it skipped ahead
         self.skipped_frames = 0
@@ -179,13 +179,8 @@ class Pacer:
 
     async def start(self) -> None:
         """Start the pacing task (idempotent)."""
-        if self._task is None or self._task.done():
-            self._task = asyncio.create_task(self._run(), name="playout-pacer")
+        self._task.start()
 
     async def stop(self) -> None:
         """Stop the pacing task and wait for it."""
-        task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await self._task.stop()

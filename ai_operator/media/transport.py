@@ -1,4 +1,4 @@
-"""The UDP side of externalMedia: one socket per call, a port allocator, and drop/receive counters.
+"""The UDP side of externalMedia: one socket per call, a port allocator, drop/receive counters, receive statistics.
 
 This is the only socket code of the media path. `RtpEndpoint` receives Asterisk's RTP on a local port, keeps
 only packets from the media address Asterisk told us (UNICASTRTP_LOCAL_ADDRESS/PORT), decodes good 20 ms frames
@@ -11,6 +11,11 @@ per 20 ms tick) there is no callback per datagram; an endpoint opened without on
 readable (`loop.add_reader`), everything queued at once. Once per drain the receiver reads one socket's first
 datagram with its kernel arrival time (`SO_TIMESTAMPNS`) and reports how long it waited unread (`on_age`): the
 age of the oldest unread caller audio, sampled every tick, for /metrics.
+
+Every datagram is read with its kernel arrival stamp, so each endpoint keeps the RFC 3550 receive statistics of
+its call (`receive_stats`: loss and interarrival jitter, `media/rtpstats.py`) from when packets arrived, not from
+when a tick read them. The counters of all calls (`RtpStats`) belong to whoever opens the endpoints (the daemon's
+services), never to the process.
 """
 
 from __future__ import annotations
@@ -30,7 +35,9 @@ import numpy as np
 
 from ai_operator.logs import get_logger
 from ai_operator.media.codecs import Codec
+from ai_operator.media.frames import SAMPLE_RATE
 from ai_operator.media.rtp import RTP_HEADER_SIZE, RtpError, RtpPacket
+from ai_operator.media.rtpstats import EndpointReceiveStats
 
 log = get_logger("media")
 
@@ -38,6 +45,7 @@ _PLAIN_V2 = 0x80  # first header byte of a version-2 packet without padding, ext
 RECEIVE_BUFFER_BYTES = 256 * 1024
 SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)  # Linux's value; Python does not name it
 _TIMESPEC = struct.Struct("@qq")
+_SEQ_TS_SSRC = struct.Struct("!HII")  # bytes 2..11 of the fixed header
 _ANCILLARY_BYTES = socket.CMSG_SPACE(_TIMESPEC.size)
 
 
@@ -94,7 +102,7 @@ class PortAllocator:
 
 
 class RtpStats:
-    """Plain counters for one endpoint (or, as `TOTALS`, the whole process)."""
+    """Plain counters for one endpoint, or (passed to every endpoint as `totals`) for all of one daemon's calls."""
 
     __slots__ = ("dropped_foreign", "dropped_malformed", "dropped_wrong_pt", "dropped_wrong_size", "received", "sent")
 
@@ -108,9 +116,6 @@ class RtpStats:
 
     def as_dict(self) -> dict[str, int]:
         return {name: getattr(self, name) for name in self.__slots__}
-
-
-TOTALS = RtpStats()  # process-wide, for metrics
 
 
 class RtpReceiver:
@@ -151,8 +156,8 @@ class RtpReceiver:
                 ready = ready[: self._turn] + ready[self._turn + 1 :]
             for fd, _mask in ready:
                 endpoint = by_fd.get(fd)
-                if endpoint is not None:
-                    n += endpoint.read_one()
+                if endpoint is not None and endpoint.read_one_stamped() is not None:
+                    n += 1
         return n
 
     def _read_aged(self, endpoint: RtpEndpoint | None) -> int:
@@ -181,6 +186,7 @@ class RtpEndpoint:
         on_audio: Callable[[np.ndarray], None],
         sock: socket.socket,
         on_silence: Callable[[], None] | None = None,
+        totals: RtpStats | None = None,
     ) -> None:
         self._allocator = allocator
         self.codec = codec
@@ -190,6 +196,9 @@ class RtpEndpoint:
         self._payload_types = frozenset({codec.payload_type, *codec.accepted_payload_types})
         self._frame_bytes = codec.bytes_per_frame
         self.stats = RtpStats()
+        self.totals = totals if totals is not None else RtpStats()  # the opener's counters of all its endpoints
+        self.receive_stats = EndpointReceiveStats(SAMPLE_RATE)
+        self._add_received = self.receive_stats.add
         self._sock = sock
         self._fd = sock.fileno()
         self.local_address: tuple[str, int] = sock.getsockname()[:2]
@@ -197,7 +206,6 @@ class RtpEndpoint:
         self._receiver: RtpReceiver | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._closed = False
-        self._released = asyncio.Event()
         self._callback_errors = 0
 
     @classmethod
@@ -209,11 +217,13 @@ class RtpEndpoint:
         *,
         on_silence: Callable[[], None] | None = None,
         receiver: RtpReceiver | None = None,
+        totals: RtpStats | None = None,
     ) -> RtpEndpoint:
-        """Bind a port from `allocator` and start receiving (drained by `receiver`, else when readable)."""
+        """Bind a port from `allocator` and start receiving (drained by `receiver`, else when readable); counts
+        go to the endpoint's own `stats` and to `totals` when given."""
         sock = allocator.bind()
         try:
-            endpoint = cls(allocator, codec, on_audio, sock, on_silence)
+            endpoint = cls(allocator, codec, on_audio, sock, on_silence, totals)
             if receiver is not None:
                 receiver.add(endpoint, sock)
                 endpoint._receiver = receiver
@@ -242,19 +252,11 @@ class RtpEndpoint:
 
     def read_one(self) -> int:
         """Read and handle one queued datagram; 1 if there was one."""
-        try:
-            data, addr = self._sock.recvfrom(2048)
-        except (BlockingIOError, InterruptedError):
-            return 0
-        except OSError as exc:
-            self.socket_error(exc)
-            return 0
-        self.datagram_received(data, addr)
-        return 1
+        return 0 if self.read_one_stamped() is None else 1
 
     def read_one_stamped(self) -> float | None:
-        """`read_one` that also returns the datagram's kernel arrival time (epoch seconds; 0.0 when the kernel
-        did not stamp it), or None when nothing was queued."""
+        """Read and handle one queued datagram; its kernel arrival time (epoch seconds; 0.0 when the kernel did
+        not stamp it, and the read time stands in for the statistics), or None when nothing was queued."""
         try:
             data, ancillary, _flags, addr = self._sock.recvmsg(2048, _ANCILLARY_BYTES)
         except (BlockingIOError, InterruptedError):
@@ -262,13 +264,14 @@ class RtpEndpoint:
         except OSError as exc:
             self.socket_error(exc)
             return None
-        arrived = 0.0
-        for level, kind, payload in ancillary:
+        arrival_ns = 0
+        if ancillary:  # SO_TIMESTAMPNS is the only ancillary data asked for
+            level, kind, payload = ancillary[0]
             if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS and len(payload) >= _TIMESPEC.size:
                 sec, nsec = _TIMESPEC.unpack_from(payload)
-                arrived = sec + nsec / 1e9
-        self.datagram_received(data, addr)
-        return arrived
+                arrival_ns = sec * 1_000_000_000 + nsec
+        self.datagram_received(data, addr, arrival_ns or time.time_ns())
+        return arrival_ns / 1e9
 
     def socket_error(self, exc: OSError) -> None:
         if not self._closed:
@@ -281,38 +284,41 @@ class RtpEndpoint:
             n += 1
         return n
 
-    def datagram_received(self, data: bytes, addr: tuple[str | Any, int]) -> None:
-        """One datagram: only the remote's are kept (a stranger's are counted and dropped), checked, counted,
-        and the audio handed on."""
-        stats = self.stats
+    def datagram_received(self, data: bytes, addr: tuple[str | Any, int], arrival_ns: int) -> None:
+        """One datagram that arrived at `arrival_ns` (epoch ns): only the remote's are kept (a stranger's are
+        counted and dropped), checked, counted, fed to the receive statistics, and the audio handed on."""
+        stats, totals = self.stats, self.totals
         remote = self.remote
         if remote is None or addr[1] != remote[1] or addr[0] != remote[0]:
             stats.dropped_foreign += 1
-            TOTALS.dropped_foreign += 1
+            totals.dropped_foreign += 1
             return
         codec = self.codec
         if len(data) > RTP_HEADER_SIZE and data[0] == _PLAIN_V2:  # fast path: no CSRC/extension/padding
             payload_type = data[1] & 0x7F
             payload = data[RTP_HEADER_SIZE:]
+            seq, ts, ssrc = _SEQ_TS_SSRC.unpack_from(data, 2)
         else:
             try:
                 packet = RtpPacket.parse(data)
             except RtpError:
                 stats.dropped_malformed += 1
-                TOTALS.dropped_malformed += 1
+                totals.dropped_malformed += 1
                 return
             payload_type = packet.payload_type
             payload = packet.payload
+            seq, ts, ssrc = packet.sequence_number, packet.timestamp, packet.ssrc
         if payload_type not in self._payload_types:
             stats.dropped_wrong_pt += 1
-            TOTALS.dropped_wrong_pt += 1
+            totals.dropped_wrong_pt += 1
             return
         if len(payload) != self._frame_bytes:
             stats.dropped_wrong_size += 1
-            TOTALS.dropped_wrong_size += 1
+            totals.dropped_wrong_size += 1
             return
         stats.received += 1
-        TOTALS.received += 1
+        totals.received += 1
+        self._add_received(ssrc, seq, ts, arrival_ns)
         try:
             on_silence = self.on_silence
             if on_silence is not None and payload == self._silence:  # digital silence: nothing to decode
@@ -331,7 +337,7 @@ class RtpEndpoint:
             return
         self._sock.sendto(packet, remote)
         self.stats.sent += 1
-        TOTALS.sent += 1
+        self.totals.sent += 1
 
     @property
     def closed(self) -> bool:
@@ -348,8 +354,3 @@ class RtpEndpoint:
             self._loop.remove_reader(self._fd)
         self._sock.close()
         self._allocator.release(self.local_address[1])
-        self._released.set()
-
-    async def wait_closed(self) -> None:
-        """Until the socket is closed and its port is back in the allocator."""
-        await self._released.wait()

@@ -197,9 +197,27 @@ class UtteranceSegmenter:
         self._run = 0
         return [SpeechStarted(at=self._speech_started_at)]
 
-    def _finish(self, now: float, *, truncated: bool) -> UtteranceEnded:
+    @property
+    def silent_frames(self) -> int:
+        """Frames of silence since the last speech frame of the utterance in progress (0 when none is)."""
+        return self._silence if self.in_speech else 0
+
+    def audio_so_far(self) -> tuple[np.ndarray, float]:
+        """The utterance in progress as it would end now (its audio, trimmed as `UtteranceEnded`'s is, and its
+        last speech frame's time): what a speculative transcript is made of at a pause."""
+        return self._trimmed(truncated=False), self._last_speech_at
+
+    def end_now(self, now: float) -> UtteranceEnded | None:
+        """End the utterance in progress at `now` as `end_silence_ms` of silence would (the policy heard it
+        complete at a shorter pause); None when no utterance is in progress."""
+        return self._finish(now, truncated=False) if self.in_speech else None
+
+    def _trimmed(self, *, truncated: bool) -> np.ndarray:
         keep = len(self._frames) if truncated else min(len(self._frames), self._last_speech_index + self._post_frames)
-        audio = np.concatenate(self._frames[:keep]) if keep else np.zeros(0, dtype=np.int16)
+        return np.concatenate(self._frames[:keep]) if keep else np.zeros(0, dtype=np.int16)
+
+    def _finish(self, now: float, *, truncated: bool) -> UtteranceEnded:
+        audio = self._trimmed(truncated=truncated)
         event = UtteranceEnded(
             audio=audio,
             speech_started_at=self._speech_started_at,

@@ -3,7 +3,10 @@
 `health()` is the daemon's callable returning a dict; it must carry `ari_connected` (bool) and
 `database_ok` (bool) and may carry anything else JSON-serialisable (calls_active, draining, ...), which is
 echoed. `/healthz` answers 200 `{"status": "ok", ...}` when both are true, else 503
-`{"status": "unhealthy", "reasons": [...], ...}`. `health` may also be an async callable.
+`{"status": "unhealthy", "reasons": [...], ...}`. A report whose `degraded` list is not empty (a speech or model
+provider failing or its breaker open) answers 200 `{"status": "degraded", "reasons": [...]}`: the daemon still
+answers every call with its fallbacks, so it is not dead and must not be restarted or taken out for it (a
+restart does not mend a revoked key); monitoring alerts on the status. `health` may also be an async callable.
 Bind to 127.0.0.1 by default; port 0 picks an ephemeral port, readable as `.port` after `start()`.
 """
 
@@ -106,9 +109,12 @@ class MetricsServer:
                     {"status": "unhealthy", "reasons": [f"health_check_error: {exc}"]}, status=503
                 )
         healthy, reasons = evaluate_health(report)
+        degraded = [str(r) for r in report.pop("degraded", None) or []]
         body = {**report, "status": "ok" if healthy else "unhealthy"}
         if not healthy:
-            body["reasons"] = reasons
+            body["reasons"] = reasons + degraded
+        elif degraded:
+            body["status"], body["reasons"] = "degraded", degraded
         return web.json_response(body, status=200 if healthy else 503)
 
 

@@ -22,7 +22,9 @@ NAMESPACE = "ai_operator"
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 ADAPTERS = ("stt", "tts", "model", "kb")
-LATENCY_STAGES = ("vad", "stt", "policy", "model", "tts_first_frame", "first_rtp", "bridge")
+LATENCY_STAGES = ("vad", "stt", "policy", "model", "tts_first_frame", "first_rtp", "bridge", "hold", "kb", "playout",
+                  "other")
+EARLY_STT_OUTCOMES = ("used", "wasted", "failed")
 REJECT_REASONS = ("route_disabled", "route_unknown", "over_capacity", "overloaded", "draining")
 RTP_DROP_REASONS = ("foreign", "malformed", "wrong_pt")
 
@@ -136,6 +138,23 @@ class Metrics:
             namespace=ns,
             registry=r,
         )
+        self.early_stt_total = Counter(
+            "early_stt",
+            "speculative transcripts of an utterance at a short pause (VAD_EARLY_STT_MS), by outcome: used (it "
+            "was the whole utterance), wasted (the caller went on: an extra STT request), failed",
+            ["outcome"],
+            namespace=ns,
+            registry=r,
+        )
+        self.early_turns_total = Counter(
+            "early_turns",
+            "turns ended at a short pause because the policy said the transcript was complete (VAD_EARLY_TURN), by "
+            "outcome: decided (every one), withdrawn (the caller went on before the reply was heard: decided again "
+            "with the rest of what they said)",
+            ["outcome"],
+            namespace=ns,
+            registry=r,
+        )
         self.tool_calls_denied_total = Counter(
             "tool_calls_denied",
             "model tool calls the policy refused",
@@ -163,7 +182,8 @@ class Metrics:
         )
         self.turn_stage_seconds = Histogram(
             "turn_stage_seconds",
-            "per-turn latency by stage (vad, stt, policy, model, tts_first_frame, first_rtp, bridge)",
+            "per-turn latency by stage (vad, stt, hold, policy, kb, model, tts_first_frame, playout, other: they add up "
+            "to first_rtp; bridge)",
             ["stage"],
             namespace=ns,
             registry=r,
@@ -215,6 +235,10 @@ class Metrics:
         for stage in LATENCY_STAGES:
             self.turn_stage_seconds.labels(stage=stage)
         self.utterances_dropped_total.labels(reason="echo")
+        for outcome in EARLY_STT_OUTCOMES:
+            self.early_stt_total.labels(outcome=outcome)
+        for outcome in ("decided", "withdrawn"):
+            self.early_turns_total.labels(outcome=outcome)
         for result in ("ok", "failed"):
             self.database_restarts_total.labels(result=result)
 

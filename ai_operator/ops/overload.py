@@ -11,10 +11,11 @@ daemon has been on time for `RECOVER_S`. `LoadState` is pure (clock given); `Lag
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+
+from ai_operator.background import BackgroundTask
 
 PROBE_S = 0.05
 BEHIND_LAG_MS = 60.0  # inbound audio must be read within 60 ms of arrival; a loop this late cannot
@@ -68,7 +69,7 @@ class LagProbe:
         self._on_lag = on_lag
         self._probe_s = probe_s
         self._clock = clock
-        self._task: asyncio.Task[None] | None = None
+        self._task = BackgroundTask(self._run, "lag-probe")
 
     async def _run(self) -> None:
         while True:
@@ -81,12 +82,7 @@ class LagProbe:
                 self._on_lag(lag_ms / 1000.0)
 
     def start(self) -> None:
-        if self._task is None or self._task.done():
-            self._task = asyncio.get_running_loop().create_task(self._run(), name="lag-probe")
+        self._task.start()
 
     async def stop(self) -> None:
-        task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await self._task.stop()

@@ -15,6 +15,7 @@ import json
 import os
 import wave
 from collections.abc import Mapping
+from importlib import resources
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -24,8 +25,8 @@ from ai_operator.config import ConfigError, Settings
 from ai_operator.turn_driver import Turn
 from policies import load_policy
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-SAMPLE_KB = REPO_ROOT / "etc" / "kb" / "sample.jsonl"
+# package data (in a checkout a link to etc/kb/sample.jsonl), so an installed wheel has it too
+SAMPLE_KB = Path(str(resources.files("ai_operator.sim").joinpath("sample_kb.jsonl")))
 DEMO_STATE_SUBDIR = Path("ai-operator-demo")
 RECORD_READ_TIMEOUT_S = 5.0
 
@@ -66,11 +67,13 @@ async def _ingest_sample(settings: Settings, out: TextIO) -> None:
         out.write(f"  knowledge base: not ingested ({exc or type(exc).__name__}); answers will say so\n")
         return
     summary = buf.getvalue().strip().splitlines()
-    out.write(f"  knowledge base: {SAMPLE_KB.relative_to(REPO_ROOT)} -> {summary[-1] if summary else 'ingested'}\n")
+    out.write(f"  knowledge base: the shipped sample -> {summary[-1] if summary else 'ingested'}\n")
 
 
 async def run_demo(settings: Settings, *, route_name: str, state_dir: str | None, out: TextIO) -> int:
+    from ai_operator.daemon.services import DaemonOverrides
     from ai_operator.sim.stage import simulated_stage
+    from ai_operator.storage.state_lock import ensure_free
 
     route = settings.route(route_name)
     if route is None or not route.enabled:
@@ -80,7 +83,8 @@ async def run_demo(settings: Settings, *, route_name: str, state_dir: str | None
         raise ConfigError(f"ROUTE_{route_name.upper()}_POLICY: policy {route.policy!r} has no demo caller")
     state = demo_state_dir(state_dir)
     state.mkdir(parents=True, exist_ok=True)
-    settings = settings.with_values(STATE_DIR=str(state))
+    ensure_free(state)  # a daemon's STATE_DIR: the demo would ingest into its knowledge base and share its calls
+    settings = settings.with_values(STATE_DIR=str(state.resolve()))
     out.write("ai-operator demo - the real daemon against the SIMULATED PBX (an Asterisk 22 ARI double in this\n"
               "process; no real Asterisk is used). Caller and bot speak with espeak-ng over real RTP.\n")
     if route.policy == "operator":
@@ -97,7 +101,7 @@ async def run_demo(settings: Settings, *, route_name: str, state_dir: str | None
         out.flush()
 
     async with simulated_stage(settings, state_dir=state, scripted_stt=not settings.speech.openai_api_key,
-                               overrides={"observer": observe}) as stage:
+                               overrides=DaemonOverrides(observer=observe)) as stage:
         stt = "caller script via a local OpenAI-compatible test server (no STT configured)" if stage.transcripts else "OpenAI"
         out.write(f"  simulated PBX: {stage.settings.ari.url}   codec: {stage.settings.rtp.codec}   speech recognition: {stt}\n")
         out.write(f"calling route {route_name!r} (policy {route.policy}) ...\n")

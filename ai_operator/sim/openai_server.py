@@ -5,15 +5,20 @@ the real `openai` client over real HTTP:
 
 - `POST /v1/audio/transcriptions` (multipart): the next of `transcripts`, or `transcripts(wav_bytes, fields)`.
 - `POST /v1/chat/completions`: the next of `chat_script` (`{"content": ...}` or
-  `{"tool_calls": [{"name": ..., "arguments": {...}}]}`), or `chat_script(body)`.
+  `{"tool_calls": [{"name": ..., "arguments": {...}}]}`), or `chat_script(body)`; streamed (SSE) when asked; with
+  `goodbye` set, a request whose last message asks to "say goodbye" gets that text instead (a long model goodbye
+  for ending tests).
 - `POST /v1/audio/speech`: 24 kHz 16-bit PCM (espeak-ng speech, or a tone), sent with chunked transfer in
   `speech_chunk_bytes` pieces `speech_chunk_interval_s` apart, so streaming clients can be tested.
 - `POST /v1/embeddings`: deterministic unit vectors (`dimensions` or `embedding_dim`), float or base64.
 - `GET /v1/models`.
 
-Knobs: `delay_s` (latency before answering), `fail_next` (the next N requests answer HTTP 500), `api_key`
-(`Authorization: Bearer <key>` required, 401 otherwise). Every request is recorded in `requests` (path, method,
-JSON or form fields, headers without Authorization/Cookie). Run standalone:
+Knobs: `latency` (a provider-shaped profile, `latency_profiles.py`: `instant`, `cloud`, `slow`; seeded by
+`seed`), `delay_s` (latency before answering), `fail_next` (the next N requests answer HTTP 500), `api_key`
+(`Authorization: Bearer <key>` required, 401 otherwise; `also_accepted`: more valid keys, as while a key is
+rotated). Every request is recorded in `requests` (path, method, JSON or form fields, headers without
+Authorization/Cookie, `key_tail`: the last 4 characters of the key it presented). `faults`
+(`openai_faults.Faults`): a revoked key, 429, 500, a hang or a dropped connection, per endpoint. Run standalone:
 `python -m ai_operator.sim.openai_server --port 8099`.
 """
 
@@ -31,12 +36,15 @@ import numpy as np
 from aiohttp import BodyPartReader, web
 
 import ai_operator.sim.fake_content as fake_content
+import ai_operator.sim.latency_profiles as lp
 from ai_operator.sim.fake_content import SPEECH_RATE, error_body
-from ai_operator.speech.wav import encode_wav
+from ai_operator.sim.openai_faults import Faults
+from ai_operator.speech.wav import WavError, encode_wav, parse_wav_header
 
 DEFAULT_EMBEDDING_DIM = 1536
 DEFAULT_SPEECH_CHUNK_BYTES = 4800  # 100 ms of 24 kHz int16
 SHUTDOWN_TIMEOUT_S = 1.0
+GOODBYE_ASK = "say goodbye"  # in the last message of a model turn that writes the call's goodbye
 HIDDEN_HEADERS = frozenset({"authorization", "cookie"})
 RECORD: web.RequestKey[dict[str, Any]] = web.RequestKey("record", dict)
 
@@ -46,12 +54,16 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 class FakeOpenAI:
     """The test server; configure the public attributes, `await start()`, point a client at the returned URL."""
 
-    def __init__(self, *, host: str = "127.0.0.1", port: int = 0, api_key: str = "test-key") -> None:
+    def __init__(self, *, host: str = "127.0.0.1", port: int = 0, api_key: str = "test-key",
+                 latency: lp.ProviderLatency | str | None = None, seed: int = 0) -> None:
+        self.latency = lp.ProviderLatency(latency, seed) if isinstance(latency, str) else latency
         self.host = host
         self.port = port
         self.api_key = api_key
+        self.also_accepted: set[str] = set()  # keys still valid beside api_key (a key rotation's overlap)
         self.transcripts: list[str] | Callable[[bytes, dict], str] = []
         self.chat_script: list[dict] | Callable[[dict], dict] = []
+        self.goodbye: str | None = None  # the answer to any request for a goodbye (`--goodbye`)
         # text -> 24 kHz int16 audio for /audio/speech; None = espeak-ng speech (a tone without espeak-ng)
         self.speech_audio: Callable[[str], np.ndarray] | None = None
         self.speech_chunk_bytes = DEFAULT_SPEECH_CHUNK_BYTES
@@ -60,6 +72,7 @@ class FakeOpenAI:
         self.embedding_dim = DEFAULT_EMBEDDING_DIM
         self.delay_s = 0.0
         self.fail_next = 0
+        self.faults = Faults()
         self.requests: list[dict[str, Any]] = []
         self.base_url = ""
         self._runner: web.AppRunner | None = None
@@ -120,11 +133,16 @@ class FakeOpenAI:
         return sum(1 for r in self.requests if "answered" not in r)
 
     async def _answer(self, request: web.Request, handler: Handler) -> web.StreamResponse:
-        if request.headers.get("Authorization", "") != f"Bearer {self.api_key}":
+        presented = request.headers.get("Authorization", "").removeprefix("Bearer ")
+        request[RECORD]["key_tail"] = presented[-4:]  # which key a client used (a rotation test), never all of it
+        if presented not in (self.api_key, *self.also_accepted):
             return web.json_response(
                 error_body("Incorrect API key provided.", "invalid_request_error", "invalid_api_key"),
                 status=401,
             )
+        injected = await self.faults.apply(request, self._stopping)
+        if injected is not None:
+            return injected
         if self.delay_s > 0:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._stopping.wait(), self.delay_s)
@@ -173,6 +191,8 @@ class FakeOpenAI:
             return self._bad("No audio file in the 'file' field.")
         if "model" not in fields:
             return self._bad("you must provide a model parameter")
+        if self.latency is not None:
+            await lp.wait_until(request[RECORD]["time"] + self.latency.stt_s(_audio_seconds(audio)), self._stopping)
         if callable(self.transcripts):
             text = self.transcripts(audio, fields)
         elif self.transcripts:
@@ -200,16 +220,21 @@ class FakeOpenAI:
             return body
         if not body.get("model") or not isinstance(body.get("messages"), list):
             return self._bad("chat/completions needs 'model' and a 'messages' list")
-        if body.get("stream"):
-            return self._bad("FakeOpenAI: streaming chat is not supported")
-        if callable(self.chat_script):
+        if self.goodbye is not None and GOODBYE_ASK in str(body["messages"][-1].get("content") or "").lower():
+            item = {"content": self.goodbye}
+        elif callable(self.chat_script):
             item = self.chat_script(body)
         elif self.chat_script:
             item = self.chat_script.pop(0)
         else:
             return self._bad("FakeOpenAI: chat_script is exhausted", status=500)
         self._seq += 1
-        return web.json_response(fake_content.chat_response(body, item, self._seq))
+        completion = fake_content.chat_response(body, item, self._seq)
+        if body.get("stream"):
+            return await lp.stream_chat(request, completion, self.latency, request[RECORD]["time"], self._stopping)
+        if self.latency is not None:
+            await lp.wait_until(lp.chat_ready_at(completion, self.latency, request[RECORD]["time"]), self._stopping)
+        return web.json_response(completion)
 
     async def _speech(self, request: web.Request) -> web.StreamResponse:
         body = await self._json(request)
@@ -228,11 +253,15 @@ class FakeOpenAI:
         data = encode_wav(pcm, SPEECH_RATE) if fmt == "wav" else pcm.astype("<i2").tobytes()
         response = web.StreamResponse(headers={"Content-Type": "audio/pcm" if fmt == "pcm" else "audio/wav"})
         response.enable_chunked_encoding()
+        first_byte = request[RECORD]["time"] + (self.latency.tts_first_byte_s() if self.latency else 0.0)
+        await lp.wait_until(first_byte, self._stopping)
         await response.prepare(request)
         step = max(2, self.speech_chunk_bytes)
         for start in range(0, len(data), step):
             if start and self.speech_chunk_interval_s > 0:
                 await asyncio.sleep(self.speech_chunk_interval_s)
+            elif start and self.latency is not None:  # audio at the profile's multiple of real time
+                await lp.wait_until(first_byte + self.latency.tts_audio_s(start / (2 * SPEECH_RATE)), self._stopping)
             await response.write(data[start : start + step])
         await response.write_eof()
         log_entry["finished"] = time.monotonic()
@@ -275,8 +304,22 @@ class FakeOpenAI:
         )
 
 
-async def _serve(host: str, port: int, api_key: str) -> None:
-    server = FakeOpenAI(host=host, port=port, api_key=api_key)
+def _audio_seconds(audio: bytes) -> float:
+    """Seconds of audio in an uploaded WAV file (0 when it is not one)."""
+    try:
+        header = parse_wav_header(audio)
+    except WavError:
+        return 0.0
+    if header is None or not header.rate:
+        return 0.0
+    size = header.data_len if header.data_len is not None else len(audio) - header.data_offset
+    return size / (header.rate * header.channels * max(1, header.bits // 8))
+
+
+async def _serve(host: str, port: int, api_key: str, profile: str = "instant", seed: int = 0,
+                 goodbye: str | None = None) -> None:
+    server = FakeOpenAI(host=host, port=port, api_key=api_key, latency=profile, seed=seed)
+    server.goodbye = goodbye
     print(await server.start(), flush=True)
     try:
         await asyncio.Event().wait()
@@ -289,9 +332,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--api-key", default="test-key")
+    parser.add_argument("--goodbye", help="the model's answer to every request for a goodbye")
+    parser.add_argument("--profile", default="instant", choices=tuple(lp.PROFILES), help="provider latency")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the latency jitter")
     args = parser.parse_args(argv)
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_serve(args.host, args.port, args.api_key))
+        asyncio.run(_serve(args.host, args.port, args.api_key, args.profile, args.seed, args.goodbye))
 
 
 if __name__ == "__main__":

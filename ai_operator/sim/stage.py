@@ -6,6 +6,7 @@ transcriber served by the local OpenAI-compatible test server (for machines with
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import secrets
 import time
 from collections.abc import AsyncIterator
@@ -18,6 +19,8 @@ import numpy as np
 
 from ai_operator.config import Settings
 from ai_operator.daemon.app import Daemon
+from ai_operator.daemon.manager import CallManager
+from ai_operator.daemon.services import DaemonOverrides, Services
 from ai_operator.sim.pbx import SimCall, SimulatedPbx
 
 DAEMON_READY_TIMEOUT_S = 30.0
@@ -31,19 +34,27 @@ async def espeak_pcm(text: str, language: str) -> np.ndarray:
     return np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.int16)
 
 
+WAV_HEADER_BYTES = 44  # speech/wav.py's encode_wav: the canonical RIFF header
+
 class ScriptedTranscripts:
     """What the local test server answers to a transcription request: the line the caller is saying now.
 
     Honest simulation for machines with no speech recognizer: the caller's audio is real (espeak-ng, over RTP,
     through the real VAD); the text comes from the caller's script. A second fragment of the same line is
-    transcribed as empty.
+    transcribed as empty. Audio that continues the audio of the request before (the daemon transcribed the
+    utterance at a pause, `daemon/early_stt.py`, then the caller went on) is that request's line.
     """
 
     def __init__(self) -> None:
         self.current: str = ""
+        self._last: tuple[bytes, str] = (b"", "")
 
-    def __call__(self, _wav: bytes, _fields: dict) -> str:
+    def __call__(self, wav: bytes, _fields: dict) -> str:
+        audio = wav[WAV_HEADER_BYTES:]
+        if not self.current and self._last[0] and audio.startswith(self._last[0]):
+            return self._last[1]
         text, self.current = self.current, ""
+        self._last = (audio, text)
         return text
 
 
@@ -55,10 +66,21 @@ class Stage:
     fake_openai: Any = None
     transcripts: ScriptedTranscripts | None = None
 
+    @property
+    def svc(self) -> Services:
+        """The running daemon's services (a stage exists only once the daemon is ready)."""
+        assert self.daemon.svc is not None
+        return self.daemon.svc
+
+    @property
+    def manager(self) -> CallManager:
+        """The running daemon's call manager."""
+        assert self.daemon.manager is not None
+        return self.daemon.manager
+
     def call_of(self, sim: SimCall) -> Any:
         """The daemon's `Call` object for a simulated call (None once it has ended)."""
-        assert self.daemon.manager is not None
-        return self.daemon.manager.calls.get(sim.channel_id)
+        return self.manager.calls.get(sim.channel_id)
 
     async def wait_bot_quiet(self, sim: SimCall, *, min_turns: int = 0, timeout: float = 30.0, quiet_s: float = 0.3) -> None:
         """Until the bot has taken `min_turns` turns and is neither thinking nor speaking."""
@@ -99,17 +121,18 @@ async def simulated_stage(
     *,
     state_dir: Path,
     scripted_stt: bool = True,
-    overrides: dict[str, Any] | None = None,
+    overrides: DaemonOverrides | None = None,
     **values: Any,
 ) -> AsyncIterator[Stage]:
-    """Start the simulated PBX and the daemon against it; stop both on exit."""
+    """Start the simulated PBX and the daemon against it; stop both on exit. With `scripted_stt` and no STT in
+    `overrides`, the daemon hears the caller's script (`Stage.say`) through the local OpenAI-compatible server."""
     password = secrets.token_hex(8)
     pbx = SimulatedPbx(user="ai-operator", password=password)
     url = await pbx.start()
     fake = transcripts = None
-    overrides = dict(overrides or {})
+    overrides = overrides or DaemonOverrides()
     try:
-        if scripted_stt and "stt" not in overrides:
+        if scripted_stt and overrides.stt is None:
             from ai_operator.sim.openai_server import FakeOpenAI
             from ai_operator.speech.stt import OpenAITranscriber
 
@@ -118,8 +141,9 @@ async def simulated_stage(
             fake.transcripts = transcripts
             base = await fake.start()
             timeout_s = float(values.get("STT_TIMEOUT_S", settings.speech.stt_timeout_s))
-            overrides["stt"] = OpenAITranscriber(api_key=fake.api_key, base_url=base, model=settings.speech.stt_model,
-                                                 timeout_s=timeout_s)
+            stt = OpenAITranscriber(api_key=fake.api_key, base_url=base, model=settings.speech.stt_model,
+                                    timeout_s=timeout_s)
+            overrides = dataclasses.replace(overrides, stt=stt)
         staged = settings.with_values(
             ARI_URL=url,
             ARI_USER="ai-operator",

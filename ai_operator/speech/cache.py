@@ -9,7 +9,9 @@ umask. A damaged file is ignored and the line synthesised again.
 The disk cache has a size bound (`max_disk_bytes`, TTS_CACHE_MAX_MB): after a line is stored, the least
 recently used files go until the cache fits (`tts_cache_evicted`). "Used" is the file's access time, which a
 hit sets itself (at most once a minute per line, so noatime mounts and restarts keep the order); lines made by
-`prewarm` (greetings, closing lines) are pinned for the life of the process and never evicted.
+`prewarm` (greetings, closing lines, fixed replies, knowledge-base answers) are pinned for the life of the
+process and never evicted, as long as the pinned files fit in `PREWARM_CACHE_SHARE` of the bound; past that a
+line is not prewarmed (`skipped`) and is made on its first use like any other.
 """
 
 from __future__ import annotations
@@ -29,7 +31,6 @@ from pathlib import Path
 import numpy as np
 
 from ai_operator.logs import get_logger
-from ai_operator.speech.errors import SpeechError
 from ai_operator.speech.tts import TextToSpeech, synthesize
 from ai_operator.storage.private import open_private, private_dir
 
@@ -39,7 +40,11 @@ MEMORY_LIMIT_BYTES = 32 * 1024 * 1024
 CACHED_CHUNK_SAMPLES = 1600  # 200 ms per yielded chunk of a cached line
 SAFE_NAME_RE = re.compile(r"[^A-Za-z0-9_.+-]+")
 TOUCH_INTERVAL_S = 60.0  # a hit re-stamps the file's access time at most this often
-_PINNED: dict[str, set[str]] = {}  # cache dir -> prewarmed files, shared by every CachedTTS on that dir
+_PINNED: dict[str, dict[str, int]] = {}  # cache dir -> prewarmed files and sizes, shared by every CachedTTS on it
+_PINNED_TOTALS: dict[str, list[int]] = {}  # cache dir -> [bytes, characters] of its pinned lines, bytes held
+PREWARM_CONCURRENCY = 2  # lines synthesised at once by `prewarm`: a provider's live requests keep their room
+PREWARM_CACHE_SHARE = 0.8  # pinned lines stay within this share of the disk bound: the rest is LRU for the others
+PREWARM_OUTCOMES = ("made", "cached", "failed", "skipped")
 
 
 def _safe(part: str) -> str:
@@ -61,16 +66,17 @@ class CachedTTS:
         self.cache_dir = Path(cache_dir)
         self.memory_limit_bytes = memory_limit_bytes
         self.max_disk_bytes = max_disk_bytes or None  # None: no bound
-        self._pinned = _PINNED.setdefault(os.path.abspath(self.cache_dir), set())
+        self._pinned = _PINNED.setdefault(os.path.abspath(self.cache_dir), {})
+        self._pinned_totals = _PINNED_TOTALS.setdefault(os.path.abspath(self.cache_dir), [0, 0, 0])
         self._used: dict[str, float] = {}  # path -> last use (epoch s) seen by this process
         self._touched: dict[str, float] = {}  # path -> when its access time was last written
         self._index: dict[str, list[float]] | None = None  # path -> [last use, size]: built at the first bound check
         self._index_lock = threading.Lock()
-        self.evicted = 0
         self._memory: OrderedDict[str, np.ndarray] = OrderedDict()
         self._memory_bytes = 0
         self.hits = 0
         self.prewarm_errors: list[str] = []
+        self.prewarm_counts: dict[str, int] = dict.fromkeys(PREWARM_OUTCOMES, 0)
 
     @property
     def name(self) -> str:
@@ -106,30 +112,68 @@ class CachedTTS:
         if sum(part.size for part in parts):  # no audio at all is not worth a cache entry
             await self._store(path, np.concatenate(parts).astype(np.int16, copy=False))
 
-    async def prewarm(self, lines: Iterable[tuple[str, str]]) -> int:
-        """Synthesise and store every (text, language) not cached yet; returns how many were synthesised now.
+    async def prewarm(self, lines: Iterable[tuple[str, str]], *, concurrency: int = PREWARM_CONCURRENCY) -> int:
+        """Synthesise and store every (text, language) not cached yet, in order, `concurrency` at a time; returns
+        how many were synthesised now. Prewarmed lines are pinned while the pinned files fit in
+        `PREWARM_CACHE_SHARE` of the disk bound; a line that would not fit is skipped (made on first use).
 
-        A line that fails is logged and listed in `prewarm_errors`; the others still go on.
-        """
-        made = 0
+        A line that fails is logged and listed in `prewarm_errors`; the others still go on. `prewarm_counts`
+        says how many lines were made, already cached, failed and skipped."""
         self.prewarm_errors = []
-        for text, language in lines:
-            try:
-                path = self.path_for(text, language)
-                self._pinned.add(str(path))
-                if await self._lookup(path) is not None:
-                    continue
+        counts = self.prewarm_counts = dict.fromkeys(PREWARM_OUTCOMES, 0)
+        todo = iter(dict.fromkeys(lines))  # each line once, in order
+
+        async def worker() -> None:
+            for text, language in todo:
+                counts[await self._prewarm_line(text, language)] += 1
+
+        await asyncio.gather(*(worker() for _ in range(max(1, concurrency))))
+        return counts["made"]
+
+    async def _prewarm_line(self, text: str, language: str) -> str:
+        """One line of `prewarm`: its outcome, one of PREWARM_OUTCOMES. Its expected size is held against the
+        budget from the start (before any wait), so the lines after it, made meanwhile, see it: the most urgent
+        lines get the room whatever order the syntheses finish in."""
+        path = self.path_for(text, language)
+        key = str(path)
+        reserved = 0 if key in self._pinned else self._estimate_bytes(text)
+        fits = key in self._pinned or self._pin_fits(reserved)
+        self._pinned_totals[2] += reserved if fits else 0
+        made = False
+        try:
+            audio = await self._lookup(path)
+            if audio is None and fits:
                 audio = await synthesize(self.inner, text, language)
-            except SpeechError as exc:
-                self.prewarm_errors.append(f"{language}: {text[:40]!r}: {exc}")
-                log.warning(
-                    "tts_prewarm_failed", provider=self.inner.name, language=language, reason=str(exc)
-                )
-                continue
-            if audio.size:
-                await self._store(path, audio)
-                made += 1
-        return made
+                made = True
+        except Exception as exc:  # SpeechError, or a provider's own: the other lines still go on
+            self.prewarm_errors.append(f"{language}: {text[:40]!r}: {exc}")
+            log.warning("tts_prewarm_failed", provider=self.inner.name, language=language, reason=str(exc))
+            return "failed"
+        finally:
+            self._pinned_totals[2] -= reserved if fits else 0
+        if audio is None:
+            return "skipped"  # not cached, and no room left to pin it: made on its first use
+        if not audio.size:
+            return "failed"
+        self._pin(key, audio.nbytes, len(text))  # before storing: the bound never evicts it
+        if made:
+            await self._store(path, audio)
+        return "made" if made else "cached"
+
+    def _pin(self, key: str, size: int, chars: int) -> None:
+        if key not in self._pinned and self._pin_fits(size):
+            self._pinned[key] = size
+            self._pinned_totals[0] += size
+            self._pinned_totals[1] += chars
+
+    def _pin_fits(self, size: int) -> bool:
+        pinned, _, held = self._pinned_totals
+        return self.max_disk_bytes is None or pinned + held + size <= self.max_disk_bytes * PREWARM_CACHE_SHARE
+
+    def _estimate_bytes(self, text: str) -> int:
+        """The size a line of `text` will take, per character as the lines pinned so far (0 before any: tried)."""
+        size, chars, _ = self._pinned_totals
+        return int(len(text) * size / chars) if chars > 0 else 0
 
     def is_cached(self, text: str, language: str) -> bool:
         path = self.path_for(text, language)
@@ -200,7 +244,6 @@ class CachedTTS:
                 freed += int(self._index.pop(victim)[1])
                 removed += 1
                 self._used.pop(victim, None)
-            self.evicted += removed
         log.info("tts_cache_evicted", files=removed, freed_bytes=freed, total_bytes=total - freed,
                  max_bytes=self.max_disk_bytes)
 

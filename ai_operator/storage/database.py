@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import re
 from pathlib import Path
+from typing import Any
 
 import psycopg
 from pgvector.psycopg import register_vector_async
@@ -19,6 +20,7 @@ from psycopg_pool import AsyncConnectionPool
 from ai_operator.logs import get_logger, register_secret
 from ai_operator.storage.embedded import EmbeddedServer
 from ai_operator.storage.migrate import applied_versions, apply_migrations
+from ai_operator.storage.replica import ReadReplica
 
 log = get_logger("storage")
 
@@ -57,6 +59,20 @@ async def _configure(conn: psycopg.AsyncConnection) -> None:
     await conn.execute(f"SET random_page_cost = {RANDOM_PAGE_COST}")
 
 
+async def _start_embedded(server: EmbeddedServer) -> str:
+    """`server.start()` in a thread. Cancelled meanwhile (the daemon stops while it retries its database): the
+    start is let finish and the server released, so no postmaster is left behind that nobody holds."""
+    starting = asyncio.ensure_future(asyncio.to_thread(server.start))
+    try:
+        return await asyncio.shield(starting)
+    except asyncio.CancelledError:
+        await asyncio.wait([starting])
+        if not starting.cancelled():
+            starting.exception()  # a start that failed holds nothing; one that worked is released here
+        await asyncio.to_thread(server.release)
+        raise
+
+
 class Database:
     """An open database: `pool` for queries, `embedded` when it runs the private pgserver."""
 
@@ -64,6 +80,25 @@ class Database:
         self.pool = pool
         self.dsn = dsn
         self.server = server
+        self.replica: ReadReplica | None = None  # KB_DATABASE_URL: knowledge-base reads, when fit
+
+    async def use_replica(self, dsn: str | None) -> None:
+        """Send `read()`s to the read replica at `dsn` while it is fit (replica.py); empty: none."""
+        if not dsn:
+            return
+        _register_dsn_password(dsn)
+        self.replica = ReadReplica(dsn, _configure, mask_dsn(dsn))
+        await self.replica.open()
+
+    async def read(self, sql: str, params: Any) -> list[Any]:
+        """A read-only query's rows: from the replica while it is fit, else (or when it fails) the primary."""
+        if self.replica is not None:
+            rows = await self.replica.fetch(sql, params)
+            if rows is not None:
+                return rows
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(sql, params)
+            return await cur.fetchall()
 
     @property
     def embedded(self) -> bool:
@@ -78,7 +113,7 @@ class Database:
         server: EmbeddedServer | None = None
         if not dsn:
             server = EmbeddedServer.in_state_dir(Path(state_dir))
-            dsn = await asyncio.to_thread(server.start)
+            dsn = await _start_embedded(server)
         else:
             _register_dsn_password(dsn)
         try:
@@ -134,6 +169,8 @@ class Database:
 
     async def close(self) -> None:
         """Close the pool; stop the embedded server when this was its last user."""
+        if self.replica is not None:
+            await self.replica.close()
         await self.pool.close()
         if self.server is not None:
             await asyncio.to_thread(self.server.release)

@@ -7,7 +7,8 @@ by a query waits for the daemon's loop to sleep (at most until the next 20 ms ti
 from it in the middle of a tick, where every call's audio would stand still meanwhile. pgserver is synchronous: every method here
 blocks, so async code calls them through `asyncio.to_thread`. Several `Database` objects of one process may share one data directory;
 an in-process reference count stops the server only when the last one closes (pgserver itself keeps the count
-across processes, so a second daemon on the same STATE_DIR keeps it running).
+across processes, so a `kb ingest` beside the daemon keeps it running). Who may connect to it: the
+daemon's accounts only, by peer authentication over its unix socket (pg_access.py).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ai_operator.logs import get_logger
+from ai_operator.storage.pg_access import INITDB_AUTH, restrict
 
 log = get_logger("storage")
 
@@ -64,6 +66,7 @@ class EmbeddedServer:
 
                 server = self._patiently(lambda: start_as_account(self.pgdata))
             else:
+                self._prepare_access()
                 server = self._patiently(lambda: pgserver.get_server(self.pgdata, cleanup_mode="stop"))
         except (subprocess.SubprocessError, OSError, AssertionError, RuntimeError) as exc:
             raise EmbeddedServerError(
@@ -77,6 +80,17 @@ class EmbeddedServer:
         yield_to_the_daemon(self.postmaster_pid())
         log.info("embedded_db_started", pgdata=str(self.pgdata))
         return str(server.get_uri())
+
+    def _prepare_access(self) -> None:
+        """Not root: a new data directory is made here with peer authentication (pgserver's own initdb would
+        allow `trust`), and the access rules of pg_access.py are written before the server starts."""
+        import pgserver._commands as commands
+
+        self.pgdata.mkdir(mode=0o700, exist_ok=True)
+        if not (self.pgdata / "PG_VERSION").exists():
+            initdb = commands.initdb  # type: ignore[attr-defined]  # made at import, one per binary
+            initdb([*INITDB_AUTH, "--encoding=utf8", "-U", "postgres"], pgdata=self.pgdata)
+        restrict(self.pgdata)
 
     @property
     def dsn(self) -> str:

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ai_operator.logs import get_logger
+from ai_operator.storage.pg_access import INITDB_AUTH, restrict
 
 log = get_logger("storage")
 
@@ -167,8 +168,9 @@ class _AccountServer(_base()):  # type: ignore[misc]
         own_tree(self.pgdata, self.account)
         self.pgdata.chmod(0o700)
         if not (self.pgdata / "PG_VERSION").exists():
-            initdb(["--auth=trust", "--auth-local=trust", "--encoding=utf8", "-U", self.postgres_user],
-                   pgdata=self.pgdata, user=self.system_user)
+            initdb([*INITDB_AUTH, "--encoding=utf8", "-U", self.postgres_user], pgdata=self.pgdata,
+                   user=self.system_user)
+        restrict(self.pgdata, self.account)  # peer, the daemon's accounts only: never `nobody` (pg_access.py)
 
 
 __all__ = ["FALLBACK_ACCOUNT", "RootRunError", "account_for", "open_way", "own_tree", "start_as_account"]

@@ -12,7 +12,7 @@ from typing import Any
 from psycopg import AsyncConnection
 from psycopg.types.json import Jsonb
 
-from ai_operator.storage.record_types import CallRecord, TurnRecord, check_ended_by
+from ai_operator.storage.record_types import MEDIA_FIELDS, CallRecord, TurnRecord, check_ended_by, check_media
 
 _REQUIRED = {  # the fields each operation's spool line must carry
     "call_started": ("call_id", "route", "policy", "started_at"),
@@ -59,6 +59,7 @@ def decode_line(raw: bytes) -> tuple[str, dict[str, Any]]:
             TurnRecord(**data)
         elif op == "call_ended":
             check_ended_by(data["ended_by"])
+            check_media(data)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{op}: {exc}") from None
     return op, data
@@ -96,10 +97,14 @@ async def apply_op(conn: AsyncConnection, op: str, data: dict[str, Any]) -> None
     elif op == "call_ended":
         summary = data.get("summary")
         cur = await conn.execute(
-            "UPDATE calls SET ended_at = %s, ended_by = %s, disposition = %s,"
-            " summary = COALESCE(%s, summary) WHERE call_id = %s",
+            "UPDATE calls SET ended_at = %s, ended_by = %s, disposition = %s, summary = COALESCE(%s, summary),"
+            " rtp_packets_received = COALESCE(%s, rtp_packets_received),"
+            " rtp_packets_expected = COALESCE(%s, rtp_packets_expected),"
+            " rtp_packets_lost = COALESCE(%s, rtp_packets_lost), rtp_jitter_ms = COALESCE(%s, rtp_jitter_ms)"
+            " WHERE call_id = %s",
             (data["ended_at"], data["ended_by"], data.get("disposition"),
-             Jsonb(summary) if summary is not None else None, data["call_id"]),
+             Jsonb(summary) if summary is not None else None, *(data.get(k) for k in MEDIA_FIELDS),
+             data["call_id"]),
         )
         _need_row(cur.rowcount, op, data["call_id"])
     else:

@@ -17,6 +17,7 @@ import contextlib
 import itertools
 import json
 from collections import deque
+from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from typing import Any
 import psycopg
 from psycopg.rows import dict_row
 
+from ai_operator.background import BackgroundTask
 from ai_operator.logs import get_logger
 from ai_operator.storage.database import Database
 from ai_operator.storage.record_sql import (
@@ -34,7 +36,7 @@ from ai_operator.storage.record_sql import (
     fold_call,
     record_data,
 )
-from ai_operator.storage.record_types import ENDED_BY, CallRecord, TurnRecord, check_ended_by
+from ai_operator.storage.record_types import ENDED_BY, CallMedia, CallRecord, TurnRecord, check_ended_by
 from ai_operator.storage.spool import Spool
 
 log = get_logger("storage")
@@ -76,12 +78,12 @@ class RecordStore:
         self._spooled = self._spool.count()  # records left from an earlier run are replayed too
         self._lock = asyncio.Lock()
         self._wake = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
+        self._retry = BackgroundTask(self._retry_loop, "record-spool-retry")
         self._queue: deque[tuple[str, dict[str, Any]]] = deque()
         self._queued = asyncio.Event()
         self._settled = asyncio.Event()
         self._settled.set()
-        self._writer: asyncio.Task[None] | None = None
+        self._writer = BackgroundTask(self._writer_loop, "record-writer")
 
     @property
     def spooled(self) -> int:
@@ -111,16 +113,18 @@ class RecordStore:
         await self._submit("turn", record_data(rec))
 
     async def call_ended(self, call_id: str, ended_at: datetime, ended_by: str, disposition: str | None,
-                         summary: dict[str, Any] | None = None) -> None:
+                         summary: dict[str, Any] | None = None, media: CallMedia | None = None) -> None:
+        """The call's end; `media` (what its RTP endpoint received) when it had a media leg."""
         check_ended_by(ended_by)
         await self._submit("call_ended", {"call_id": call_id, "ended_at": ended_at, "ended_by": ended_by,
-                                          "disposition": disposition, "summary": summary})
+                                          "disposition": disposition, "summary": summary,
+                                          **(asdict(media) if media is not None else {})})
 
     async def _submit(self, op: str, data: dict[str, Any]) -> None:
         """Queue one record for the writer (started: returns at once); without a writer, write it now."""
         self._queue.append((op, data))
         self._settled.clear()
-        if self._writer is None:
+        if not self._writer.running:
             await self._drain()
         else:
             self._queued.set()
@@ -280,12 +284,12 @@ class RecordStore:
     async def start(self) -> None:
         """Start the writer, and the background task that replays the spool every `retry_s` while anything
         waits in it."""
-        if self._writer is None:
-            self._writer = asyncio.create_task(self._writer_loop(), name="record-writer")
+        if not self._writer.running:
+            self._writer.start()
             if self._queue:
                 self._queued.set()
-        if self._task is None:
-            self._task = asyncio.create_task(self._retry_loop(), name="record-spool-retry")
+        if not self._retry.running:
+            self._retry.start()
             if self._spooled:
                 self._wake.set()
 
@@ -305,23 +309,16 @@ class RecordStore:
 
     async def close(self) -> None:
         """Write what is queued, stop the tasks and try a last flush; whatever is left stays in the spool."""
-        if self._writer is not None:
+        if self._writer.running:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.settled(), CLOSE_FLUSH_TIMEOUT_S)
-            writer, self._writer = self._writer, None
-            writer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await writer
+            await self._writer.stop()
             if self._queue:  # never lost: whatever could not be written in time goes to the spool
                 log.warning("record_final_write_timed_out", left=len(self._queue))
                 while self._queue:
                     op, data = self._queue.popleft()
                     await self._to_spool(op, data, reason="shutting down before the database answered")
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await self._retry.stop()
         if self._spooled and self.db is not None:
             try:
                 await asyncio.wait_for(self.flush_spool(), CLOSE_FLUSH_TIMEOUT_S)

@@ -18,9 +18,10 @@ import asyncio
 import contextlib
 import inspect
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from ai_operator.background import BackgroundTask
 from ai_operator.logs import get_logger
 from ai_operator.storage.database import Database
 
@@ -66,7 +67,9 @@ class DatabaseSupervisor:
         self.restart_failures = 0
         self._down_since: float | None = None
         self._wake = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
+        self._task = BackgroundTask(self._run, "database-supervisor")
+        self._restarting: asyncio.Future[Any] | None = None  # the restart thread under way, if any
+        self._stopping = False
         if metrics is not None:
             metrics.database_up.set(1)
 
@@ -76,15 +79,20 @@ class DatabaseSupervisor:
         return self.db.server is not None
 
     def start(self) -> None:
-        if self._task is None:
-            self._task = asyncio.create_task(self._run(), name="database-supervisor")
+        self._stopping = False
+        self._task.start()
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        """Stop watching. A restart under way is let finish first (a thread cannot be cancelled: left alone it
+        would start a postmaster after the daemon stopped the server, which nobody would stop); so whoever
+        stops the server after this - the daemon, last - stops the one the restart started."""
+        self._stopping = True
+        await self._task.stop()
+        if self._restarting is not None:
+            await asyncio.wait([self._restarting])
+            if not self._restarting.cancelled():
+                self._restarting.exception()  # seen (and logged by _restart when it was still watching)
+            self._restarting = None
 
     def retry_now(self) -> None:
         """Skip the current wait: check (and restart) at once."""
@@ -129,9 +137,12 @@ class DatabaseSupervisor:
     async def _restart(self, attempt: int) -> None:
         server = self.db.server
         assert server is not None
+        if self._stopping:
+            return
         log.warning("database_restart", attempt=attempt, pgdata=str(server.pgdata))
+        self._restarting = asyncio.ensure_future(asyncio.to_thread(server.restart))
         try:
-            await asyncio.to_thread(server.restart)
+            await asyncio.shield(self._restarting)  # stop() waits for it rather than orphan what it starts
         except Exception as exc:
             self.restart_failures += 1
             self._count_restart("failed")
@@ -177,7 +188,7 @@ class GuardedKnowledge:
         self.supervisor = supervisor
 
     async def search(self, query: str, language: str, region_code: str, limit: int = 3,
-                     fallback_languages: tuple[str, ...] = ()) -> Any:
+                     fallback_languages: Sequence[str] = ()) -> Any:
         if not self.supervisor.up:
             raise DatabaseDown("the database is down")
         return await self.knowledge.search(query, language, region_code, limit, fallback_languages)

@@ -3,8 +3,7 @@
 Exposes `POLICY` (see `ai_operator.dialogue.PolicyDefinition`) and the pure functions other parts and tests use:
 `hear_rate`, `say_rate`, `utterance_may_continue`, `concession_for`, `ceiling_leaks`, `load_from_file`,
 `build_model_messages`, `check_model_output`. Module map: numerals (word tables, tokenizer), figures
-(hear/say), load (the load file), ladder (concession, ceiling guard), intents (what a turn is), person (who is on
-the line), refusal (an offer turned down), fragments (turn boundary),
+(hear/say), load (the load file), ladder (concession, ceiling guard), intents (what a turn is, turn boundary),
 lines (canned Hindi), prompts (model input and output check), phases (the phase machine), session
 (`FreightSession`), policy (`FreightPolicy`), selftest (self-test scripts and doctor checks).
 """

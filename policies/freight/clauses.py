@@ -32,14 +32,6 @@ def table(*phrases: str) -> Table:
     return {first: tuple(sorted(v, key=len, reverse=True)) for first, v in grouped.items()}
 
 
-def merge(*tables: Table) -> Table:
-    out: dict[str, list[Phrase]] = {}
-    for t in tables:
-        for first, phrases in t.items():
-            out.setdefault(first, []).extend(phrases)
-    return {first: tuple(sorted(v, key=len, reverse=True)) for first, v in out.items()}
-
-
 def _set(*words: str) -> frozenset[str]:
     return frozenset(key(w) for w in words)
 

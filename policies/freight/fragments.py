@@ -10,7 +10,9 @@ fragment for the continuation and merges it before anything is decided). A trans
   "my rate would be", "the price for this is", "rate hai sir ji"), with no money figure anywhere in the turn
   ("pachees hazaar rate hai" and "यही रेट है" are complete, "tell me your price" asks; "बीस टन का रेट होगा" is
   not: tonnes are no money).
-A closing mark (?, ।, ., !) ends it. Pure: no I/O.
+A closing mark (?, ।, ., !) ends it. `utterance_complete` is the other side, asked at a short pause: a short
+turn that does not dangle is whole ("हाँ जी", "पच्चीस हज़ार पाँच सौ", "ok sir"), so the call may answer it then;
+anything longer, or dangling, waits for the normal end of the utterance. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -60,6 +62,9 @@ KAM_SE_KAM = (key("कम"), key("से"), key("कम"))  # "कम से क
 _NUMBER_KINDS = ("unit", "en_unit", "en_tens", "frac_mod", "hundred")
 _OPEN_ENDINGS = ("...", "…", ",", "-")
 _CLOSED_ENDINGS = ("?", "।", ".", "!", "॥")
+# Words up to which a turn that does not dangle is taken as whole at a short pause: a vendor's short answers (yes,
+# no, a rate, "call later") fit; a longer turn may be a sentence with more to come, so it waits for the end silence.
+SHORT_TURN_WORDS = 6
 
 
 def _rate_pending(text: str, toks: list[Token]) -> bool:
@@ -95,3 +100,13 @@ def utterance_may_continue(text: str) -> bool:
     if last.text in DANGLING_WORDS or tuple(t.text for t in toks[-3:]) == KAM_SE_KAM:
         return True
     return _rate_pending(stripped, toks)
+
+
+def utterance_complete(text: str) -> bool | None:
+    """True when `text` is a short turn that does not dangle; False when it dangles; None otherwise (longer)."""
+    stripped = (text or "").strip()
+    if not stripped:
+        return None
+    if utterance_may_continue(stripped):
+        return False
+    return True if len(stripped.split()) <= SHORT_TURN_WORDS else None

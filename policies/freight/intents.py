@@ -1,6 +1,6 @@
 """What a vendor's turn is, in words: abuse, wrong number, voicemail, callback, farewell, hearing problem,
-question, asking our rate (a question back), yes, no, bare acknowledgement, a refusal (refusal.py), who is on
-the line (person.py), or unknown.
+question, asking our rate (a question back), yes, no, bare acknowledgement, or unknown - and whether the turn
+ends dangling.
 
 Owns the phrase tables (Devanagari, Hinglish, English; every word compared by its spelling key, so "haan",
 "हाँ" and "हां" are one word) and `classify`, which reads choices (yes/no, callback, farewell, wrong number,
@@ -172,8 +172,7 @@ class Intent:
     acknowledgement: bool  # yes, thanks, bye, namaste: enough to close after the wind-down
     unknown: bool = False  # none of the above: the rules have no reading of this turn
     refusal: bool = False  # an offer turned down, even after a yes word ("ठीक है तो रहने दीजिए"): refusal.py
-    other_person: bool = False  # someone else answers for the vendor, or he is away (person.py)
-    not_him: bool = False  # the speaker says he is someone else ("main to driver hoon")
+    other_person: bool = False  # someone else answers for the vendor (person.py)
     handover: bool = False  # the phone is being passed ("ek minute dete hain")
     relay: bool = False  # "he'll call you", "मैं उनको बता दूंगा"
     time_given: bool = False  # a time to come ("शाम को", "kal subah", "दोपहर तक लौटेंगे")
@@ -231,7 +230,6 @@ def classify(text: str, tokens: list[Token] | None = None) -> Intent:
         unknown=not any(readings),
         refusal=refusal,
         other_person=person.other,
-        not_him=person.not_him,
         handover=person.handover,
         relay=person.relay,
         time_given=person.time,

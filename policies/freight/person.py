@@ -48,10 +48,8 @@ POSSESSIVES = _set(
 )  # fmt: skip
 FIRST_PERSON = _set("मैं", "main", "mai", "मै", "i", "i'm", "im", "हम", "hum", "ham", "me")
 # After a role: he is saying what he is ("driver hoon", "driver bol raha", "driver speaking", "staff se").
-ROLE_AFTER = _set("हूं", "हूँ", "hoon", "hun", "hu", "बोल", "bol", "speaking", "here", "से", "se")
-# "ye driver hai" is who speaks; "gaadi hai driver hai" is what he has.
-THIS = _set("ये", "यह", "ye", "yeh", "this", "it's", "main", "मैं", "हम", "hum")
-COPULAS = _set("है", "hai", "हैं", "hain")
+ROLE_AFTER = _set("हूं", "हूँ", "hoon", "hun", "hu", "बोल", "bol", "speaking", "here", "से", "se", "है", "hai", "हैं",
+                  "hain")  # fmt: skip
 HONORIFICS = _set("जी", "ji", "साहब", "sahab", "sir")
 # His phone in someone else's hands ("unka phone mere paas hai").
 HIS_PHONE = table("फोन मेरे पास", "phone mere paas", "phone mere pas", "mobile mere paas", "उनका फोन", "unka phone",
@@ -113,7 +111,6 @@ class Person:
     """What one turn says about who is on the line (see the module docstring)."""
 
     other: bool = False
-    not_him: bool = False  # the speaker says who he is: a relation or role of the vendor's
     handover: bool = False
     relay: bool = False
     time: bool = False
@@ -135,8 +132,6 @@ def _related(tokens: Sequence[str]) -> bool:
             after = tokens[k] if k < len(tokens) else ""
             if any(t in POSSESSIVES for t in before) or (before and before[-1] in ROLE_BEFORE) or after in ROLE_AFTER:
                 return True
-            if after in COPULAS and any(t in THIS for t in before):
-                return True
     return False
 
 
@@ -155,13 +150,11 @@ def _time(tokens: Sequence[str]) -> bool:
 
 def read_person(tokens: Sequence[str]) -> Person:
     """Who is on the line, from one clause of spelling keys."""
-    not_him = _related(tokens)
-    other = not_him or _away(tokens)
+    other = _related(tokens) or _away(tokens)
     time = _time(tokens)
     of_him = any(t in THIRD_PERSON for t in tokens)
     return Person(
         other=other,
-        not_him=not_him,
         handover=find(tokens, HANDOVER, negation=True),
         relay=of_him and (time or find(tokens, RELAY, negation=True)),
         time=time,

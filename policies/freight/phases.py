@@ -1,15 +1,12 @@
 """The freight call's phase machine: `Phase`, dispositions, and the pure transition function per phase.
 
-Owns exactly the spec's arrows (seed 000, "The phases"): OPENING -> PITCHED on the right person (never to
-someone else answering for him: `someone_else` asks for him or when to call, waits on a hand-over, closes with a
-message on a time or "he'll call"); OPENING -> CLOSING on wrong number, voicemail, callback (abuse x2 is handled
-by the session for every phase); a figure
+Owns exactly the spec's arrows (seed 000, "The phases"): OPENING -> PITCHED on the right person; OPENING ->
+CLOSING on wrong number, voicemail, callback (abuse x2 is handled by the session for every phase); a figure
 goes through the ladder (at/under anchor -> SQUEEZED once; above it -> PROBING with the same ask-why line
 whether or not it is over the ceiling, quote held); PROBING -> COUNTERED on a justification (one authorised
 figure), -> DEFERRED on a held over-ceiling quote, a new figure re-evaluates, a question back about our rate
 gets one neutral line and the question again; SQUEEZED -> DEFERRED on anything but a lower figure (his quote);
-COUNTERED -> DEFERRED on yes (the concession) or LAST_ASK on no (a refusal in any form); LAST_ASK -> DEFERRED
-settling where he stands;
+COUNTERED -> DEFERRED on yes (the concession) or LAST_ASK on no; LAST_ASK -> DEFERRED settling where he stands;
 DEFERRED -> CLOSING on an acknowledgement. A callback ends the call politely from any negotiating phase where
 the spec leaves room (OPENING, PITCHED, PROBING, COUNTERED). `decide` adds what a quote's reading asks for
 before the arrows: a per-ton/km quote gets the trip rate asked for, a phone number is noted. A quote held over
@@ -196,7 +193,7 @@ def pitched(lad: Ladder, it: Intent, heard: int | None) -> Move:
         return evaluate_quote(lad, heard)
     if it.hearing:
         return Move("", Phase.PITCHED, repeat=True)
-    if it.not_him:  # "main to driver hoon, rate malik batayenge": back to asking for the vendor
+    if it.other_person:  # "main to driver hoon, rate malik batayenge": back to asking for the vendor
         return someone_else(lad, it) or Move(L.ASK_PERSON, Phase.OPENING)
     if it.callback:
         return _close(L.CALLBACK, CALLBACK)

@@ -2,8 +2,8 @@
 
 Owns how a route and a call's options become a session: the load comes from the call's own Stasis argument
 `load=<file>` (only a file inside LOADS_DIR is accepted: a dialplan or originate argument never reads an
-arbitrary file) or else the route's `LOAD` option, which is read and checked when the env file is read, so a
-route whose load is missing or invalid never starts.
+arbitrary file) or else the route's `LOAD` option, which is read and checked where the runtime is assembled
+(start-up, reload, doctor), so a route whose load is missing or invalid never starts.
 """
 
 from __future__ import annotations
@@ -12,17 +12,17 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import policies.freight.lines as L
-from ai_operator.config.routes import Route
 from ai_operator.dialogue import (
     CheckResult,
     OptionContext,
     RouteOption,
+    RouteView,
     SelfTestCase,
     SessionOptions,
     ToolSpec,
 )
 from policies.freight.load import Load, LoadError, load_from_file
-from policies.freight.session import DEFAULT_HOLD_S, LANGUAGE, FreightSession
+from policies.freight.session import LANGUAGE, FreightSession
 
 
 def parse_load_option(raw: str, ctx: OptionContext) -> Load:
@@ -62,7 +62,7 @@ class FreightPolicy:
         "LOAD": RouteOption("the default load JSON file (relative: to LOADS_DIR)", parse_load_option, required=True),
     }
 
-    def new_session(self, call_id: str, route: Route, options: SessionOptions) -> FreightSession:
+    def new_session(self, call_id: str, route: RouteView, options: SessionOptions) -> FreightSession:
         """A fresh session; raises `LoadError` (naming the file and field) when the call's load is refused."""
         raw = options.call_args.get("load", "")
         if raw:
@@ -73,14 +73,13 @@ class FreightPolicy:
             load = route.option("LOAD")
         if not isinstance(load, Load):
             raise LoadError("", "load", f"no load: set ROUTE_{route.name.upper()}_LOAD or pass load=<file>")
-        hold_s = route.hold_s if route.hold_s is not None else DEFAULT_HOLD_S
-        return FreightSession(call_id, load, model_available=options.model_available, hold_s=hold_s,
+        return FreightSession(call_id, load, model_available=options.model_available,
                               max_misunderstood=options.max_misunderstood_turns)
 
     def voice_segments(self, text: str, language: str) -> list[tuple[str, str]]:
         return [(text, language)]
 
-    def canned_lines(self, route: Route) -> list[tuple[str, str]]:
+    def canned_lines(self, route: RouteView) -> list[tuple[str, str]]:
         return [(L.SHUTDOWN, LANGUAGE), (L.MAX_CALL_LENGTH, LANGUAGE)]
 
     def self_test(self) -> list[SelfTestCase]:

@@ -10,6 +10,7 @@ that `doctor_checks` reads etc/loads/sample.json through `load_from_file`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,8 @@ from policies.freight.quotes import hear_rate
 from policies.freight.selftest_understanding import understanding_cases
 from policies.freight.session import FreightSession
 
-SAMPLE_LOAD_PATH = Path(__file__).resolve().parents[2] / "etc" / "loads" / "sample.json"
+# package data (in a checkout a link to etc/loads/sample.json), so an installed wheel has it too
+SAMPLE_LOAD_PATH = Path(str(resources.files("policies.freight").joinpath("sample_load.json")))
 SELF_TEST_LOAD = Load(
     vendor_name="रमेश", origin="दिल्ली", destination="जयपुर", vehicle="बत्तीस फीट कंटेनर", weight="15",
     material="कपड़े के कार्टन", pickup="कल सुबह दस बजे", anchor=20_000, ceiling=26_000,

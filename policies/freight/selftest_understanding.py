@@ -4,8 +4,7 @@
 Owns `understanding_cases`: the ceiling never shows through wording (one ask-why line on both sides of the ceiling,
 one wind-down for every deferral, no budget/limit word in any line or brief), callbacks in Hindi and Hinglish
 from OPENING, after the pitch and while probing, figures as vendors say them (romanised, misspelt, ranges, digits
-one by one, phone numbers, per-unit quotes, a bare "पच्चीस" in rate talk), a question back while probing, and
-(issue 27) someone else answering, a refused counter, fragments held for their figure, fractional magnitudes.
+one by one, phone numbers, per-unit quotes, a bare "पच्चीस" in rate talk), and a question back while probing.
 Pure: no I/O.
 """
 
@@ -15,7 +14,6 @@ import dataclasses
 
 import policies.freight.lines as L
 from ai_operator.dialogue import SelfTestCase
-from policies.freight.fragments import utterance_may_continue
 from policies.freight.load import Load
 from policies.freight.prompts import MOVE_BRIEFS, SYSTEM_PROMPT
 from policies.freight.quotes import hear_quote
@@ -48,11 +46,6 @@ CALLBACKS_OPENING = ["abhi busy hoon kal phone karna", "मीटिंग म�
 CALLBACKS_PITCHED = ["सोच कर बताऊँगा", "baad mein call karo", "rate puch ke batata hoon"]
 NOT_CALLBACKS = ["busy nahi hoon boliye", "हां जी बोलिए बिज़ी नहीं हूं"]
 QUESTIONS_BACK = ["आप बताओ कितना दोगे", "aap kitna doge", "आपका बजट क्या है"]
-SOMEONE_ELSE = ["main unka driver bol raha hoon", "वो घर पर नहीं हैं", "this is his son"]
-REFUSALS = ["ठीक है तो फिर रहने दीजिए", "ok then it is over", "mera rate final hai"]
-FRAGMENTS = ["मेरा रेट है", "rate hoga", "my rate would be"]
-MAGNITUDES = [("सवा लाख", 125_000), ("पौने दो लाख", 175_000), ("adha lakh", 50_000), ("one and a half lakh", 150_000),
-              ("2.5 lakh", 250_000), ("डेढ़ हज़ार", 1_500)]  # fmt: skip
 LIMIT_WORDS_SEEN = ("बजट", "सीमा", "लिमिट", "अधिकतम", "मैक्सिमम", "budget", "limit", "maximum", "ceiling")
 
 
@@ -137,34 +130,6 @@ def _question_back() -> list[str]:
     return problems
 
 
-def _someone_else_and_refusals() -> list[str]:
-    problems = []
-    for text in SOMEONE_ELSE:
-        session = _session("someone-else")
-        reply = session.on_utterance(text)
-        if L.PITCH in session.moves or reply.text != L.canned(L.ASK_PERSON, LOAD.spoken()):
-            problems.append(f"{text!r} in the opening: {session.moves[-1]}, not asked for the vendor")
-        session.on_utterance("ek minute dete hain")
-        if session.on_utterance("haan ji main hi bol raha hoon").fields["phase"] != "PITCHED":
-            problems.append(f"{text!r}, a hand-over, then the vendor: no pitch")
-    for text in REFUSALS:
-        session = _session("refusal")
-        for u in (CONFIRM, "pachees hazaar", "diesel mehnga hai"):
-            session.on_utterance(u)
-        reply = session.on_utterance(text)
-        if reply.fields["phase"] != "LAST_ASK" or reply.fields["offered_rate"] is not None:
-            problems.append(f"{text!r} after the counter: {reply.fields['phase']} ({session.disposition})")
-    return problems
-
-
-def _fragments_and_magnitudes() -> list[str]:
-    problems = [f"{text!r} is not held for its figure" for text in FRAGMENTS if not utterance_may_continue(text)]
-    for text, value in MAGNITUDES:
-        if hear_quote(text).rate != value:
-            problems.append(f"{text!r}: heard {hear_quote(text).rate} != {value}")
-    return problems
-
-
 _case = SelfTestCase.of_problems
 
 
@@ -174,6 +139,4 @@ def understanding_cases() -> list[SelfTestCase]:
         _case("freight:callback_hindi_hinglish", _callbacks),
         _case("freight:figures_as_vendors_say_them", _figures),
         _case("freight:question_back_while_probing", _question_back),
-        _case("freight:someone_else_answers_and_refusals", _someone_else_and_refusals),
-        _case("freight:fragments_and_fractional_magnitudes", _fragments_and_magnitudes),
     ]

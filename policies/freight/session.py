@@ -21,6 +21,7 @@ from policies.freight.constrained import PURPOSE as LABEL_PURPOSE
 from policies.freight.constrained import apply as apply_label
 from policies.freight.constrained import schema as label_schema
 from policies.freight.figures import say_rate
+from policies.freight.fragments import utterance_complete as _complete
 from policies.freight.intents import Intent, classify
 from policies.freight.intents import utterance_may_continue as _may_continue
 from policies.freight.ladder import ceiling_leaks, concession_for
@@ -172,7 +173,7 @@ class FreightSession:
         self.phase = Phase.CLOSING
         if self.disposition is None:
             self.disposition = reason
-        text = L.SHUTDOWN if reason == "shutdown" else L.MAX_CALL_LENGTH
+        text = L.MAX_CALL_LENGTH if reason == "max_call_length" else L.SHUTDOWN  # shutdown, a dead provider
         return Reply(text=text, language=LANGUAGE, hang_up=True, hang_up_reason=reason, disposition=reason,
                      fields=self._fields())
 
@@ -201,6 +202,12 @@ class FreightSession:
 
     def utterance_may_continue(self, text: str) -> bool:
         return self.hold_s > 0 and _may_continue(text)
+
+    def utterance_complete(self, text: str) -> bool | None:
+        """Asked at a short pause: a short turn that does not dangle is whole (`fragments.utterance_complete`)."""
+        if self.phase is Phase.CLOSING or self.ended_by is not None:
+            return None
+        return _complete(text)
 
     def on_call_ended(self, ended_by: str) -> None:
         if self.ended_by is not None:

@@ -14,15 +14,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ai_operator.config.routes import Route
 from ai_operator.dialogue import (
     CheckResult,
+    KnowledgeHit,
     PolicyDefinition,
     RouteOption,
+    RouteView,
     SelfTestCase,
     SessionOptions,
     ToolSpec,
 )
+from policies.operator import fixed_replies as ahead
 from policies.operator.catalog import GREETING, say
 from policies.operator.language import LANGUAGES
 from policies.operator.session import OperatorSession
@@ -46,7 +48,7 @@ class OperatorPolicy:
         ("ru", "Спасибо, до свидания."),
     )
 
-    def new_session(self, call_id: str, route: Route, options: SessionOptions) -> OperatorSession:
+    def new_session(self, call_id: str, route: RouteView, options: SessionOptions) -> OperatorSession:
         """A fresh session. Without a knowledge base the runtime answers the search effect with None and the
         session says so."""
         return OperatorSession(
@@ -59,11 +61,17 @@ class OperatorPolicy:
     def voice_segments(self, text: str, language: str) -> list[tuple[str, str]]:
         return voice_segments(text, language)
 
-    def canned_lines(self, route: Route) -> list[tuple[str, str]]:
+    def canned_lines(self, route: RouteView) -> list[tuple[str, str]]:
         lines = voice_segments(GREETING, "ru")
         for key in ("shutdown", "max_call_length", "closing"):
             lines += [(say(key, lang), lang) for lang in LANGUAGES]
         return lines
+
+    def fixed_replies(self, route: RouteView) -> list[tuple[str, str]]:
+        return ahead.fixed_replies()
+
+    def knowledge_replies(self, entry: KnowledgeHit) -> list[tuple[str, str]]:
+        return ahead.knowledge_replies(entry)
 
     def self_test(self) -> list[SelfTestCase]:
         from policies.operator.selftest import cases

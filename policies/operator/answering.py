@@ -16,6 +16,7 @@ from policies.operator.language import (
 from policies.operator.regions import (
     is_region_change_request,
     resolve_region_change,
+    resolve_region_correction,
 )
 from policies.operator.selection import Selection
 from policies.operator.states import Event, State
@@ -42,6 +43,9 @@ class Answering(Selection):
                 return self._apply_region(result)
             self.awaiting = "region"
             return self.reply(self.say("region_change_prompt"))
+        correction = resolve_region_correction(text, self.region_code)
+        if correction is not None:  # "не Павлодар а Караганда": a region change, not a question
+            return self._apply_region(correction)
         return self._question(text)
 
     def _question(self, text: str) -> Reply:
@@ -64,6 +68,7 @@ class Answering(Selection):
             fallback=self.say("checking"),
             tools=specs_for(self.allowed_tools()),
             purpose="answer",
+            speak_as_streamed=self.lang,  # the reply is the model's text as it is (`on_effect_result`)
         )
         return self.reply(None, effect=turn)
 
@@ -97,7 +102,8 @@ class Answering(Selection):
             reply = self._answered(self.say("kb_unavailable" if self.handoff_available else "kb_unavailable_only"))
             reply.fields["answer"] = "kb_unavailable"
             return reply
-        text, fields = knowledge_reply(result, self.lang, offer_handoff=self.handoff_available)
+        text, fields = knowledge_reply(result, self.lang, offer_handoff=self.handoff_available,
+                                       question=self._last_question)
         self.handoff_offered = fields["answer"] == NO_ANSWER and self.handoff_available
         reply = self._answered(text)
         reply.fields.update(fields)

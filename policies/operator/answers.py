@@ -7,8 +7,12 @@ turn fields say `no_answer` with the best relevance found. A Kazakh caller answe
 kk -> ru fallback) first hears, in Kazakh, that this information exists only in Russian; the entry follows on a
 line of its own, which `voicing.py` gives the Russian voice.
 
-`shorten` keeps at most `MAX_SENTENCES` whole sentences within `MAX_CHARS`; a first sentence that alone is too
-long is cut on a word boundary with an ellipsis.
+`answer_text` reads what was asked: when the question is about one fact of the entry (the fastest tariff and its
+price, what a red lamp means), the sentences that hold the most of the question are read, in the entry's order
+(`relevance.answering_sentences`), at most `MAX_SENTENCES` within `MAX_CHARS`; a question the first sentences
+answer as well as any, or an entry with one sentence, reads as before. `shorten` keeps at most `MAX_SENTENCES`
+whole sentences within `MAX_CHARS`; a first sentence that alone is too long is cut on a word boundary with an
+ellipsis.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ai_operator.dialogue import KnowledgeHit
+from ai_operator.kb.relevance import answering_sentences
 from policies.operator.catalog import say
 
 MAX_SENTENCES = 2
@@ -39,8 +44,29 @@ def shorten(text: str, max_sentences: int = MAX_SENTENCES, max_chars: int = MAX_
         out = candidate
     if out:
         return out
-    cut = clean[: max_chars - 1].rsplit(" ", 1)[0].rstrip(",;:- ")
+    return _cut(clean, max_chars)
+
+
+def _cut(text: str, max_chars: int) -> str:
+    cut = text[: max_chars - 1].rsplit(" ", 1)[0].rstrip(",;:- ")
     return f"{cut}…"
+
+
+def answer_text(question: str, text: str, max_sentences: int = MAX_SENTENCES, max_chars: int = MAX_CHARS) -> str:
+    """The sentences of the entry `text` that answer `question` (see the module docstring)."""
+    scored = answering_sentences(question, text) if question.strip() else []
+    best = max((share for share, _ in scored), default=0.0)
+    if best <= 0 or max(share for share, _ in scored[:max_sentences]) >= best:
+        return shorten(text, max_sentences, max_chars)  # the first sentences answer it as well as any
+    order = sorted(range(len(scored)), key=lambda i: (-scored[i][0], i))
+    chosen = [order[0]]
+    for i in order[1:]:
+        if len(chosen) >= max_sentences or scored[i][0] <= 0:
+            break
+        if len(" ".join(scored[k][1] for k in sorted([*chosen, i]))) <= max_chars:
+            chosen.append(i)
+    spoken = " ".join(scored[k][1] for k in sorted(chosen))
+    return spoken if len(spoken) <= max_chars else _cut(spoken, max_chars)
 
 
 def best_hit(hits: Sequence[KnowledgeHit]) -> KnowledgeHit:
@@ -72,19 +98,20 @@ def citations(hits: Sequence[KnowledgeHit]) -> list[dict[str, object]]:
     ]
 
 
-def answer_from_hits(hits: Sequence[KnowledgeHit], language: str) -> str:
+def answer_from_hits(hits: Sequence[KnowledgeHit], language: str, question: str = "") -> str:
     """The spoken answer from the best of non-empty `hits` (gate not applied: see `knowledge_reply`):
-    source-prefixed and shortened; a fallback entry is announced first, in the caller's language."""
+    source-prefixed, the sentences that answer `question` (`answer_text`); a fallback entry is announced first,
+    in the caller's language."""
     hit = best_hit(hits)
     if hit.fallback:  # note and frame in the caller's language, the entry on its own line (voiced in its own)
         frame = say("answer", language, source=spoken_source(hit), text="").rstrip()
         note = say("fallback_note", language)
-        return f"{note} {frame}\n{shorten(hit.text)}\n{say('anything_else', language)}"
-    text = say("answer", language, source=spoken_source(hit), text=shorten(hit.text))
+        return f"{note} {frame}\n{answer_text(question, hit.text)}\n{say('anything_else', language)}"
+    text = say("answer", language, source=spoken_source(hit), text=answer_text(question, hit.text))
     return f"{text} {say('anything_else', language)}"
 
 
-def knowledge_reply(hits: Sequence[KnowledgeHit], language: str, *, offer_handoff: bool = True
+def knowledge_reply(hits: Sequence[KnowledgeHit], language: str, *, offer_handoff: bool = True, question: str = ""
                     ) -> tuple[str, dict[str, Any]]:
     """The spoken reply and the turn fields for a search's `hits` (possibly empty), with the gate applied; below
     it the caller is offered a specialist when `offer_handoff`.
@@ -103,4 +130,4 @@ def knowledge_reply(hits: Sequence[KnowledgeHit], language: str, *, offer_handof
     passing = [h for h in hits if h.relevant]
     fields["answer"] = ANSWER_FALLBACK if best.fallback else ANSWER
     fields["citations"] = citations(passing)
-    return answer_from_hits(passing, language), fields
+    return answer_from_hits(passing, language, question), fields

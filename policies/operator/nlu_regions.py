@@ -9,6 +9,9 @@ region answer and what the caller asks of the rest:
 - the old region in a change: "с Караганды на Павлодар", "Қарағандыдан Павлодарға ауыстырыңыз";
 - `almaty_mentions`: "город"/"қала" and "область"/"облыс" in an answer to "city or region?" (with negation:
   "не город а область", "қала емес облыс");
+- `is_correction(tokens, places, negated)`: after the region is set, "not X but Y" ("не Павлодар а Караганда",
+  "Павлодар емес Қарағанды") or a correction word and a place ("я ошибся Караганда", "қателестім Ақтөбе"), and
+  nothing else of substance: "не в Павлодаре а в Караганде есть офис" is a question, not a correction;
 - `is_change(tokens, spans)`: an explicit request to change the region, in Russian ("смените регион на
   Павлодар", "поменяйте на Караганду", "я переехал в Актобе") and Kazakh, object before the verb ("аймақты
   Павлодарға ауыстырыңыз", "облысты өзгерткім келеді Қостанай", "Павлодарға ауыстырыңыз"), never a question
@@ -21,7 +24,17 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from policies.operator.grammar import GLUE, POLITE, Mention, is_negated, kk_negative_verb
+from policies.operator.grammar import (
+    CONTRAST,
+    CORRECTION,
+    GLUE,
+    POLITE,
+    POST_NEG,
+    PRE_NEG,
+    Mention,
+    is_negated,
+    kk_negative_verb,
+)
 
 STREET_BEFORE = frozenset(
     {"улица", "улице", "улицу", "улицы", "ул", "проспект", "проспекте", "пр", "просп", "переулок", "переулке",
@@ -172,3 +185,29 @@ def is_change(toks: Sequence[str], places: Sequence[Place]) -> bool:
             if hi - lo <= 2 and all(toks[k] in GLUE or toks[k] in POLITE or _in_spans(k, spans) for k in range(lo, hi)):
                 return True
     return False
+
+
+_CORRECTION_WORD = re.compile(
+    r"^(ошиб\w*|поправ\w*|исправ\w*|неправильн\w*|неверн\w*|оговор\w*|перепут\w*|точнее|вернее|тоесть|"
+    r"кателест\w*|кате|дурысы|дурыс|ягни|жангылыс\w*|шатаст\w*|wrong|mistake|correction|sorry|actually)$"
+)
+_CORRECTION_GLUE = frozenset(
+    {"то", "есть", "имел", "имела", "ввиду", "виду", "сказал", "сказала", "сказать", "назвал", "назвала", "говорю",
+     "живу", "проживаю", "нахожусь", "звоню", "турамын", "тураммын", "туратынмын", "айттым", "айтып", "айтым",
+     "кешириниз", "кешир", "мен", "я", "мы", "у", "нас", "меня", "биз", "регион", "область", "области", "облыс",
+     "облысы", "облысынан", "облысында", "город", "города", "городе", "кала", "каласы", "каласында", "аймак",
+     "емеспин", "емеспиз", "не", "нет", "жок", "а", "сори", "i", "said", "meant", "am", "from", "it", "is"}
+)
+
+
+def is_correction(toks: Sequence[str], places: Sequence[Place], negated: bool) -> bool:
+    """A correction of the region already set (see the module docstring): a negated place (`negated`) or a
+    correction word, and every other word a place, glue, politeness or a word of the correction itself."""
+    spans = [(p.start, p.end) for p in places]
+    if not spans:
+        return False
+    marked = negated or any(_CORRECTION_WORD.match(t) for t in toks)
+    rest = [t for k, t in enumerate(toks) if not _in_spans(k, spans) and not _CORRECTION_WORD.match(t)
+            and t not in _CORRECTION_GLUE and t not in GLUE and t not in POLITE and t not in CORRECTION
+            and t not in CONTRAST and t not in PRE_NEG and t not in POST_NEG]
+    return marked and not rest

@@ -21,7 +21,14 @@ from functools import lru_cache
 
 from policies.operator.grammar import AMBIGUOUS as GRAMMAR_AMBIGUOUS
 from policies.operator.grammar import Mention, Utterance, analyse, choose
-from policies.operator.nlu_regions import Place, almaty_mentions, is_change, is_person_name, is_street
+from policies.operator.nlu_regions import (
+    Place,
+    almaty_mentions,
+    is_change,
+    is_correction,
+    is_person_name,
+    is_street,
+)
 from policies.operator.region_data import ALMATY_CITY, ALMATY_REGION, REGIONS, REGIONS_BY_CODE, SUFFIX_MAX
 
 SELECTED = "selected"
@@ -40,7 +47,10 @@ _ALMATY = re.compile(r"\b(алмат(ы\w{0,5}|е|у|ой)|almaty\w{0,2})\b")
 
 
 def _compile(alias: str) -> re.Pattern[str]:
-    body = alias[3:] if alias.startswith("re:") else re.escape(alias).replace(r"\*", rf"\w{{0,{SUFFIX_MAX}}}")
+    if alias.startswith("re:"):
+        body = alias[3:]
+    else:  # "обл*" in a longer alias: the region word itself takes any case ending ("облысындағы")
+        body = re.escape(alias).replace(r"обл\*", r"обл\w*").replace(r"\*", rf"\w{{0,{SUFFIX_MAX}}}")
     return re.compile(rf"\b(?:{body})\b")
 
 
@@ -173,12 +183,47 @@ def resolve_region(text: str) -> RegionResult:
     return _decide(utt, *_places(utt))
 
 
+@dataclass(frozen=True)
+class NamedPlace:
+    """A place named in an utterance: its region and the (folded) words that name it."""
+
+    code: str
+    words: tuple[str, ...]
+
+
+def places_in(text: str) -> list[NamedPlace]:
+    """The places named in `text` that belong to one region (towns, old names, "столица"; not "Алматы" alone,
+    not streets or people's names), in order."""
+    utt = analyse(text or "")
+    places, _streets, _names = _places(utt)
+    return [NamedPlace(p.code, utt.words[p.start:p.end]) for p in sorted(places, key=lambda p: p.start)
+            if p.code != ALMATY_AMBIGUOUS]
+
+
 def resolve_region_change(text: str) -> RegionResult:
     """The new region in a change request: the place moved away from ("с Караганды", "Қарағандыдан") is not it."""
     utt = analyse(text or "")
     places, streets, names = _places(utt)
     targets = [p for p in places if not p.source] or places
     return _decide(utt, targets, streets, names)
+
+
+def resolve_region_correction(text: str, current: str) -> RegionResult | None:
+    """The region the caller corrects to, once one is set ("не Павлодар а Караганда", "Павлодар емес Қарағанды",
+    "я ошибся Актобе"; `nlu_regions.is_correction`): the new region, or Almaty to ask "city or region?"; None
+    when the words are not a correction or name the region already set."""
+    utt = analyse(text or "")
+    places, streets, names = _places(utt)
+    choice = choose(utt.cyr, [Mention(p.start, p.end, p.code) for p in places], strict=True)
+    if not is_correction(utt.cyr, places, bool(choice.rejected)):
+        return None
+    kept = {p.code for p in places} - set(choice.rejected)
+    if not choice.chosen and len(kept) == 1 and kept != {ALMATY_AMBIGUOUS}:  # "Караганда, а не Павлодар"
+        places = [p for p in places if p.code in kept]
+    result = _decide(utt, places, streets, names)
+    if result.almaty or (result.selected and result.region_code != current):
+        return result
+    return None
 
 
 def resolve_almaty_answer(text: str) -> RegionResult:

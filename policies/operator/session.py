@@ -13,6 +13,7 @@ from __future__ import annotations
 from ai_operator.dialogue import Reply
 from policies.operator.answering import Answering
 from policies.operator.catalog import GREETING, bilingual
+from policies.operator.completeness import utterance_complete
 from policies.operator.followups import is_repeat_request
 from policies.operator.intents import is_closing, is_handoff_request
 from policies.operator.language import (
@@ -24,6 +25,9 @@ from policies.operator.state import PRE_DIALOGUE
 from policies.operator.states import Event, State
 
 MAX_REPROMPTS = 2  # silences re-prompted before the give-up line
+
+
+FORCED_END_LINES = {"shutdown": "shutdown", "max_call_length": "max_call_length", "handoff_failed": "no_handoff"}
 
 
 class OperatorSession(Answering):
@@ -130,15 +134,19 @@ class OperatorSession(Answering):
         return self.reply(self.say("not_heard"))
 
     def on_forced_end(self, reason: str) -> Reply:
-        """The runtime ends the call (shutdown, max call length): the closing line for it, in the caller's
-        language (both before a choice)."""
-        key = reason if reason in ("shutdown", "max_call_length") else "shutdown"
+        """The runtime ends the call (shutdown, max call length, a handoff that failed): the closing line for it,
+        in the caller's language (both before a choice)."""
+        key = FORCED_END_LINES.get(reason, "shutdown")
         if self.state != State.ENDED and self.state != State.CLOSING:
             self.machine.fire(Event.CLOSING_REQUESTED)
         return self.reply(self.say(key), hang_up=True, hang_up_reason=reason, disposition=reason)
 
     def utterance_may_continue(self, text: str) -> bool:
         return False
+
+    def utterance_complete(self, text: str) -> bool | None:
+        """Asked at a short pause: is `text` already a whole answer for this state (`completeness.py`)?"""
+        return utterance_complete(self, text)
 
     def on_call_ended(self, ended_by: str) -> None:
         if self.state != State.ENDED:

@@ -55,7 +55,9 @@ def test_every_ari_check_is_ok_on_the_sample_configuration(stack: Stack) -> None
     assert [c for c in report["checks"] if c["status"] != "OK"] == [], report
     assert set(checks) == {"env file", "ARI reachable", "ARI credentials", "ARI externalMedia", "ARI application"}
     assert re.search(r", Asterisk 22\.\d+\.\d+", checks["ARI reachable"]["detail"]), checks["ARI reachable"]
-    assert checks["ARI application"]["detail"] == "Stasis app 'ai-operator' registered (the daemon is connected)"
+    # subscribed by the daemon that holds this env file's STATE_DIR
+    assert re.fullmatch(r"Stasis app 'ai-operator' subscribed; the daemon of \S+ runs \(PID \d+\); \d+ channels",
+                        checks["ARI application"]["detail"]), checks["ARI application"]
     # ... and the same as a person reads it
     code, text = doctor(stack.env_file, as_json=False)
     assert code == 0 and "5 checks: 5 OK, 0 WARN, 0 FAIL" in text, text
@@ -83,6 +85,15 @@ def test_an_app_nobody_registered_says_the_daemon_is_not_connected(stack: Stack,
                   "(start `ai-operator run`)",
     }
     assert all(checks[n]["status"] == "OK" for n in ("ARI reachable", "ARI credentials", "ARI externalMedia"))
+
+
+def test_another_client_on_the_app_is_a_warning_naming_what_a_start_would_do(stack: Stack, tmp_path: Path) -> None:
+    """The daemon of the stack is subscribed; doctor for a daemon with another STATE_DIR on the same app warns."""
+    code, report = doctor(env_with(stack, tmp_path, STATE_DIR=str(tmp_path / "other-state")))
+    app = by_name(report)["ARI application"]
+    assert code == 0 and app["status"] == "WARN", report
+    assert "another client is subscribed to Stasis app 'ai-operator'" in app["detail"], app
+    assert "would take over its calls" in app["detail"], app
 
 
 def test_an_unreachable_ari_fails_saying_what_to_check(stack: Stack, tmp_path: Path) -> None:

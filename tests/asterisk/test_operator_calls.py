@@ -88,10 +88,16 @@ def full_call(stack: Stack, language: str, record_property: Any) -> None:
     assert spurts and ending.at_ns > spurts[-1].last_ns, "the BYE came before the goodbye's last frame"
     figures.append(f"goodbye match {match:.3f}, BYE {(ending.at_ns - spurts[-1].last_ns) / 1e6:.0f} ms after its "
                    "last voiced frame")
+    figures.append(f"RTP to the daemon: {record['rtp_packets_received']} received, {record['rtp_packets_lost']} lost, "
+                   f"jitter {record['rtp_jitter_ms']} ms")
     record_property("report", f"asterisk {language}: " + "; ".join(figures))
 
     assert record["ended_by"] == "bot" and record["disposition"] == "completed", record
     assert record["route"] == "test" and record["direction"] == "inbound"
+    # what the daemon's externalMedia socket received from Asterisk (RFC 3550): a call of many seconds is
+    # hundreds of 20 ms packets, and on the loopback none is lost
+    assert record["rtp_packets_received"] > 250 and record["rtp_packets_lost"] == 0, record
+    assert record["rtp_packets_expected"] == record["rtp_packets_received"] and record["rtp_jitter_ms"] >= 0
     turns = {t["caller_text"]: t for t in record["turns"]}
     assert [t["caller_text"] for t in record["turns"][1:]] == [*lines, goodbye]
     assert turns[lines[0]]["fields"]["language"] == language

@@ -85,7 +85,7 @@ def test_a_route_switched_off_and_reloaded_sends_the_next_call_to_the_dialplan_f
     set_key(stack.env_file, "ROUTE_TEST_ENABLED", "false")
     daemon.signal(signal.SIGHUP)
     reloaded = daemon.wait_event("reloaded", timeout=30)
-    assert reloaded["routes"]["test"] == "off" and reloaded["changed"] == ["test"], reloaded
+    assert reloaded["routes"]["test"] == "off" and reloaded["changed"] == ["ROUTE_TEST_ENABLED"], reloaded
 
     back = stack.dial("100")
     back_id = back.channel_id()

@@ -9,6 +9,7 @@ espeak-ng audio through the real RTP path).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import io
 import tempfile
 import time
@@ -21,11 +22,13 @@ from typing import Any
 import numpy as np
 
 from ai_operator.config import Settings, load_settings
+from ai_operator.daemon.services import DaemonOverrides
 from ai_operator.media.codecs import FRAME_SAMPLES
 from ai_operator.sim.pbx import SimCall
 from ai_operator.sim.stage import Stage, simulated_stage
 from ai_operator.speech.cache import CachedTTS
 from ai_operator.speech.espeak import EspeakTTS
+from ai_operator.speech.tts import LineTTS
 
 REPO = Path(__file__).resolve().parents[2]
 ENV_EXAMPLE = REPO / "etc" / "ai-operator.env.example"
@@ -73,9 +76,12 @@ def bot_tts(state_dir: Path) -> CachedTTS:
 
 
 @asynccontextmanager
-async def stage_for(base: DaemonBase, *, overrides: dict[str, Any] | None = None, **values: Any) -> AsyncIterator[Stage]:
-    """The simulated PBX and the real daemon on the shared database, with short timings."""
-    ov = {"tts": bot_tts(base.state_dir), **(overrides or {})}
+async def stage_for(base: DaemonBase, *, overrides: DaemonOverrides | None = None, **values: Any) -> AsyncIterator[Stage]:
+    """The simulated PBX and the real daemon on the shared database, with short timings (and the fast bot
+    voice unless `overrides` bring a TTS)."""
+    ov = overrides or DaemonOverrides()
+    if ov.tts is None:
+        ov = dataclasses.replace(ov, tts=bot_tts(base.state_dir))
     async with simulated_stage(base.settings, state_dir=base.state_dir, overrides=ov, **{**FAST, **values}) as stage:
         yield stage
 
@@ -137,7 +143,7 @@ class Caller:
     async def record(self, timeout: float = 20.0) -> dict[str, Any]:
         """The call's record once it has ended and its turns are written."""
         await self.stage.wait_call_ended(self.sim, timeout=timeout)
-        record = await self.stage.daemon.svc.records.get_call(self.sim.channel_id)
+        record = await self.stage.svc.records.get_call(self.sim.channel_id)
         assert record is not None, f"no record for {self.sim.channel_id}"
         return record
 
@@ -153,7 +159,7 @@ def trim_leading_silence(pcm: np.ndarray) -> np.ndarray:
     return pcm[loud[0] :] if loud.size else pcm
 
 
-async def bot_line_audio(tts: CachedTTS, text: str, language: str, policy: str = "operator") -> np.ndarray:
+async def bot_line_audio(tts: LineTTS, text: str, language: str, policy: str = "operator") -> np.ndarray:
     """The audio of a bot line as the bot plays it: the same cached TTS, voiced as the policy says, with the
     silence around the line trimmed as the speaker does."""
     from ai_operator.media.trim import SilenceTrimmer
@@ -168,7 +174,7 @@ async def bot_line_audio(tts: CachedTTS, text: str, language: str, policy: str =
     return np.concatenate(parts)
 
 
-async def synthesized_frames(tts: CachedTTS, text: str, language: str, policy: str = "operator") -> int:
+async def synthesized_frames(tts: LineTTS, text: str, language: str, policy: str = "operator") -> int:
     """How many 20 ms frames the bot plays for `text`."""
     return -(-len(await bot_line_audio(tts, text, language, policy)) // FRAME_SAMPLES)
 
@@ -189,5 +195,5 @@ def hangup_requests(stage: Stage, channel_id: str) -> list[Any]:
 
 
 def metric(stage: Stage, name: str, labels: dict[str, str]) -> float:
-    value = stage.daemon.svc.metrics.registry.get_sample_value(name, labels)
+    value = stage.svc.metrics.registry.get_sample_value(name, labels)
     return float(value or 0.0)

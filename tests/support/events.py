@@ -5,12 +5,12 @@ real `AriEventStream` and lets a test wait for a given event.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Callable
 from typing import Any
 
 from ai_operator.ari.events import AnyEvent
 from ai_operator.ari.events_ws import AriEventStream
+from ai_operator.background import BackgroundTask
 
 DEFAULT_WAIT_S = 2.0
 
@@ -27,7 +27,7 @@ class EventCollector:
         self._taken: set[int] = set()
         self._changed = asyncio.Condition()
         self.stream = AriEventStream(base_url, user, password, app, on_connect=self._on_connect, **stream_kw)
-        self._task: asyncio.Task[None] | None = None
+        self._task = BackgroundTask(self._run, "event-collector")
 
     async def _on_connect(self, reconnected: bool) -> None:
         async with self._changed:
@@ -35,7 +35,7 @@ class EventCollector:
             self._changed.notify_all()
 
     async def start(self, timeout: float = DEFAULT_WAIT_S) -> EventCollector:
-        self._task = asyncio.get_running_loop().create_task(self._run())
+        self._task.start()
         await self.wait_connects(1, timeout)
         return self
 
@@ -83,7 +83,4 @@ class EventCollector:
 
     async def close(self) -> None:
         await self.stream.close()
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        await self._task.stop()

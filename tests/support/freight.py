@@ -22,6 +22,12 @@ LOAD = Load(
     material="प्लास्टिक दाना", pickup="परसों सुबह", anchor=20_000, ceiling=26_000,
 )  # fmt: skip
 CONFIRM = "haan ji main mahesh bol raha hoon boliye"
+# A long model-written goodbye (the local OpenAI-compatible server's `goodbye`), for the ending tests; and a vendor
+# who closes a deal at his quote (under the sample load's anchor) and thanks the bot, which then says goodbye.
+LONG_MODEL_GOODBYE = ("बहुत बहुत धन्यवाद रमेश जी, आपसे बात करके बहुत अच्छा लगा। हमारी टीम जल्दी ही आपको कॉल करके गाड़ी की "
+                      "पूरी जानकारी कन्फ़र्म कर देगी, और लोडिंग का समय भी बता देगी। आपका दिन शुभ हो, नमस्ते।")
+DEAL_AT_QUOTE = ["हां जी, मैं ही बोल रहा हूं", "इसका रेट उन्नीस हज़ार लगेगा", "नहीं जी, इससे कम नहीं होगा",
+                 "ठीक है जी, धन्यवाद"]
 QUOTE = "pachees hazaar lagega"  # above the anchor, under the ceiling
 
 

@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from policies.operator.kb_query import knowledge_query
+
 LABELLED = Path(__file__).resolve().parent.parent / "data" / "kb_relevance.jsonl"
 SPLITS = ("calibration", "held-out")
 
@@ -37,6 +39,11 @@ class Labelled:
 def load() -> list[Labelled]:
     rows = [json.loads(line) for line in LABELLED.read_text(encoding="utf-8").splitlines() if line.strip()]
     return [Labelled(r["q"], r["lang"], r["region"], tuple(r["expect"]), r["kind"], r["split"]) for r in rows]
+
+
+def asked(item: Labelled) -> str:
+    """The question as the operator policy asks the knowledge base (places named become their region)."""
+    return knowledge_query(item.q, item.lang)
 
 
 def topic(entry_id: str) -> str:

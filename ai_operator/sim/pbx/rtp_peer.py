@@ -9,11 +9,11 @@ logging; the loop is cheap enough for hundreds of calls on two cores.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import random
 import socket
 from typing import TYPE_CHECKING
 
+from ai_operator.background import BackgroundTask
 from ai_operator.logs import get_logger
 from ai_operator.media.codecs import Codec, get_codec
 from ai_operator.media.frames import FRAME_S, FRAME_SAMPLES
@@ -110,18 +110,13 @@ class MediaPacer:
     def __init__(self) -> None:
         self.active: set[RtpPeer] = set()
         self.ticks = 0
-        self._task: asyncio.Task[None] | None = None
+        self._task = BackgroundTask(self._run, "simpbx-pacer")
 
     def start(self) -> None:
-        if self._task is None or self._task.done():
-            self._task = asyncio.get_running_loop().create_task(self._run(), name="simpbx-pacer")
+        self._task.start()
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await self._task.stop()
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()

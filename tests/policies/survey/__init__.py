@@ -8,11 +8,11 @@ from collections.abc import Mapping
 
 from policies.survey.session import LINES, SurveySession
 
-from ai_operator.config.routes import Route
 from ai_operator.dialogue import (
     CheckResult,
     PolicyDefinition,
     RouteOption,
+    RouteView,
     SelfTestCase,
     SelfTestResult,
     SessionOptions,
@@ -38,13 +38,13 @@ class SurveyPolicy:
         "QUESTIONS": RouteOption("how many of the two questions to ask (1 or 2)", _parse_questions),
     }
 
-    def new_session(self, call_id: str, route: Route, options: SessionOptions) -> SurveySession:
+    def new_session(self, call_id: str, route: RouteView, options: SessionOptions) -> SurveySession:
         return SurveySession(call_id, questions=route.option("QUESTIONS") or 2)
 
     def voice_segments(self, text: str, language: str) -> list[tuple[str, str]]:
         return [(text, language)]
 
-    def canned_lines(self, route: Route) -> list[tuple[str, str]]:
+    def canned_lines(self, route: RouteView) -> list[tuple[str, str]]:
         return [(LINES["greeting"], "en"), (LINES["shutdown"], "en")]
 
     def self_test(self) -> list[SelfTestCase]:

@@ -15,13 +15,13 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
 from tests.support.asterisk.pbx import ARI_USER, Asterisk
 from tests.support.envfiles import example_text
 from tests.support.ports import closed_tcp_port, free_udp_range
+from tests.support.wait import eventually_sync
 
 REPO = Path(__file__).resolve().parents[3]
 SAMPLE_KB = REPO / "etc" / "kb" / "sample.jsonl"
@@ -103,15 +103,18 @@ class DaemonProcess:
         return out
 
     def wait_event(self, name: str, timeout: float = 60.0, **fields: Any) -> dict[str, Any]:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        def last_found() -> dict[str, Any] | None:
             found = self.events(name, **fields)
             if found:
                 return found[-1]
             if self.proc is not None and self.proc.poll() is not None:
-                raise AssertionError(f"daemon exited {self.proc.returncode} before '{name}':\n{self.tail()}")
-            time.sleep(0.05)
-        raise AssertionError(f"no '{name}' {fields or ''} in the daemon's log within {timeout:g} s:\n{self.tail()}")
+                raise AssertionError(f"daemon exited {self.proc.returncode} before '{name}'")
+            return None
+
+        try:
+            return eventually_sync(last_found, timeout, f"'{name}' {fields or ''} in the daemon's log", poll_s=0.05)
+        except AssertionError as exc:  # with what the daemon said last
+            raise AssertionError(f"{exc}:\n{self.tail()}") from None
 
     def tail(self, n: int = 40) -> str:
         with self._lock:

@@ -13,6 +13,7 @@ from ai_operator.media.frames import FRAME_SAMPLES
 from ai_operator.media.levels import frame_powers, power_db
 from tests.support.asterisk.rtp_peer import RtpPeer
 from tests.support.asterisk.speech import similarity
+from tests.support.wait import eventually_sync
 
 VOICED_DB = -45.0  # a frame above this level is voice, not the hiss or silence around it
 SPURT_GAP_S = 0.3  # voiced frames further apart than this are separate talkspurts
@@ -39,9 +40,10 @@ def talkspurts(peer: RtpPeer, since_ns: int = 0, gap_s: float = SPURT_GAP_S) -> 
     times, audio = peer.pcm(since_ns)
     is_voiced = voiced(audio)
     out: list[Spurt] = []
-    start = prev = None
-    for i in np.flatnonzero(is_voiced):
-        if prev is not None and times[i] - times[prev] > gap_s * 1e9:
+    start: int | None = None
+    prev: int | None = None
+    for i in map(int, np.flatnonzero(is_voiced)):
+        if start is not None and prev is not None and times[i] - times[prev] > gap_s * 1e9:
             out.append(_spurt(times, audio, start, prev))
             start = None
         start = i if start is None else start
@@ -63,14 +65,15 @@ def last_voiced_ns(peer: RtpPeer, since_ns: int = 0) -> int | None:
 def wait_reply(peer: RtpPeer, after_ns: int, *, quiet_s: float = QUIET_S, timeout: float = 60.0) -> list[Spurt]:
     """Until the caller has heard something voiced after `after_ns` and then nothing voiced for `quiet_s`
     (by the wall clock); the talkspurts of that reply."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    def complete_reply() -> list[Spurt] | None:
         spurts = talkspurts(peer, after_ns)
-        if spurts and time.time_ns() - spurts[-1].last_ns > quiet_s * 1e9:
-            return spurts
-        time.sleep(0.05)
-    heard = talkspurts(peer, after_ns)
-    raise AssertionError(f"no complete reply within {timeout:g} s (talkspurts since: {len(heard)})")
+        return spurts if spurts and time.time_ns() - spurts[-1].last_ns > quiet_s * 1e9 else None
+
+    try:
+        return eventually_sync(complete_reply, timeout, poll_s=0.05)
+    except AssertionError:
+        heard = talkspurts(peer, after_ns)
+        raise AssertionError(f"no complete reply within {timeout:g} s (talkspurts since: {len(heard)})") from None
 
 
 def contains(heard: np.ndarray, line: np.ndarray, window_s: float = 1.0) -> float:

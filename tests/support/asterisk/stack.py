@@ -7,7 +7,6 @@ import asyncio
 import functools
 import shutil
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from tests.support.asterisk.daemon_proc import DaemonProcess, daemon_env, kb_ing
 from tests.support.asterisk.pbx import Asterisk, new_run_dir
 from tests.support.asterisk.rtp_peer import Said
 from tests.support.asterisk.speech import LocalOpenAI, caller_clip
+from tests.support.wait import eventually_sync
 
 RECORD_TIMEOUT_S = 60.0
 
@@ -97,14 +97,11 @@ class Stack:
             finally:
                 await db.close()
 
-        deadline = time.monotonic() + timeout
-        while True:
+        def ended() -> dict[str, Any] | None:
             rec = asyncio.run(fetch())
-            if rec is not None and rec.get("ended_at") is not None:
-                return rec
-            if time.monotonic() > deadline:
-                raise AssertionError(f"no ended record for {call_id} within {timeout:g} s: {rec}")
-            time.sleep(0.5)
+            return rec if rec is not None and rec.get("ended_at") is not None else None
+
+        return eventually_sync(ended, timeout, f"an ended record for {call_id}", poll_s=0.5)
 
     def stop(self) -> None:
         for caller in self.callers:

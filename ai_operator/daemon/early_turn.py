@@ -1,0 +1,178 @@
+"""The policy ends the turn: a caller's utterance ended at a short pause when the policy says it is complete, and
+the decision withdrawn if the caller goes on before its reply is heard.
+
+The end of an utterance is `VAD_END_SILENCE_MS` of silence (600 ms), too long after a one-word answer. At
+`VAD_EARLY_STT_MS` (240 ms) the utterance so far is transcribed (`early_stt.py`); when that transcript is made while
+the caller is still silent, the bot is quiet and the policy's `utterance_complete` says True for it (with a held
+fragment and a withdrawn text before it), `EarlyTurn` ends the utterance there (the segmenter's end, forced) and
+the call decides and answers it as any other, on that same transcript (no second STT request). Its reply is
+prepared at once; with `VAD_EARLY_REPLY_MS` its first frame waits until that much silence has passed, so a caller
+who paused shorter than that and goes on is withdrawn from, never half-answered.
+
+Before deciding, the session, the turn holder, the call's end and transfer state and the turn log's position are
+saved. If the caller starts speaking again (`SpeechBegan`) before the reply's first frame went out - and before
+the normal end silence would have ended the utterance anyway - the decision is WITHDRAWN: the speaker is cut
+(a model answer still streaming stops), everything saved is restored, the turn's record (still waiting for its
+first frame) is dropped and any hang-up or transfer it armed with it, and the withdrawn text is put before the
+next utterance's transcript, which is then decided whole: no double answer, no lost words. Once the reply's
+first frame is out, the normal barge-in rules apply. Counted: `ai_operator_early_turns_total{outcome="decided"|
+"withdrawn"}` and the call summary's `early_turns`; their extra STT requests are `early_stt`'s "wasted" ones.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from ai_operator.config.schema import VadSettings
+from ai_operator.dialogue import utterance_complete
+from ai_operator.media.listener import Heard
+from ai_operator.media.vad import UtteranceEnded
+from ai_operator.turn_driver import Turn
+
+
+@dataclass
+class _Decision:
+    """An early decision whose reply the caller has not heard yet, and what to restore if it is withdrawn."""
+
+    ended: UtteranceEnded
+    text: str
+    saved: dict[str, Any] = field(default_factory=dict)
+    deciding: bool = True  # the policy (and its knowledge base or model) is still working on it
+    withdrawn: bool = False
+
+
+class EarlyTurn:
+    """One call's early ends of turn (`call` is a `daemon.call.Call`); off unless `VAD_EARLY_TURN` and
+    `VAD_EARLY_STT_MS` say otherwise."""
+
+    def __init__(self, call: Any, vad: VadSettings) -> None:
+        self.call = call
+        enabled = self.enabled = vad.early_turn and vad.early_stt_ms > 0
+        self.end_silence_s = vad.end_silence_ms / 1000
+        self.reply_s = vad.early_reply_ms / 1000  # the reply starts no sooner than this after the last speech
+        self.carried = ""  # the text of a withdrawn decision: said before the next utterance
+        self._forced: UtteranceEnded | None = None  # ended here, its decision not started yet
+        self._gone_on: UtteranceEnded | None = None  # that one, when the caller went on before it was decided
+        self._open: _Decision | None = None
+        self.counts = {"decided": 0, "withdrawn": 0}
+        if enabled:
+            call.early_stt.on_ready = self.transcript_ready
+
+    # ---- at the pause: end the utterance? ------------------------------------------------------------------------
+    def transcript_ready(self, text: str) -> None:
+        """The transcript of the utterance so far was made at its pause (no speech since, or it is not current)."""
+        call = self.call
+        seg = call.listener.segmenter
+        if self._open is not None or not seg.in_speech:
+            return
+        if seg.silent_frames < call.early_stt.pause_frames:  # the caller went on: it is not the utterance's end
+            return
+        if call.speaker is None or call.speaker.busy or call.callend.armed or call.driver.closed:
+            return
+        if call.svc.stt_for(call.route) is None:
+            return
+        candidate = " ".join(t for t in (self.carried, call.driver.pending, text.strip()) if t)
+        if utterance_complete(call.session, candidate) is not True:
+            return
+        now = time.monotonic()
+        heard = call.listener.end_now(now)
+        if heard is None:
+            return
+        if isinstance(heard, Heard):
+            self._forced, self._gone_on = heard.utterance, None
+            call.log.info("early_turn", silence_ms=round((now - heard.utterance.speech_ended_at) * 1000))
+        call._heard([heard], now)
+
+    # ---- deciding it --------------------------------------------------------------------------------------------
+    async def heard(self, ended: UtteranceEnded, text: str) -> list[Turn]:
+        """The driver's turns for the transcript `text` of `ended` (a withdrawn text before it); for an utterance
+        ended early, saved first, and none when withdrawn while the policy was deciding."""
+        call = self.call
+        text = " ".join(t for t in (self.carried, text.strip()) if t)
+        self.carried = ""
+        if ended is not self._forced:
+            return list(await call.driver.heard(text, time.monotonic()))
+        self._forced = None
+        if ended is self._gone_on:  # the caller went on before the call got to it: withdrawn before deciding
+            self._gone_on, self.carried = None, text
+            self._count("decided")
+            self._count("withdrawn")
+            call.log.info("early_turn_withdrawn", records_dropped=0)
+            return []
+        decision = self._open = _Decision(ended, text, self._save())
+        self._count("decided")
+        if self.reply_s and call.speaker is not None:
+            call.speaker.hold_next(ended.speech_ended_at + self.reply_s)
+        turns = await call.driver.heard(text, time.monotonic())
+        decision.deciding = False
+        if decision.withdrawn:
+            self._restore(decision)
+            return []
+        return list(turns)
+
+    def answered(self, ended: UtteranceEnded) -> None:
+        """The turns of `ended` were handled: with nothing to be heard, there is nothing to withdraw."""
+        decision = self._open
+        if decision is not None and decision.ended is ended and not (self.call.speaker and self.call.speaker.busy):
+            self._open = None
+
+    def first_frame(self) -> None:
+        """A reply's first frame went out: the caller hears the answer; barge-in rules from now on."""
+        self._open = None
+
+    # ---- the caller goes on -------------------------------------------------------------------------------------
+    def speech_began(self, at: float) -> None:
+        """The caller started speaking at `at`: an early decision not heard yet is withdrawn (when the normal end
+        silence would have ended the utterance before `at`, it is a new utterance, as it would have been)."""
+        decision, self._open = self._open, None
+        forced = self._forced
+        if decision is None and forced is not None and at < forced.speech_ended_at + self.end_silence_s:
+            self._gone_on = forced  # ended early, not decided yet (the call's loop was busy): it will not be
+        if decision is None or at >= decision.ended.speech_ended_at + self.end_silence_s:
+            return
+        decision.withdrawn = True
+        call = self.call
+        if call.speaker is not None:
+            call.speaker.cut()
+        if call._streamed is not None:
+            call._streamed.stopped = True
+        if not decision.deciding:
+            self._restore(decision)
+
+    def _save(self) -> dict[str, Any]:
+        call = self.call
+        return {
+            "session": copy.deepcopy(vars(call.session)),
+            "holder": dict(vars(call.driver.holder)),
+            "callend": copy.deepcopy(vars(call.callend)),
+            "disposition": call.disposition,
+            "pending_transfer": call._pending_transfer,
+            "seq": call.turn_log.seq,
+        }
+
+    def _restore(self, decision: _Decision) -> None:
+        call, saved = self.call, decision.saved
+        for target, key in ((call.session, "session"), (call.driver.holder, "holder"), (call.callend, "callend")):
+            vars(target).clear()
+            vars(target).update(saved[key])
+        if call.listener.segmenter.in_speech:
+            call.driver.caller_speaking_again()  # a held fragment waits for this speech, as before
+        if call.speaker is not None:
+            call.speaker.hold_next(0.0)  # a hold set for the withdrawn reply is not the next one's
+        call.disposition = saved["disposition"]
+        call._pending_transfer = saved["pending_transfer"]
+        if call._streamed is not None:
+            call._streamed.stopped = True
+            call._streamed = None
+        dropped = call.turn_log.withdraw(saved["seq"])
+        self.carried = decision.text
+        self._count("withdrawn")
+        call.log.info("early_turn_withdrawn", records_dropped=dropped)
+
+    def _count(self, outcome: str) -> None:
+        self.counts[outcome] += 1
+        self.call.summary["early_turns"] = dict(self.counts)
+        self.call.svc.metrics.early_turns_total.labels(outcome=outcome).inc()

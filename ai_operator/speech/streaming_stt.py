@@ -1,0 +1,73 @@
+"""The second STT shape: streaming speech-to-text (frames in, partial and final text out), and the bridge that
+lets the daemon's segmented turn path (one utterance in, text out) run on a streaming provider.
+
+A `StreamingSpeechToText` opens one `SttStream` per utterance (or per call): `feed(frame)` any number of int16
+8 kHz frames, then `finish()`; `results()` yields `Transcript`s, partial ones (`final=False`, each replacing the
+previous partial) and final ones (`final=True`, a stretch of speech settled). A failure raises `SpeechError`.
+`SegmentedOverStreaming` feeds a whole utterance in 20 ms frames and returns the final texts joined, so a
+streaming provider serves today's turn path with no change to it; the latency work can read the partials.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from ai_operator.media.frames import FRAME_SAMPLES
+
+
+@dataclass(frozen=True)
+class Transcript:
+    """Text heard so far: `final=False` is a partial (replaced by the next one), `final=True` is settled."""
+
+    text: str
+    final: bool
+
+
+class SttStream(Protocol):
+    """One open recognition stream."""
+
+    async def feed(self, frame: np.ndarray) -> None: ...
+
+    async def finish(self) -> None: ...
+
+    def results(self) -> AsyncIterator[Transcript]: ...
+
+    async def aclose(self) -> None: ...
+
+
+@runtime_checkable
+class StreamingSpeechToText(Protocol):
+    """Opens recognition streams; `language` is the provider's code (the registry's hook has mapped it)."""
+
+    name: str
+
+    async def open(self, language: str | None) -> SttStream: ...
+
+
+class SegmentedOverStreaming:
+    """A `SpeechToText` (segmented) over a `StreamingSpeechToText`: one utterance in, its final text out."""
+
+    def __init__(self, inner: StreamingSpeechToText) -> None:
+        self.inner = inner
+        self.name = inner.name
+
+    async def transcribe(self, pcm: np.ndarray, language: str | None) -> str:
+        audio = np.asarray(pcm, dtype=np.int16)
+        if audio.size == 0:
+            return ""
+        stream = await self.inner.open(language)
+        try:
+            for start in range(0, audio.size, FRAME_SAMPLES):
+                await stream.feed(audio[start : start + FRAME_SAMPLES])
+            await stream.finish()
+            finals = [t.text.strip() async for t in stream.results() if t.final and t.text.strip()]
+        finally:
+            await stream.aclose()
+        return " ".join(finals)
+
+
+__all__ = ["SegmentedOverStreaming", "StreamingSpeechToText", "SttStream", "Transcript"]

@@ -1,0 +1,222 @@
+"""`make bench-latency` (`python -m benchmarks.latency [--profiles instant,cloud,slow] [--n 1,100]`): voice-to-voice
+latency measured at the caller, by turn kind, with provider-shaped speech services.
+
+Per profile and call count: the real daemon (`daemon_proc --speech-from-env`: the OpenAI STT, TTS and chat
+adapters, as shipped) against the local OpenAI server with that latency profile (`ai_operator/sim/
+latency_profiles.py`; in this process, its STT recognising the scripted lines, its model searching then
+answering), the simulated PBX and N caller slots in their own process (`caller_proc`, the scale bench's
+kernel-timestamped capture) running `latency_plan`'s dialogues on two routes (knowledge base; model). Judged by
+`latency_analysis` (p50/p95/max per kind, PASS/FAIL per budget). Writes `benchmarks/reports/latency-<time>.json`
+and prints a table. The TTS cache starts empty each run (the daemon prewarms its lines at start, in the
+background, as in production; at `cloud` speed the sample KB's answers take minutes, so early calls may miss).
+`--quick`: instant and cloud, N=1 only, short windows. `--set KEY=VALUE` (repeatable) is a daemon setting for
+every run, e.g. `--set VAD_EARLY_TURN=false` to measure without the policy ending turns.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import io
+import json
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from benchmarks import latency_analysis as la
+from benchmarks import latency_plan as lplan
+from benchmarks.capture import loads
+from benchmarks.media_bench import (
+    APP,
+    DONE_TIMEOUT_S,
+    GAP_S,
+    SAMPLE_KB,
+    SCRAPE_S,
+    START_TIMEOUT_S,
+    THINK_S,
+    CallerProcess,
+    base_env,
+    free_port,
+    pinning,
+    rtp_range,
+    stop_daemon,
+    write_env,
+)
+from benchmarks.run import REPORTS, git_commit, machine
+
+REPO = Path(__file__).resolve().parent.parent
+KEY = "bench-key"
+CALL_S = 60.0  # about one call of the plan (the knowledge-base answers are long)
+SINGLE_WARMUP_S = 10.0  # N=1: no churn to settle, only the daemon's start
+WINDOWS_S = {1: 180.0, 100: 60.0}  # per call count: three calls at N=1 (one at a time), hundreds of turns at 100
+DEFAULT_WINDOW_S = 90.0
+QUICK_WINDOW_S = 60.0
+PATHS = {"/v1/audio/transcriptions": "stt", "/v1/chat/completions": "chat", "/v1/audio/speech": "tts"}
+
+
+def daemon_env(state: Path, openai_url: str) -> dict[str, Any]:
+    """The bench's daemon settings: OpenAI speech and (on the model route) model against the local server."""
+    return {**base_env(state), "OPENAI_API_KEY": KEY, "OPENAI_BASE_URL": openai_url, "STT_PROVIDER": "openai",
+            "TTS_PROVIDER": "openai", "LLM_PROVIDER": "none", "ROUTE_MODEL_ENABLED": "true",
+            "ROUTE_MODEL_POLICY": "operator", "ROUTE_MODEL_HANDOFF": "ai-operator-handoff,operator,1",
+            "ROUTE_MODEL_LLM": "openai"}
+
+
+async def prepare(workdir: Path) -> lplan.LatencyPlan:
+    """The sample knowledge base in a fresh embedded PostgreSQL, the checked scripts, the callers' audio."""
+    from ai_operator.config import load_settings
+    from ai_operator.kb.commands import kb_ingest
+
+    env = workdir / "plan.env"
+    write_env(env, base_env(workdir / "state"))
+    settings = load_settings(env, environ={})
+    out = io.StringIO()
+    if await kb_ingest(settings, SAMPLE_KB, prune=False, reembed=False, out=out) != 0:
+        raise RuntimeError(f"latency bench: ingesting {SAMPLE_KB} failed: {out.getvalue().strip()}")
+    return await lplan.prepare(settings, workdir / "plan")
+
+
+def _server(profile: str, seed: int, plan: lplan.LatencyPlan) -> Any:
+    from ai_operator.sim.instant import ScriptedSTT
+    from ai_operator.sim.openai_server import FakeOpenAI
+    from ai_operator.speech.wav import decode_wav
+
+    recogniser = ScriptedSTT(plan.plan.received_audio())
+    server = FakeOpenAI(api_key=KEY, latency=profile, seed=seed)
+    server.transcripts = lambda wav, _fields: recogniser.recognise(decode_wav(wav)[0])
+    server.chat_script = lplan.model_script
+    return server
+
+
+async def run_one(profile: str, n: int, window_s: float, workdir: Path, plan: lplan.LatencyPlan,
+                  seed: int = 26, extra: dict[str, str] | None = None) -> dict[str, Any]:
+    """One run: `n` caller slots against the daemon with speech services of `profile`."""
+    extra = extra or {}
+    run_dir = workdir / f"{profile}-n{n}"
+    run_dir.mkdir(parents=True, exist_ok=True)
+    state = workdir / "state"
+    shutil.rmtree(state / "tts-cache", ignore_errors=True)
+    cpus = pinning(True)
+    own_affinity = os.sched_getaffinity(0)
+    if cpus["callers"]:
+        os.sched_setaffinity(0, set(cpus["callers"]))
+    server = _server(profile, seed, plan)
+    openai_url = await server.start()
+    password, metrics_port = secrets.token_hex(8), free_port()
+    spec = {"n": n, "plan": str(workdir / "plan" / "plan.json"), "out": str(run_dir / "capture"), "seed": seed,
+            "ari_user": APP, "ari_password": password, "app": APP, "route": lplan.KB_ROUTE,
+            "routes": {str(i): r for i, r in plan.routes.items()}, "warmup_s": CALL_S if n > 1 else SINGLE_WARMUP_S, "call_s": CALL_S,
+            "window_s": window_s, "stagger_s": CALL_S, "think_s": THINK_S, "gap_s": GAP_S, "scrape_s": SCRAPE_S,
+            "metrics_url": f"http://127.0.0.1:{metrics_port}/metrics", "cpus": cpus["callers"]}
+    (run_dir / "spec.json").write_text(json.dumps(spec))
+    callers = await CallerProcess.start(run_dir / "spec.json", run_dir / "callers.log")
+    daemon: subprocess.Popen[bytes] | None = None
+    try:
+        url = (await callers.event("ari", START_TIMEOUT_S))["url"]
+        port_min, port_max = rtp_range(max(4 * n, 100))
+        env = run_dir / "daemon.env"
+        write_env(env, {**daemon_env(state, openai_url), "ARI_URL": url, "ARI_USER": APP, "ARI_PASSWORD": password,
+                        "ARI_APP": APP, "METRICS_HOST": "127.0.0.1", "METRICS_PORT": metrics_port,
+                        "MAX_CALLS": max(2 * n, 10), "RTP_PORT_MIN": port_min, "RTP_PORT_MAX": port_max, **extra})
+        cmd = [sys.executable, "-m", "benchmarks.daemon_proc", "--env", str(env), "--plan", spec["plan"],
+               "--out", str(run_dir / "daemon-figures.json"), "--cpus", ",".join(map(str, cpus["daemon"])),
+               "--db-cpus", ",".join(map(str, cpus["database"])), "--speech-from-env"]
+        daemon = subprocess.Popen(cmd, cwd=REPO, stdout=(run_dir / "daemon.log").open("wb"), stderr=subprocess.STDOUT)
+        window = await callers.event("window", START_TIMEOUT_S)
+        await asyncio.sleep(max(0.0, (window["t1_ns"] - time.monotonic_ns()) / 1e9))
+        daemon.send_signal(signal.SIGUSR2)
+        await callers.event("done", DONE_TIMEOUT_S + window_s)
+        await callers.proc.wait()
+    finally:
+        if daemon is not None:
+            await stop_daemon(daemon)
+        await callers.stop()
+        await server.stop()
+        os.sched_setaffinity(0, own_affinity)
+    capture = loads((run_dir / "capture" / "capture.json").read_text(),
+                    (run_dir / "capture" / "packets.bin").read_bytes())
+    figures = la.analyse(capture, plan.kinds)
+    t0, t1 = capture.t0_ns / 1e9, capture.t1_ns / 1e9  # the server's stamps are time.monotonic() seconds
+    requests = Counter(PATHS.get(r["path"], r["path"]) for r in server.requests if t0 <= r["time"] < t1)
+    return {"profile": profile, "n": n, "figures": figures, "requests_in_window": dict(requests),
+            "budgets": la.verdicts(figures, profile), "health": capture.health}
+
+
+def render(report: dict[str, Any]) -> str:
+    rows = [f"{'profile':8} {'N':>4} {'kind':8} {'turns':>5} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8}  budget"]
+    for run in report["runs"]:
+        calls = ", ".join(f"{k} {v}" for k, v in sorted(run["figures"]["calls"].items()))
+        rows.append(f"{run['profile']:8} {run['n']:>4} calls placed in the window: {calls or 'none'}; "
+                    f"requests {run['requests_in_window']}")
+        for kind, f in run["figures"]["kinds"].items():
+            b = run["budgets"].get(kind)
+            verdict = (f"{b['verdict']} (p50 <= {b['p50_limit_ms']:g}, p95 <= {b['p95_limit_ms']:g})" if b
+                       else "(report only)")
+            rows.append(f"{run['profile']:8} {run['n']:>4} {kind:8} {f['turns']:>5} {f['p50_ms'] or 0:>8.0f} "
+                        f"{f['p95_ms'] or 0:>8.0f} {f['max_ms'] or 0:>8.0f}  {verdict}"
+                        + (f" unanswered {f['unanswered']}" if f["unanswered"] else ""))
+    rows.append(f"verdict: {report['verdict']}")
+    return "\n".join(rows)
+
+
+async def run_all(profiles: list[str], sizes: list[int], windows: dict[int, float],
+                  extra: dict[str, str] | None = None) -> dict[str, Any]:
+    workdir = Path(tempfile.mkdtemp(prefix="ai-operator-latency-"))
+    try:
+        print("latency: preparing the knowledge base, the scripts and the callers' audio", flush=True)
+        plan = await prepare(workdir)
+        runs = []
+        for profile in profiles:
+            for n in sizes:
+                window = windows.get(n, DEFAULT_WINDOW_S)
+                print(f"latency: profile {profile}, N={n}, window {window:g} s", flush=True)
+                runs.append(await run_one(profile, n, window, workdir, plan, extra=extra or {}))
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    verdict = "PASS" if all(b["verdict"] == "PASS" for r in runs for b in r["budgets"].values()) else "FAIL"
+    return {"runs": runs, "verdict": verdict}
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.latency", description=__doc__.splitlines()[0])
+    parser.add_argument("--profiles", default="instant,cloud,slow", help="comma-separated latency profiles")
+    parser.add_argument("--n", default="1,100", help="comma-separated call counts")
+    parser.add_argument("--window", type=float, help="window per run, seconds (default: 180 at N=1, 60 at N=100)")
+    parser.add_argument("--quick", action="store_true", help="instant and cloud, N=1, 60 s windows")
+    parser.add_argument("--reports", default=str(REPORTS), help="where to write the report")
+    parser.add_argument("--label", default="", help="added to the report's file name, e.g. before")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a daemon setting (repeatable)")
+    args = parser.parse_args(argv)
+    extra = dict(item.split("=", 1) for item in args.set if "=" in item)
+    if len(extra) != len(args.set):
+        parser.error(f"--set takes KEY=VALUE, got {[i for i in args.set if '=' not in i]}")
+    profiles = ["instant", "cloud"] if args.quick else args.profiles.split(",")
+    sizes = [1] if args.quick else [int(x) for x in args.n.split(",")]
+    window = args.window or (QUICK_WINDOW_S if args.quick else None)
+    windows = {n: window for n in sizes} if window else WINDOWS_S
+    started = datetime.now(UTC).isoformat(timespec="seconds")
+    result = asyncio.run(run_all(profiles, sizes, windows, extra))
+    report = {"started_at": started, "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
+              "command": " ".join(["python -m benchmarks.latency", *argv]), "git": git_commit(),
+              "machine": machine(), "settings": extra, "load_average": [round(x, 2) for x in os.getloadavg()], **result}
+    out = Path(args.reports)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"latency-{time.strftime('%Y%m%d-%H%M%S')}{'-' + args.label if args.label else ''}.json"
+    path.write_text(json.dumps(report, indent=2, ensure_ascii=False))
+    print(render(report))
+    print(f"report: {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

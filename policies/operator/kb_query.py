@@ -1,0 +1,47 @@
+"""The question as the operator asks the knowledge base (pure): places named by the caller become their region.
+
+Knowledge-base articles name a region the way its title does ("Плановые работы в Карагандинской области",
+"Сервисный центр в Астане"); callers name a town inside it ("в Шахтинске", "Теміртауда"), an old name
+("Целиноград"), an abbreviation ("ВКО") or "the capital" ("в столице", "елордада"). `knowledge_query` replaces
+each place the region resolver finds (`regions.places_in`: streets and people's names are not places) by the
+region's own name in the caller's language ("Карагандинская", "Астана"), so the relevance score compares one
+region word with another. Everything else of the question is kept as said.
+"""
+
+from __future__ import annotations
+
+import re
+
+from policies.operator.region_data import REGIONS_BY_CODE
+from policies.operator.regions import places_in
+from policies.operator.text import fold
+
+_GENERIC = re.compile(r"\b(область|облысы|город|қаласы|области)\b", re.IGNORECASE)
+
+
+def region_word(code: str, language: str) -> str:
+    """The region's name without "область"/"облысы"/"город"/"қаласы" ("Карагандинская", "Астана")."""
+    region = REGIONS_BY_CODE[code]
+    return " ".join(_GENERIC.sub(" ", region.name(language)).split())
+
+
+def knowledge_query(question: str, language: str) -> str:
+    """`question` with each place named in it replaced by its region's name (see the module docstring)."""
+    places = places_in(question)
+    if not places:
+        return question
+    words = question.split()
+    folded = [fold(w).strip() for w in words]
+    out: list[str] = []
+    done: set[int] = set()
+    for i, word in enumerate(words):
+        hit = next(((n, p) for n, p in enumerate(places)
+                    if folded[i] and any(folded[i] == w or folded[i].startswith(w) for w in p.words)), None)
+        if hit is None:
+            out.append(word)
+            continue
+        n, place = hit
+        if n not in done:
+            done.add(n)
+            out.append(region_word(place.code, language))
+    return " ".join(out)

@@ -1,0 +1,83 @@
+"""A test-only STT provider of the streaming shape: the whole of what adding a provider takes is this module and
+one `register(PROVIDER)` line (see tests/test_provider_registry.py).
+
+`ScribeSTT` is the streaming test double: it hears the frames fed to it, yields a partial transcript every
+`PARTIAL_EVERY` frames and the scripted line as the final one when the stream is finished (`script`, or else
+what the simulated caller is saying now: `HEARD.current`, set by `Caller.say` when the stage's transcripts are
+`HEARD`). Its language hook maps
+the policy's ISO 639-1 code to a BCP-47 locale, as cloud recognizers want.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import numpy as np
+
+from ai_operator.config import Settings
+from ai_operator.providers.registry import ProviderSpec
+from ai_operator.sim.stage import ScriptedTranscripts
+from ai_operator.speech.errors import SpeechError
+from ai_operator.speech.streaming_stt import Transcript
+
+PARTIAL_EVERY = 10  # frames
+LOCALES = {"ru": "ru-RU", "kk": "kk-KZ", "hi": "hi-IN"}
+HEARD = ScriptedTranscripts()
+
+
+class ScribeStream:
+    def __init__(self, owner: ScribeSTT, language: str | None) -> None:
+        self.owner, self.language = owner, language
+        self.frames = 0
+        self._results: list[Transcript] = []
+        self.closed = False
+
+    async def feed(self, frame: np.ndarray) -> None:
+        self.frames += 1
+        if self.frames % PARTIAL_EVERY == 0:
+            words = (self.owner.script or HEARD.current).split()
+            self._results.append(Transcript(" ".join(words[: self.frames // PARTIAL_EVERY]), final=False))
+
+    async def finish(self) -> None:
+        if self.owner.fail:
+            raise SpeechError("stt provider scribe: down (test)")
+        text = self.owner.script if self.owner.script is not None else HEARD(b"", {})
+        self._results.append(Transcript(text, final=True))
+
+    async def results(self) -> AsyncIterator[Transcript]:
+        for result in self._results:
+            yield result
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+
+class ScribeSTT:
+    name = "scribe"
+
+    def __init__(self) -> None:
+        self.script: str | None = None
+        self.fail = False
+        self.streams: list[ScribeStream] = []
+
+    async def open(self, language: str | None) -> ScribeStream:
+        stream = ScribeStream(self, language)
+        self.streams.append(stream)
+        return stream
+
+
+INSTANCES: list[ScribeSTT] = []
+
+
+def build_stt(_settings: Settings) -> ScribeSTT:
+    stt = ScribeSTT()
+    INSTANCES.append(stt)
+    return stt
+
+
+async def check(_settings: Settings) -> str | None:
+    return None
+
+
+PROVIDER = ProviderSpec(name="scribe", doc="test-only streaming recognizer", stt=build_stt, check=check,
+                        language=lambda code: LOCALES.get(code, code))

@@ -1,0 +1,90 @@
+"""The voice-to-voice benchmark's analysis over synthetic captures (real RTP headers, serialised and parsed back):
+a turn is measured from the caller's last voiced frame to the first packet of the reply's talkspurt, judged by
+kind against the profile's budgets; an unanswered turn, or a kind with no turns, fails. Not timed."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks import latency_plan
+from benchmarks.capture import dumps, loads
+from benchmarks.latency_analysis import BUDGETS, analyse, verdicts
+from tests.test_bench_analysis import MS, Reply, S, SynthCall, capture_of
+
+T0, T1 = 10 * S, 70 * S
+KINDS = {0: ["canned", "kb", "model", "handoff"]}
+
+
+def dialogue(index: int, placed: int, delays_ms: list[int | None], reply_frames: int = 50) -> SynthCall:
+    """A call whose greeting plays, then each caller line (1 s long, 0.5 s after the last reply ended) is
+    answered `delays_ms[j]` after its last voiced frame (None: no reply)."""
+    call = SynthCall(index, placed)
+    at = placed + 100 * MS
+    call.send(Reply(at, reply_frames))
+    at += reply_frames * 20 * MS
+    for delay in delays_ms:
+        start, end = at + 500 * MS, at + 1500 * MS
+        call.line(start, end)
+        at = end
+        if delay is not None:
+            at = end + delay * MS
+            call.send(Reply(at, reply_frames), late_ns=0)
+            at += reply_frames * 20 * MS
+        else:
+            at += 2 * S
+    return call
+
+
+def judged(calls: list[SynthCall]) -> dict:
+    meta, blob = dumps(capture_of(calls, T0, T1))
+    return analyse(loads(meta, blob), KINDS)
+
+
+def test_each_kind_is_measured_from_the_last_voiced_frame_to_the_first_reply_packet() -> None:
+    calls = [dialogue(i, T0 + i * 20 * S, [300, 400, 900, 500]) for i in range(2)]
+    figures = judged(calls)
+    kinds = figures["kinds"]
+    assert set(kinds) == {"canned", "kb", "model", "handoff"}
+    assert kinds["canned"]["turns"] == 2 and kinds["canned"]["p50_ms"] == pytest.approx(300, abs=0.01)
+    assert kinds["kb"]["p95_ms"] == pytest.approx(400, abs=0.01)
+    assert kinds["model"]["max_ms"] == pytest.approx(900, abs=0.01)
+    assert figures["calls"] == {"answered": 2}
+    assert {k: v["verdict"] for k, v in verdicts(figures, "instant").items()} == {
+        "canned": "PASS", "kb": "FAIL", "model": "FAIL", "handoff": "FAIL"}  # 400 > 350, 900 > 350, 500 > 350
+    assert {k: v["verdict"] for k, v in verdicts(figures, "cloud").items()} == {
+        "canned": "PASS", "kb": "PASS", "model": "PASS", "handoff": "PASS"}
+    assert verdicts(figures, "slow") == {}  # reported, not budgeted
+
+
+def test_p95_over_budget_fails_even_when_p50_holds() -> None:
+    delays = [[300, 300, 300, 300]] * 7 + [[300, 300, 1700, 300]] * 3
+    figures = judged([dialogue(i, T0 + i * 5 * S, d) for i, d in enumerate(delays)])
+    model = verdicts(figures, "cloud")["model"]
+    assert model["p50_ms"] == pytest.approx(300, abs=0.01) and model["p95_ms"] > 1600
+    assert model["verdict"] == "FAIL"
+
+
+def test_an_unanswered_turn_and_a_kind_with_no_turns_fail() -> None:
+    figures = judged([dialogue(0, T0, [300, None, 300])])
+    assert figures["kinds"]["kb"] == {"turns": 1, "unanswered": 1, "p50_ms": None, "p95_ms": None, "max_ms": None}
+    got = verdicts(figures, "instant")
+    assert got["kb"]["verdict"] == "FAIL" and got["kb"]["unanswered"] == 1
+    assert got["handoff"]["verdict"] == "FAIL" and got["handoff"]["p50_ms"] is None  # never measured
+    assert got["canned"]["verdict"] == "PASS" and got["model"]["verdict"] == "PASS"
+
+
+def test_lines_outside_the_window_are_not_judged() -> None:
+    figures = judged([dialogue(0, T1 - 2 * S, [300, 300, 300, 300]), dialogue(1, T0 - 3 * S, [2000, 300, 300])])
+    assert set(figures["kinds"]) == {"kb", "model"}  # the first call's lines end after T1, the second's first before T0
+    assert figures["kinds"]["kb"]["turns"] == figures["kinds"]["model"]["turns"] == 1
+
+
+def test_budgets_are_the_issue_figures_and_the_plan_labels_every_line() -> None:
+    assert BUDGETS["instant"]["model"] == (350.0, 500.0)
+    assert BUDGETS["cloud"]["kb"] == (700.0, 1000.0) and BUDGETS["cloud"]["model"] == (1200.0, 1600.0)
+    seen = {kind for _route, _lang, lines in latency_plan.SCRIPTS for _text, kind in lines}
+    assert seen == set(latency_plan.KINDS)
+    assert latency_plan.model_script({"messages": [{"role": "user", "content": "тариф"}]})["tool_calls"]
+    answered = latency_plan.model_script({"messages": [{"role": "user", "content": "үй интернеті"},
+                                                       {"role": "tool", "content": "[]"}]})
+    assert answered["content"] == latency_plan.MODEL_ANSWERS["kk"]
