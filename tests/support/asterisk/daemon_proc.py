@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -90,17 +91,7 @@ class DaemonProcess:
         """Parsed JSON log lines, those with event `name` (and the given field values) if given."""
         with self._lock:
             lines = list(self.lines)
-        out = []
-        for line in lines:
-            if not line.startswith("{"):
-                continue
-            try:
-                ev = json.loads(line)
-            except ValueError:
-                continue
-            if (name is None or ev.get("event") == name) and all(ev.get(k) == v for k, v in fields.items()):
-                out.append(ev)
-        return out
+        return json_events(lines, name, **fields)
 
     def wait_event(self, name: str, timeout: float = 60.0, **fields: Any) -> dict[str, Any]:
         def last_found() -> dict[str, Any] | None:
@@ -143,3 +134,18 @@ class DaemonProcess:
     @property
     def returncode(self) -> int | None:
         return self.proc.poll() if self.proc is not None else None
+
+
+def json_events(lines: Iterable[str], name: str | None = None, **fields: Any) -> list[dict[str, Any]]:
+    """The JSON log lines among `lines`, parsed: those with event `name` and the given field values, if given."""
+    out = []
+    for line in lines:
+        if not line.startswith("{"):
+            continue
+        try:
+            ev = json.loads(line)
+        except ValueError:
+            continue
+        if (name is None or ev.get("event") == name) and all(ev.get(k) == v for k, v in fields.items()):
+            out.append(ev)
+    return out

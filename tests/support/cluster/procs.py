@@ -5,7 +5,6 @@ group, and the daemons' JSON log lines read back from their log files."""
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import signal
 import time
@@ -13,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from tests.support.asterisk.daemon_proc import json_events
 from tests.support.wait import eventually_sync
 
 T = TypeVar("T")
@@ -80,18 +80,8 @@ def kill_pid(pid: int | None) -> None:
 
 def log_events(log: Path, name: str | None = None, **fields: Any) -> list[dict[str, Any]]:
     """A daemon's JSON log lines (those with event `name` and the given field values)."""
-    out = []
     try:
         text = log.read_text(errors="replace")
     except FileNotFoundError:
         return []
-    for line in text.splitlines():
-        if not line.startswith("{"):
-            continue
-        try:
-            ev = json.loads(line)
-        except ValueError:
-            continue
-        if (name is None or ev.get("event") == name) and all(ev.get(k) == v for k, v in fields.items()):
-            out.append(ev)
-    return out
+    return json_events(text.splitlines(), name, **fields)
