@@ -101,6 +101,11 @@ def render_table(report: dict[str, Any]) -> str:
             from benchmarks.multi_daemon import render
 
             parts.extend(render(media))
+    if report.get("knee"):
+        from benchmarks.knee import summary_lines
+
+        parts.append("1. the capacity knee, searched (" + ("pinned" if report["knee"]["pinned"] else "not pinned") + ")")
+        parts.extend(summary_lines(report["knee"]))
     if report.get("policy"):
         parts.append("\n2. policy cost")
         rows = [[p["policy"], "skipped: " + p["skipped"], "", "", ""] if "skipped" in p else

@@ -11,6 +11,8 @@ analysis. `--quick`: 3 calls, a 4 s window, a small knowledge base, fewer policy
 `--stall-ms 150` injects one 150 ms event-loop stall into the daemon mid-window (the benchmark must FAIL).
 `--daemons 1,2`: at each N, the node split over K daemons (`multi_daemon`: own ARI app, RTP range, metrics port
 and STATE_DIR each, one shared PostgreSQL), one run per K, with per-daemon CPU and K against K=1.
+`--knee 200:800:100`: the capacity knee searched instead of fixed sizes, `--repeats` times (default 2), unpinned
+unless `--pin` (`benchmarks/knee.py`; about 25 minutes per search at full windows).
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ QUICK_POLICY_DECISIONS = 2_000
 QUICK_KB_CHUNKS = 2_000
 QUICK_KB_SEARCHES = 60
 ALL = ("media", "policy", "kb")
+PREPARING = "media: preparing the knowledge base, the dialogues and the TTS cache"
 
 
 async def media_runs(sizes: tuple[int, ...], options: Any, workdir: Path,
@@ -53,7 +56,7 @@ async def media_runs(sizes: tuple[int, ...], options: Any, workdir: Path,
     from benchmarks.media_bench import prepare_stage, run_media
     from benchmarks.multi_daemon import run_multi
 
-    print("media: preparing the knowledge base, the dialogues and the TTS cache", flush=True)
+    print(PREPARING, flush=True)
     stage = await prepare_stage(workdir)
     runs = []
     for n in sizes:
@@ -77,6 +80,20 @@ def daemon_counts(text: str | None) -> tuple[int, ...]:
     if not counts or any(not 1 <= k <= 8 for k in counts):
         raise SystemExit(f"--daemons: {text!r}: give comma-separated daemon counts from 1 to 8, e.g. 1,2")
     return counts
+
+
+async def knee_runs(args: argparse.Namespace, options: Any, workdir: Path) -> dict[str, Any]:
+    from benchmarks.knee import run_knee
+    from benchmarks.knee_search import Ladder
+    from benchmarks.media_bench import prepare_stage
+
+    try:
+        ladder = Ladder.parse(args.knee, args.resolution)
+    except ValueError as exc:
+        raise SystemExit(str(exc)) from None
+    print(PREPARING, flush=True)
+    stage = await prepare_stage(workdir)
+    return await run_knee(ladder, args.repeats, args.margin, stage, options, len(os.sched_getaffinity(0)))
 
 
 def machine() -> dict[str, Any]:
@@ -106,7 +123,8 @@ def run_all(args: argparse.Namespace, argv: list[str]) -> dict[str, Any]:
     options = Options(window_s=args.window or (QUICK_WINDOW_S if args.quick else FULL_WINDOW_S),
                       warmup_s=args.warmup if args.warmup is not None else (QUICK_WARMUP_S if args.quick else None),
                       stagger_s=QUICK_STAGGER_S if args.quick else None, stall_ms=args.stall_ms or 0.0,
-                      stall_at_s=args.stall_at, profile=args.profile, pin=not args.no_pin,
+                      stall_at_s=args.stall_at, profile=args.profile,
+                      pin=args.pin if args.knee else not args.no_pin,
                       max_calls=args.max_calls)
     report: dict[str, Any] = {
         "started_at": datetime.now(UTC).isoformat(timespec="seconds"), "quick": args.quick,
@@ -115,7 +133,9 @@ def run_all(args: argparse.Namespace, argv: list[str]) -> dict[str, Any]:
     }
     workdir = Path(tempfile.mkdtemp(prefix="ai-operator-bench-"))
     try:
-        if "media" in only:
+        if args.knee:
+            report["knee"] = asyncio.run(knee_runs(args, options, workdir))
+        elif "media" in only:
             report["media"] = asyncio.run(media_runs(sizes, options, workdir, daemon_counts(args.daemons)))
     finally:
         if args.keep:
@@ -135,6 +155,10 @@ def run_all(args: argparse.Namespace, argv: list[str]) -> dict[str, Any]:
                         else kb_bench.run())
     report["load_average"]["end"] = [round(x, 2) for x in os.getloadavg()]
     report["budgets"] = budgets(report)
+    if report.get("knee"):
+        from benchmarks.knee_search import verdict
+
+        report["budgets"]["knee.reproducible"] = verdict(report["knee"]["summary"])
     report["verdict"] = overall(report["budgets"])
     report["finished_at"] = datetime.now(UTC).isoformat(timespec="seconds")
     return report
@@ -162,6 +186,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-calls", type=int, help="the daemon's MAX_CALLS (default 2 N, never reached); "
                         "below N it is an overload run: the calls past it are refused, those in progress judged")
     parser.add_argument("--no-pin", action="store_true", help="do not pin the daemon and the callers to CPUs")
+    parser.add_argument("--knee", metavar="START:STOP:STEP", help="search the capacity knee over these call counts "
+                        "instead of --n (benchmarks/knee.py); unpinned unless --pin")
+    parser.add_argument("--resolution", type=int, help="--knee: bisect until pass and fail are this close (default step/2)")
+    parser.add_argument("--repeats", type=int, default=2, help="--knee: independent searches (default 2)")
+    parser.add_argument("--margin", type=int, default=20, help="--knee: recommended MAX_CALLS = knee less this %% (default 20)")
+    parser.add_argument("--pin", action="store_true", help="--knee: pin as the fixed-size runs do (labelled pinned)")
     parser.add_argument("--daemons", help="comma-separated daemon counts K per node, e.g. 1,2 (benchmarks/multi_daemon.py)")
     parser.add_argument("--only", help=f"comma-separated subset of {','.join(ALL)}")
     parser.add_argument("--reports", default=str(REPORTS), help="where to write the report")

@@ -137,3 +137,72 @@ def test_state_dir(tmp_path):
     assert state_dir_writable(f).status == "FAIL"
     r = state_dir_writable(f / "sub")
     assert r.status == "FAIL" and "cannot be created" in r.detail
+
+
+HOLDER = """
+import socket, sys
+from pathlib import Path
+from ai_operator.storage.state_lock import StateDirLock
+state_dir, port, lock = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "lock"
+if lock:
+    StateDirLock(state_dir).acquire()  # what `ai-operator run` takes first: one daemon per STATE_DIR
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", port))  # a call's RTP socket
+print("ready", flush=True)
+sys.stdin.read()
+"""
+
+
+def _holder(state_dir, port: int, *, lock: bool):
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-c", HOLDER, str(state_dir), str(port), "lock" if lock else "-"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+    return proc
+
+
+def _end(proc) -> None:
+    proc.stdin.close()
+    proc.wait(30)
+
+
+def test_an_rtp_port_held_by_this_state_dirs_running_daemon_is_ok_and_says_whose(tmp_path):
+    base = free_udp_range(100)
+    middle = _sample_ports(base, base + 99)[2]
+    proc = _holder(tmp_path, middle, lock=True)
+    try:
+        r = rtp_port_range_bindable("127.0.0.1", base, base + 99, state_dir=tmp_path)
+        assert r.status == "OK", r.detail
+        assert f"{middle} held by this host's running daemon, PID {proc.pid}" in r.detail
+        assert rtp_port_range_bindable("127.0.0.1", base, base + 99).status == "FAIL"  # no STATE_DIR: cannot tell
+    finally:
+        _end(proc)
+
+
+def test_an_rtp_port_held_by_another_process_fails_even_while_the_daemon_runs(tmp_path):
+    base = free_udp_range(100)
+    middle = _sample_ports(base, base + 99)[2]
+    daemon = _holder(tmp_path, _sample_ports(base, base + 99)[1], lock=True)
+    other_dir = tmp_path / "other"
+    other_dir.mkdir()
+    other = _holder(other_dir, middle, lock=False)
+    try:
+        r = rtp_port_range_bindable("127.0.0.1", base, base + 99, state_dir=tmp_path)
+        assert r.status == "FAIL" and f"127.0.0.1:{middle}" in r.detail
+        assert f"not the daemon of this STATE_DIR (PID {daemon.pid})" in r.detail
+    finally:
+        _end(other)
+        _end(daemon)
+
+
+def test_bound_inodes_reads_the_kernels_udp_table():
+    from ai_operator.doctor.port_owner import bound_inodes
+
+    table = ("   sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode ref pointer drops\n"
+             "  101: 0100007F:9C40 00000000:0000 07 00000000:00000000 00:00000000 00000000     0        0 5551 2 0 0\n"
+             "  102: 00000000:9C41 00000000:0000 07 00000000:00000000 00:00000000 00000000     0        0 5552 2 0 0\n")
+    assert bound_inodes(table, 40000) == {5551}
+    assert bound_inodes(table, 40001) == {5552}
+    assert bound_inodes(table, 40002) == set()

@@ -32,7 +32,8 @@ async def _system(settings: Settings, env_path: str) -> list[CheckResult]:
         sc.env_file_permissions(env_path),
         sc.ari_password_set(settings.ari.password),
         sc.state_dir_writable(settings.storage.state_dir),
-        sc.rtp_port_range_bindable(settings.rtp.host, settings.rtp.port_min, settings.rtp.port_max, settings.call.max_calls),
+        sc.rtp_port_range_bindable(settings.rtp.host, settings.rtp.port_min, settings.rtp.port_max, settings.call.max_calls,
+                                   settings.storage.state_dir),
         sizing_check(settings.call.max_calls, len(os.sched_getaffinity(0))),
         *instance_checks(env_path),
     ]

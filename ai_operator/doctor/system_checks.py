@@ -21,6 +21,8 @@ from pathlib import Path
 
 from ai_operator.config.schema import DECLARED
 from ai_operator.dialogue import CheckResult
+from ai_operator.doctor.port_owner import held_by
+from ai_operator.storage.state_lock import holder_of
 
 SECRET_KEYS = tuple(d.key for d in DECLARED if d.spec.secret)  # ARI_PASSWORD, DATABASE_URL, OPENAI_API_KEY
 ENV_FILE_MODE_HINT = "chmod 0640 {path} && chown root:ai-operator {path}"
@@ -147,9 +149,10 @@ def _sample_ports(port_min: int, port_max: int, inner: int = RTP_SAMPLE_INNER_PO
 
 
 def rtp_port_range_bindable(
-    host: str, port_min: int, port_max: int, max_calls: int | None = None
+    host: str, port_min: int, port_max: int, max_calls: int | None = None, state_dir: str | os.PathLike[str] | None = None
 ) -> CheckResult:
-    """UDP ports of the RTP range bind on `host`: the first, the last and a few in between."""
+    """UDP ports of the RTP range bind on `host`: the first, the last and a few in between. A port the daemon
+    holding `state_dir`'s lock has bound itself (for a call in progress) is not a collision."""
     name = "rtp port range"
     if not 0 < port_min <= port_max < 65536:
         return CheckResult(name, "FAIL", f"RTP_PORT_MIN/RTP_PORT_MAX: invalid range {port_min}-{port_max}")
@@ -159,8 +162,10 @@ def rtp_port_range_bindable(
         return CheckResult(name, "FAIL", f"RTP_HOST {host!r} does not resolve: {exc.strerror}")
     family, _, _, _, sockaddr = infos[0]
     address = sockaddr[0]
+    daemon = holder_of(Path(state_dir)) if state_dir is not None else None
     sockets: list[socket.socket] = []
     ports = _sample_ports(port_min, port_max)
+    own: list[int] = []
     try:
         for port in ports:
             s = socket.socket(family, socket.SOCK_DGRAM)
@@ -168,14 +173,10 @@ def rtp_port_range_bindable(
             try:
                 s.bind((address, port))
             except OSError as exc:
-                why = exc.strerror or str(exc)
-                if exc.errno == errno.EADDRNOTAVAIL:
-                    why += f" ({address} is not an address of this machine: check RTP_HOST)"
-                elif exc.errno == errno.EADDRINUSE:
-                    why += " (another process uses it: Asterisk's rtp.conf range must not overlap)"
-                elif exc.errno == errno.EACCES:
-                    why += " (ports below 1024 need privileges: choose a higher range)"
-                return CheckResult(name, "FAIL", f"cannot bind UDP {address}:{port}: {why}")
+                if exc.errno == errno.EADDRINUSE and daemon is not None and held_by(daemon, port):
+                    own.append(port)
+                    continue
+                return CheckResult(name, "FAIL", f"cannot bind UDP {address}:{port}: {_bind_failure(exc, address, daemon)}")
     finally:
         for s in sockets:
             s.close()
@@ -183,9 +184,23 @@ def rtp_port_range_bindable(
     detail = (
         f"UDP {address}:{port_min}-{port_max} ({size} ports) bindable; sampled {', '.join(map(str, ports))}"
     )
+    if own:
+        detail += f" ({', '.join(map(str, own))} held by this host's running daemon, PID {daemon}, for its calls)"
     if max_calls is not None and size < max_calls:
         return CheckResult(name, "WARN", f"{detail}; but MAX_CALLS={max_calls} needs {max_calls} ports")
     return CheckResult(name, "OK", detail)
+
+
+def _bind_failure(exc: OSError, address: object, daemon: int | None) -> str:
+    why = exc.strerror or str(exc)
+    if exc.errno == errno.EADDRNOTAVAIL:
+        why += f" ({address} is not an address of this machine: check RTP_HOST)"
+    elif exc.errno == errno.EADDRINUSE:
+        running = f"; not the daemon of this STATE_DIR (PID {daemon})" if daemon is not None else ""
+        why += f" (another process uses it{running}: Asterisk's rtp.conf range must not overlap)"
+    elif exc.errno == errno.EACCES:
+        why += " (ports below 1024 need privileges: choose a higher range)"
+    return why
 
 
 def state_dir_writable(path: str | os.PathLike[str]) -> CheckResult:
