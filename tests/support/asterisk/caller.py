@@ -3,7 +3,8 @@ points at a Python RTP peer (`rtp_peer.RtpPeer`) that speaks the caller's clips 
 
 `SipCaller.dial(pbx, "100")` places the call; `say(pcm)` speaks; `wait_ended()` waits for sipp and says who
 hung up (`bye_received`: the far end's BYE; `bye_sent`: the caller's own after `hangup_after_s`) and when
-(CLOCK_REALTIME ns, comparable with the RTP peer's kernel timestamps). `channel_id()` finds the caller's
+(CLOCK_REALTIME ns, comparable with the RTP peer's kernel timestamps); the RTP peer stops sending once sipp has
+ended the call (`rtp_peer.hang_up_when_ended`). `channel_id()` finds the caller's
 channel through ARI by its unique caller ID name; that is also the daemon's call id.
 """
 
@@ -20,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from tests.support.asterisk.pbx import Asterisk, free_udp_port
-from tests.support.asterisk.rtp_peer import RtpPeer, Said
+from tests.support.asterisk.rtp_peer import RtpPeer, Said, hang_up_when_ended
 from tests.support.ports import free_udp_range
 from tests.support.wait import eventually_sync
 
@@ -63,6 +64,7 @@ class SipCaller:
                "-timeout", f"{int(hangup_after_s) + 120}s", "-timeout_error"]
         self.proc = subprocess.Popen(cmd, cwd=work_dir, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL, start_new_session=True)
+        hang_up_when_ended(self.proc, self.rtp)
         self._channel_id: str | None = None
 
     @classmethod

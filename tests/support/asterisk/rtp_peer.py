@@ -4,6 +4,9 @@ It sends one 20 ms packet every 20 ms once it knows where to (speech when the ca
 silence otherwise), and records every packet it receives with the kernel's receive time (`SO_TIMESTAMPNS`,
 CLOCK_REALTIME ns), so a late thread does not change what is measured. The remote address is learnt from the
 first packet Asterisk sends (symmetric RTP, as `rtp_symmetric = yes` in the sample endpoint makes Asterisk do).
+Once the call is hung up (`hang_up()`, which `hang_up_when_ended` calls when the caller's sipp has finished the
+call) it sends nothing more, as a phone stops after BYE: a peer that kept sending to the PBX's old RTP port would be
+learnt (symmetric RTP) by the next call the PBX gives that port to, which would then hear nothing.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import random
 import select
 import socket
 import struct
+import subprocess
 import threading
 import time
 from collections import deque
@@ -60,6 +64,9 @@ class RtpPeer:
         self.received: list[Received] = []
         self.lines: list[Said] = []
         self.sent = 0
+        self.ticks = 0  # 20 ms ticks of the sending thread (sending or not)
+        self.hung_up_ns: int | None = None  # CLOCK_REALTIME when the call was hung up; nothing is sent after it
+        self._send_lock = threading.Lock()
         self._speech: deque[tuple[bytes, bool]] = deque()  # (frame, last of its line)
         self._queued_lines = 0
         self._line_first: int | None = None
@@ -104,6 +111,13 @@ class RtpPeer:
         audio = ulaw_decode(b"".join(p.payload for p in got)) if got else np.zeros(0, dtype=np.int16)
         return times, audio
 
+    # --- the call's end -------------------------------------------------------------------------------------
+    def hang_up(self) -> None:
+        """The call is over: no packet leaves after this returns (what arrives is still recorded)."""
+        with self._send_lock:
+            if self.hung_up_ns is None:
+                self.hung_up_ns = time.time_ns()
+
     # --- the thread -----------------------------------------------------------------------------------------
     def close(self) -> None:
         self._stop.set()
@@ -124,8 +138,11 @@ class RtpPeer:
             next_ns += FRAME_NS
             if now - next_ns > 10 * FRAME_NS:  # far behind (a stalled machine): resynchronise, never burst
                 next_ns = now + FRAME_NS
+            self.ticks += 1
             if self.remote is not None:
-                self._send()
+                with self._send_lock:
+                    if self.hung_up_ns is None:
+                        self._send()
 
     def _drain(self) -> None:
         while True:
@@ -169,3 +186,14 @@ class RtpPeer:
                     self.lines.append(Said(self._line_first, now, self._line_frames))
                     self._line_first = None
                     self._said.notify_all()
+
+
+def hang_up_when_ended(proc: subprocess.Popen[bytes], peer: RtpPeer) -> threading.Thread:
+    """A thread that hangs `peer` up once `proc` (the caller's sipp, which exits when its call has ended) exits."""
+    def watch() -> None:
+        proc.wait()
+        peer.hang_up()
+
+    thread = threading.Thread(target=watch, name=f"hang-up-{peer.port}", daemon=True)
+    thread.start()
+    return thread

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from tests.support.asterisk.caller import SCENARIO, Ending, SipCaller
 from tests.support.asterisk.pbx import Asterisk, free_udp_port
-from tests.support.asterisk.rtp_peer import RtpPeer
+from tests.support.asterisk.rtp_peer import RtpPeer, hang_up_when_ended
 from tests.support.ports import free_udp_range
 from tests.support.wait import eventually_sync
 
@@ -59,6 +59,7 @@ class FrontDoorCaller(SipCaller):
                "-timeout", f"{int(hangup_after_s) + 120}s", "-timeout_error"]
         self.proc = subprocess.Popen(cmd, cwd=work_dir, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL, start_new_session=True)
+        hang_up_when_ended(self.proc, self.rtp)
         self._channel_id: str | None = None
         self._node: str | None = None
 
