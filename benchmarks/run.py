@@ -82,15 +82,26 @@ def daemon_counts(text: str | None) -> tuple[int, ...]:
     return counts
 
 
-async def knee_runs(args: argparse.Namespace, options: Any, workdir: Path) -> dict[str, Any]:
-    from benchmarks.knee import run_knee
+def knee_ladder(args: argparse.Namespace) -> Any:
+    """`--knee`'s ladder, or SystemExit naming what is wrong with the options."""
     from benchmarks.knee_search import Ladder
-    from benchmarks.media_bench import prepare_stage
 
+    if args.n or args.daemons or args.max_calls:
+        raise SystemExit("--knee searches the call counts itself, for one daemon with MAX_CALLS never reached: "
+                         "leave out --n, --daemons and --max-calls")
+    if not 1 <= args.repeats <= 5 or not 0 <= args.margin < 100:
+        raise SystemExit(f"--repeats {args.repeats} / --margin {args.margin}: give 1-5 searches and a margin of 0-99 %")
     try:
-        ladder = Ladder.parse(args.knee, args.resolution)
+        return Ladder.parse(args.knee, args.resolution)
     except ValueError as exc:
         raise SystemExit(str(exc)) from None
+
+
+async def knee_runs(args: argparse.Namespace, options: Any, workdir: Path) -> dict[str, Any]:
+    from benchmarks.knee import run_knee
+    from benchmarks.media_bench import prepare_stage
+
+    ladder = knee_ladder(args)
     print(PREPARING, flush=True)
     stage = await prepare_stage(workdir)
     return await run_knee(ladder, args.repeats, args.margin, stage, options, len(os.sched_getaffinity(0)))
@@ -116,6 +127,8 @@ def run_all(args: argparse.Namespace, argv: list[str]) -> dict[str, Any]:
     from benchmarks.media_bench import Options
 
     only = set(args.only.split(",")) if args.only else set(ALL)
+    if args.knee:
+        knee_ladder(args)  # bad options named before any work
     unknown = only - set(ALL)
     if unknown:
         raise SystemExit(f"--only: unknown benchmark(s) {sorted(unknown)}; choose from {', '.join(ALL)}")

@@ -208,3 +208,38 @@ def test_the_readme_knee_block_is_what_its_committed_report_renders_and_max_call
     assert sized(texts, report, source) == texts, "run python -m benchmarks.knee_readme --write"
     if not qualifies(report):
         assert MEASURED.report == source
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--knee", "800:200:100"], "START:STOP:STEP"),
+    (["--knee", "200:800:100", "--n", "200"], "leave out --n"),
+    (["--knee", "200:800:100", "--margin", "100"], "margin of 0-99 %"),
+])
+def test_bad_knee_options_are_named_before_any_work(tmp_path, argv, message):
+    from benchmarks.run import main
+
+    with pytest.raises(SystemExit, match=message):
+        main([*argv, "--only", "media", "--reports", str(tmp_path)])
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.slow
+def test_the_knee_mode_runs_real_calls_and_writes_its_search_to_the_report(tmp_path):
+    """One search of one rung, for real (daemon, callers, budgets judged at the callers): the report holds the run
+    with its outcome and the search's verdict, whatever a shared box makes of the budgets."""
+    from benchmarks.run import main
+
+    argv = ["--quick", "--knee", "1:1:1", "--repeats", "1", "--window", "25", "--only", "media",
+            "--reports", str(tmp_path)]
+    assert main(argv) == 0
+    report = json.loads((tmp_path / "latest.json").read_text())
+    knee = report["knee"]
+    assert knee["pinned"] is False and knee["repeats"] == 1 and len(knee["searches"]) == 1
+    (run,) = knee["searches"][0]["runs"]
+    assert run["calls"] == 1 and run["outcome"] in (PASS, FAIL, INVALID)
+    assert run["pinning"] == {"daemon": [], "database": [], "callers": []}  # the deployed shape
+    assert run["records"]["calls_answered"] >= 1 and run["figures"]["audio"]["replies_judged"] >= 1
+    assert knee["summary"]["knees"] == [1 if run["outcome"] == PASS else None]
+    assert report["budgets"]["knee.reproducible"]["verdict"] in (PASS, FAIL)
+    assert any("searched once" in w for w in qualifies(report))
+    assert render(report, "r.json").count("| 1 | 1 |") == 1
