@@ -27,6 +27,7 @@ from ai_operator.dialogue import (
     Reply,
     ToolCall,
     ToolSpec,
+    search_result_for_model,
 )
 from ai_operator.logs import get_logger
 
@@ -211,22 +212,5 @@ class Conversation:
             self._log.info("tool_denied", tool=name, reason=call.reason)
             return json.dumps({"error": "denied", "reason": call.reason}, ensure_ascii=False)
         if isinstance(call.effect, KnowledgeSearch):
-            hits = await self._search(call.effect, outcome)
-            if hits is None:
-                return json.dumps({"error": "no knowledge base configured"})
-            if isinstance(hits, KnowledgeUnavailable):
-                return json.dumps({"error": "knowledge base unavailable right now", "reason": hits.reason})
-            return json.dumps([_hit_for_model(h) for h in hits if h.relevant], ensure_ascii=False)
+            return search_result_for_model(await self._search(call.effect, outcome))
         return json.dumps({"ok": True, "result": call.result}, ensure_ascii=False, default=str)
-
-
-def _hit_for_model(hit: KnowledgeHit) -> dict[str, Any]:
-    return {
-        "id": hit.entry_id,
-        "title": hit.title,
-        "source": hit.source,
-        "text": hit.text,
-        "language": hit.language,
-        "fallback": hit.fallback,
-        "relevance": hit.relevance,
-    }

@@ -15,6 +15,7 @@ of the runtime, only the pure helpers `tests/test_structure.py` allows; this mod
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -97,6 +98,19 @@ class KnowledgeUnavailable:
     it cannot look that up right now (and offers what it can instead), at once."""
 
     reason: str
+
+
+def search_result_for_model(result: Sequence[KnowledgeHit] | KnowledgeUnavailable | None) -> str:
+    """What a model is shown of a `KnowledgeSearch` result (a JSON string), the same whether the model searched
+    through its tool or the policy searched before asking it: only the hits above the relevance gate ("[]" when
+    none), or the error."""
+    if result is None:
+        return json.dumps({"error": "no knowledge base configured"})
+    if isinstance(result, KnowledgeUnavailable):
+        return json.dumps({"error": "knowledge base unavailable right now", "reason": result.reason})
+    return json.dumps([{"id": h.entry_id, "title": h.title, "source": h.source, "text": h.text,
+                        "language": h.language, "fallback": h.fallback, "relevance": h.relevance}
+                       for h in result if h.relevant], ensure_ascii=False)
 
 
 @dataclass(frozen=True)

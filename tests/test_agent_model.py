@@ -47,6 +47,24 @@ async def to_ready(conv: Conversation, language: str = "русский", region:
     assert out.reply.fields["state"] == "READY_TO_HELP"
 
 
+async def test_a_model_turn_is_one_round_the_policys_hits_in_the_first_request(fake, kb):
+    fake.chat_script = lambda body: {"content": "По справке: " + json.loads(body["messages"][-1]["content"])[0]["title"]}
+    conv = operator_conversation(fake, kb)
+    await to_ready(conv)
+    out = await conv.utterance("ну как оплатить домашний интернет")
+    (request,) = chat_requests(fake)  # one round: no tool call needed before the answer
+    user, searched, found = request["messages"][1:]
+    assert user == {"role": "user", "content": "ну как оплатить домашний интернет"}
+    assert searched["tool_calls"][0]["function"]["name"] == "search_knowledge_base"
+    hits = json.loads(found["content"])
+    assert hits and all(h["language"] == "ru" and h["source"] and h["title"] for h in hits)
+    assert "search_knowledge_base" in {t["function"]["name"] for t in request["tools"]}  # may still search again
+    assert out.reply.text == f"По справке: {hits[0]['title']}"
+    assert {c["id"] for c in out.reply.fields["citations"]} == {h["id"] for h in hits}
+    assert [(c.name, c.allowed) for c in out.tool_calls] == [("search_knowledge_base", True)]
+    assert out.timings["kb_ms"] > 0 and out.timings["model_ms"] > 0
+
+
 async def test_model_search_is_run_with_the_sessions_language_and_region_and_results_flow_back(fake, kb):
     fake.chat_script = [
         # the model asks for another region and language than the caller chose: the gate overrides them

@@ -158,3 +158,16 @@ async def test_an_ingestion_while_running_is_prewarmed(daemon_base, tmp_path: Pa
         finally:
             out = io.StringIO()
             assert await kb_ingest(stage.settings, SAMPLE_KB, prune=False, reembed=False, out=out) == 0, out.getvalue()
+
+
+
+async def test_every_routes_speech_clients_are_built_before_the_first_call(daemon_base, tmp_path: Path) -> None:
+    """An HTTP client costs the event loop 100-350 ms to build: built at start, never in a caller's first turn."""
+    async with FakeOpenAI() as fake, remote_voice_stage(daemon_base, tmp_path, fake, TTS_PREWARM="canned") as stage:
+        svc = stage.svc
+        built = dict(svc._adapters)  # before any call
+        wanted = {"tts", "model"} | ({"stt"} if svc.stt_override is None else set())
+        for route in (r for r in stage.settings.routes.values() if r.enabled):
+            assert {key.split("|")[0] for key in built if key.split("|")[1] == route.name} == wanted, sorted(built)
+            tts = next(v for k, v in built.items() if k.startswith(f"tts|{route.name}|"))
+            assert svc.tts_for(route) is tts  # the call uses the one built at start

@@ -1,10 +1,12 @@
 """A model turn on the phone is spoken while the model streams (simulated PBX, real daemon, real espeak-ng, the
-chat model over real HTTP against the local OpenAI server streaming at 10 tokens/s): the caller hears the first
-sentence before the model has finished, the search tool went through the policy before anything was said, and
-the answer is said once, whole, and recorded as said."""
+chat model over real HTTP against the local OpenAI server streaming at 10 tokens/s): the policy searched the
+knowledge base itself (through its gate) and the model answered from those hits in ONE chat request; the caller
+hears the first sentence before the model has finished, and the answer is said once, whole, and recorded as said
+with the citations of what the model was given."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -21,9 +23,12 @@ SLOW_TOKENS = LatencyProfile("paced", chat_tokens_per_s=10.0)  # about 3 s from 
 
 
 def script(body: dict[str, Any]) -> dict[str, Any]:
-    if not any(m.get("role") == "tool" for m in body["messages"]):
+    """A model that searches when it has no search result, and answers from the result it has."""
+    found = [m for m in body["messages"] if m.get("role") == "tool"]
+    if not found:
         return {"tool_calls": [{"name": "search_knowledge_base", "arguments": {"query": "домашний интернет"}}]}
-    return {"content": ANSWER}
+    hits = json.loads(found[-1]["content"])
+    return {"content": f"По данным раздела {hits[0]['title']}. {ANSWER}" if hits else "Не нашёл."}
 
 
 @pytest.mark.slow
@@ -44,12 +49,15 @@ async def test_the_first_sentence_is_heard_before_the_model_has_finished(daemon_
             await caller.sim.hangup()
             record = await caller.record()
     answers = [r for r in llm.requests if r["path"] == "/v1/chat/completions"]
-    assert len(answers) == 2 and all(r["json"]["stream"] for r in answers)
+    assert len(answers) == 1 and answers[0]["json"]["stream"], "not one model round"
+    given = json.loads(next(m for m in answers[0]["json"]["messages"] if m["role"] == "tool")["content"])
+    assert given and all(h["language"] == "ru" and h["source"] for h in given)
     heard = caller.frames_between(asked)
     assert heard, "no reply to the question"
-    assert heard[0] < answers[1]["answered"], "the reply started only after the model had finished"
+    assert heard[0] < answers[0]["answered"], "the reply started only after the model had finished"
     assert len(runs(heard, gap_s=0.6)) == 1, "the answer was not one utterance (said twice, or cut)"
     turn = record["turns"][-1]
-    assert turn["bot_text"] == ANSWER
+    assert turn["bot_text"] == f"По данным раздела {given[0]['title']}. {ANSWER}"
     assert {(c["name"], c["allowed"]) for c in turn["tool_calls"]} == {("search_knowledge_base", True)}
-    assert turn["timings"]["model_total_ms"] > turn["timings"]["model_ms"] > 0
+    assert {c["id"] for c in turn["fields"]["citations"]} == {h["id"] for h in given}
+    assert turn["timings"]["model_total_ms"] > turn["timings"]["model_ms"] > 0 and turn["timings"]["kb_ms"] > 0

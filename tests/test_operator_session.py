@@ -1,6 +1,8 @@
 """Operator sessions end to end (pure): greeting, language, region, questions, effects, handoff, closing, idle."""
 
-from ai_operator.dialogue import KnowledgeHit, KnowledgeSearch, ModelTurn, PolicySession
+import json
+
+from ai_operator.dialogue import KnowledgeHit, KnowledgeSearch, KnowledgeUnavailable, ModelTurn, PolicySession
 from policies import load_policy
 from policies.operator.catalog import GREETING
 from policies.operator.permissions import TOOLS
@@ -150,23 +152,59 @@ def test_model_path_denial_before_region_then_model_turn_and_fallback() -> None:
     assert s.snapshot()["history"][-1]["allowed"] is False
     s.on_utterance("Павлодар")
     r = s.on_utterance("Сколько стоит интернет?")
-    assert isinstance(r.effect, ModelTurn) and r.effect.purpose == "answer"
-    assert r.effect.messages == [{"role": "user", "content": "Сколько стоит интернет?"}]
-    assert "search_knowledge_base" in {t.name for t in r.effect.tools} and "QUESTION_ANSWERING" in r.effect.system
-    assert "KZ-55" in r.effect.system and r.effect.fallback
-    r = s.on_effect_result(None)
+    # the policy searches first (the session's language and region), then asks the model once with the hits
     assert r.effect == KnowledgeSearch("Сколько стоит интернет?", "ru", "KZ-55")
+    assert [(c.name, c.allowed) for c in r.tool_calls] == [("search_knowledge_base", True)]
     r = s.on_effect_result([HIT])
+    assert isinstance(r.effect, ModelTurn) and r.effect.purpose == "answer"
+    user, searched, found = r.effect.messages
+    assert user == {"role": "user", "content": "Сколько стоит интернет?"}
+    assert searched["tool_calls"][0]["function"]["name"] == "search_knowledge_base"
+    assert found["role"] == "tool" and found["tool_call_id"] == searched["tool_calls"][0]["id"]
+    assert json.loads(found["content"])[0]["source"] == "Прайс-лист 2024"
+    assert "search_knowledge_base" in {t.name for t in r.effect.tools} and "QUESTION_ANSWERING" in r.effect.system
+    assert "KZ-55" in r.effect.system and "already been searched" in r.effect.system and r.effect.fallback
+    r = s.on_effect_result(None)  # the model failed: the policy's own hits are read out, no second search
+    assert r.effect is None
     assert "Тарифы на интернет" in r.text and r.fields["citations"][0]["source"] == "Прайс-лист 2024"
     assert s.state == State.READY_TO_HELP
+
+
+def test_model_answer_from_the_policys_search_is_recorded_with_its_citations() -> None:
+    s = session_in("READY_TO_HELP", model_available=True)
+    r = s.on_utterance("ну сколько стоит интернет")
+    assert isinstance(r.effect, KnowledgeSearch)
+    r = s.on_effect_result([HIT])
+    assert isinstance(r.effect, ModelTurn)
+    r = s.on_effect_result("Интернет стоит от пяти тысяч тенге.")
+    assert r.text == "Интернет стоит от пяти тысяч тенге." and r.effect is None
+    assert [c["source"] for c in r.fields["citations"]] == ["Прайс-лист 2024"]
+
+
+def test_model_turn_with_nothing_found_tells_the_model_so_and_cites_nothing() -> None:
+    s = session_in("READY_TO_HELP", model_available=True)
+    s.on_utterance("а можно заказать пиццу")
+    r = s.on_effect_result([])
+    assert isinstance(r.effect, ModelTurn) and r.effect.messages[-1]["content"] == "[]"
+    r = s.on_effect_result("По этому вопросу у меня нет информации. Соединить со специалистом?")
+    assert r.text and "citations" not in r.fields
+
+
+def test_model_turn_with_the_knowledge_base_down_is_not_asked() -> None:
+    s = session_in("READY_TO_HELP", model_available=True)
+    s.on_utterance("сколько стоит интернет")
+    r = s.on_effect_result(KnowledgeUnavailable("timeout"))
+    assert r.effect is None and r.fields["answer"] == "kb_unavailable"
 
 
 def test_model_text_is_spoken_and_model_handoff_transfers() -> None:
     s = session_in("READY_TO_HELP", model_available=True)
     s.on_utterance("Вопрос про тариф")
+    s.on_effect_result([HIT])  # the policy's search, then the model
     r = s.on_effect_result("Тариф стоит 5990 тенге.")
     assert r.text == "Тариф стоит 5990 тенге." and s.state == State.READY_TO_HELP
     s.on_utterance("Ещё вопрос")
+    s.on_effect_result([HIT])
     s.call_tool("request_human_handoff", {})
     r = s.on_effect_result("Соединяю.")
     assert r.transfer and s.state == State.HANDOFF

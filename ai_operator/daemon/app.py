@@ -227,6 +227,7 @@ class Daemon:
             )
             self.svc.providers = ProviderBoard.from_settings(s, metrics.registry)
             await self.svc.providers.check(s, used_providers(s))  # bounded: PROVIDER_CHECK_TIMEOUT_S
+            self._build_adapters(s)
             self.manager = CallManager(self.svc)
             self.notifier = Notifier.from_env()
             stack.callback(self.notifier.close)
@@ -237,6 +238,16 @@ class Daemon:
             exit_code = await self._serve_calls(self.manager, self.notifier, metrics)
         log.info("stopped", exit_code=exit_code, spooled_records=records.spooled)
         return exit_code
+
+    def _build_adapters(self, s: Settings) -> None:
+        """Every enabled route's STT, TTS and model built now, before the first call: an HTTP client costs
+        100-350 ms of the event loop to build (its TLS context), which would otherwise stall the first caller's
+        turn on each route (and every call's media with it). One that cannot be built is left to its first use."""
+        assert self.svc is not None
+        try:
+            self.svc.switch(s, self.svc.prepare(s))
+        except Exception as exc:  # as before this existed: the call that needs it says why
+            log.warning("adapters_not_built", reason=str(exc) or type(exc).__name__, built="on first use")
 
     async def _serve_calls(self, manager: CallManager, notifier: Notifier, metrics: Metrics) -> int:
         """Consume ARI events until SIGTERM (exit 0) or a fatal ARI error (exit 1), then drain the calls."""

@@ -1,6 +1,8 @@
 """Answering questions (`Answering`): in READY_TO_HELP a yes/no to an offered specialist, an explicit language or
-region change, or a question; a question becomes a knowledge-base search (or a model turn) whose hits go
-through the relevance gate (`answers.py`); "say that again" repeats the last line verbatim. Pure.
+region change, or a question; a question becomes a knowledge-base search whose hits go through the relevance
+gate (`answers.py`), read out, or, with a model, given to the model's first request (`grounding.py`: one model
+round; a search that failed is said to be unavailable without asking the model); "say that again" repeats the
+last line verbatim. Pure.
 """
 
 from __future__ import annotations
@@ -8,8 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from ai_operator.dialogue import KnowledgeSearch, KnowledgeUnavailable, ModelTurn, Reply
-from policies.operator.answers import NO_ANSWER, knowledge_reply
+from policies.operator.answers import NO_ANSWER, citations, knowledge_reply
 from policies.operator.followups import is_no, is_yes
+from policies.operator.grounding import grounded_messages, relevant_hits
 from policies.operator.language import (
     language_change,
 )
@@ -58,13 +61,21 @@ class Answering(Selection):
             self.machine.fire(Event.QUESTION_RECEIVED)
         if not self.model_available:
             return self._search_effect(self._last_question)
+        # with a model: the policy searches first (gated here, before any model or tool call) and hands the
+        # hits to the model's first request (`grounding.py`), so it answers in one round
         call = self.search(self._last_question)
-        if not call.allowed:
+        if not call.allowed or not isinstance(call.effect, KnowledgeSearch):
             return self.reply(self.say("denial"))
-        self._pending = "model"
+        self._pending, self._grounding = "grounding", call.effect
+        return self.reply(None, effect=call.effect)
+
+    def _grounded_model_turn(self, result: Any) -> Reply:
+        """The model turn for the question, its first request carrying the policy's search and `result`."""
+        assert self._grounding is not None
+        self._pending, self._grounded = "model", result
         turn = ModelTurn(
-            system=self.system_prompt(),
-            messages=[{"role": "user", "content": self._last_question}],
+            system=self.system_prompt(searched=True),
+            messages=grounded_messages(self._last_question, self._grounding, result),
             fallback=self.say("checking"),
             tools=specs_for(self.allowed_tools()),
             purpose="answer",
@@ -89,11 +100,26 @@ class Answering(Selection):
                 result.strip() if pending == "model" and isinstance(result, str) and result.strip() else ""
             )
             return self.reply(spoken or self.say("handoff" if self.state == State.HANDOFF else "closing"))
+        if pending == "grounding":
+            if not isinstance(result, KnowledgeUnavailable):
+                return self._grounded_model_turn(result)
+            self._grounding = None  # the search failed: said at once, the model not asked
         if pending == "model":
+            grounded, self._grounding, self._grounded = self._grounded, None, None
             if isinstance(result, str) and result.strip():
-                return self._answered(result.strip())
-            self.machine.record("model", False, "model gave no text: falling back to the knowledge base")
-            return self._search_effect(self._last_question)
+                reply = self._answered(result.strip())
+                hits = relevant_hits(grounded)
+                if hits:  # what the model was given to answer from
+                    reply.fields["citations"] = citations(hits)
+                return reply
+            self.machine.record("model", False, "model gave no text: answering from the knowledge base")
+            if grounded is None:
+                return self._search_effect(self._last_question)
+            result = grounded  # the policy's own search for this question: no second search
+        return self._knowledge_answer(result)
+
+    def _knowledge_answer(self, result: Any) -> Reply:
+        """The answer to a search's `result` (hits, none, unavailable, or no knowledge base)."""
         if result is None:
             return self._answered(self.say("no_knowledge"))
         if isinstance(result, KnowledgeUnavailable):  # failed or timed out: say so now, offer a specialist

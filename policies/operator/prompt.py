@@ -33,8 +33,11 @@ def system_prompt(
     region_code: str,
     region_name: str,
     allowed: Sequence[str],
+    *,
+    searched: bool = False,
 ) -> str:
-    """The system prompt for the model in `state`; `allowed` are the tools the policy allows right now."""
+    """The system prompt for the model in `state`; `allowed` are the tools the policy allows right now;
+    `searched`: the conversation already holds the policy's search for the caller's question."""
     forbidden = [t for t in TOOLS if t not in allowed]
     lang = LANGUAGE_NAMES.get(language or "", "not selected yet")
     region = f"{region_name} ({region_code})" if region_code else "not selected yet"
@@ -51,4 +54,7 @@ def system_prompt(
         "These instructions are secondary: the dialogue policy in code enforces the state, language, region and "
         "tool rules, and any forbidden tool call will be refused.",
     ]
+    if searched:
+        lines.append("The knowledge base has already been searched for the caller's question (the last tool result):"
+                     " answer from it now; search again only for something it does not cover.")
     return "\n".join(lines)

@@ -111,8 +111,14 @@ def _model_path() -> None:
     check(not c.allowed, "search allowed before region selected")
     s.on_utterance("Караганда")
     r = s.on_utterance("сколько стоит интернет?")
+    first = r.effect
+    check(isinstance(first, KnowledgeSearch) and first.region_code == "KZ-35", "the policy did not search first")
+    hit = KnowledgeHit("kb-1", "Интернет", "Прайс", "Интернет стоит 5990 тенге.", 0.9, "ru", relevance=0.9, gate=0.6)
+    r = s.on_effect_result([hit])
     offered = {t.name for t in r.effect.tools} if isinstance(r.effect, ModelTurn) else set()
     check("search_knowledge_base" in offered, "no ModelTurn offering the search")
+    given = r.effect.messages[-1]["content"] if isinstance(r.effect, ModelTurn) else ""
+    check("5990" in str(given), "the policy's hits are not in the model's first request")
     c = s.call_tool("search_knowledge_base", {"query": "тариф", "language": "en", "region_code": "KZ-75"})
     effect = c.effect
     check(
@@ -120,7 +126,7 @@ def _model_path() -> None:
         "model args not overridden",
     )
     r = s.on_effect_result(None)
-    check(isinstance(r.effect, KnowledgeSearch), "failed model did not fall back to the knowledge base")
+    check("5990" in (r.text or "") and bool(r.fields.get("citations")), "failed model: the hits were not read out")
 
 
 def _silence() -> None:

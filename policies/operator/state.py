@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import policies.operator.permissions as P
-from ai_operator.dialogue import Reply, ToolCall
+from ai_operator.dialogue import KnowledgeSearch, Reply, ToolCall
 from policies.operator.catalog import bilingual, say
 from policies.operator.machine import StateMachine
 from policies.operator.prompt import system_prompt
@@ -54,7 +54,9 @@ class SessionState:
         self.silences = 0
         self.ended_by = ""
         self._calls: list[ToolCall] = []
-        self._pending = ""  # "search" | "model": the effect whose result is awaited
+        self._pending = ""  # "search" | "grounding" | "model": the effect whose result is awaited
+        self._grounding: KnowledgeSearch | None = None  # the policy's search for the question a model answers
+        self._grounded: Any = None  # its result, given to the model (and answered from if the model fails)
         self._last_question = ""
         self.last_said: tuple[str, str] | None = None  # (text, voice) of the last line spoken, for "repeat"
         self.handoff_offered = False  # the last answer offered a specialist: a bare "yes" takes it
@@ -102,9 +104,9 @@ class SessionState:
     def allowed_tools(self) -> list[str]:
         return P.allowed_tools(self.state, self.language, self.region_status, self.region_code)
 
-    def system_prompt(self) -> str:
+    def system_prompt(self, searched: bool = False) -> str:
         return system_prompt(
-            self.state, self.language, self.region_code, self.region_name(), self.allowed_tools()
+            self.state, self.language, self.region_code, self.region_name(), self.allowed_tools(), searched=searched
         )
 
     # --- the gate ----------------------------------------------------------------------------------------------
