@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 
 from ai_operator.config import ConfigError, Settings, require
 from ai_operator.option_args import dial_args
+from ai_operator.route_binding import bound_route
 from ai_operator.wiring import new_session
 
 
@@ -30,6 +31,7 @@ async def dial(settings: Settings, *, route_name: str, endpoint: str, args: Sequ
     route = settings.route(route_name)
     if route is None or not route.enabled:
         raise ConfigError(f"ROUTE_{route_name.upper()}_ENABLED: route {route_name!r} is unknown or disabled")
+    route = bound_route(settings, route)  # its policy found (POLICY_PATH applied), its folders resolved
     call_args = dial_args(route, args)
     try:
         new_session(settings, route, "dial-check", call_args=call_args)
