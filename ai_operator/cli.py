@@ -57,18 +57,9 @@ def cmd_call(args: argparse.Namespace) -> int:
         raise ConfigError(f"ROUTE_{args.route.upper()}_*: no route named {args.route!r} in {settings.source} (known: {known})")
     if not route.policy:
         raise ConfigError(f"ROUTE_{route.name.upper()}_POLICY: route {route.name} names no policy")
-    from ai_operator.route_binding import with_option
+    from ai_operator.option_args import call_options, deprecated_load
 
-    given = [*((f"--load {args.load}", f"LOAD={args.load}") for _ in [0] if args.load),
-             *((f"--option {raw}", raw) for raw in args.option or [])]
-    for label, raw in given:
-        key, _, value = raw.partition("=")
-        try:
-            route = with_option(route, key.strip().upper(), value)
-        except KeyError:
-            raise ConfigError(f"--option {key}: policy {route.policy} has no route option {key.upper()}") from None
-        except (ValueError, OSError) as exc:
-            raise ConfigError(f"{label}: {exc}") from None
+    route, files = call_options(route, [*deprecated_load(args.load), *(args.option or []), *(args.arg or [])])
     script = None
     if args.script:
         try:
@@ -81,7 +72,7 @@ def cmd_call(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise ConfigError(f"--script {args.script}: {exc.strerror}") from None
     return asyncio.run(
-        run_console(settings, route, script=script, as_json=args.json, use_knowledge=not args.no_knowledge)
+        run_console(settings, route, script=script, as_json=args.json, use_knowledge=not args.no_knowledge, files=files)
     )
 
 
@@ -119,9 +110,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_dial(args: argparse.Namespace) -> int:
     from ai_operator.daemon.dial import dial
+    from ai_operator.option_args import deprecated_load
 
     settings = _settings(args)
-    return asyncio.run(dial(settings, route_name=args.route, endpoint=args.endpoint, load=args.load, caller_id=args.caller_id))
+    given = [*deprecated_load(args.load), *(args.arg or [])]
+    return asyncio.run(dial(settings, route_name=args.route, endpoint=args.endpoint, args=given, caller_id=args.caller_id))
 
 
 def cmd_kb(args: argparse.Namespace) -> int:
@@ -195,10 +188,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--route", required=True, help="route name, as in ROUTE_<NAME>_* of the env file")
     p.add_argument("--script", metavar="FILE", help="play the caller's lines from FILE (format below) instead of the prompt")
     p.add_argument("--json", action="store_true", help="one JSON object per turn on stdout")
-    p.add_argument("--load", metavar="FILE",
-                   help="a load JSON file (the same as --option LOAD=FILE, for policies with a LOAD option)")
-    p.add_argument("--option", action="append", metavar="KEY=VALUE",
-                   help="set one of the policy's own route options for this conversation (repeatable)")
+    p.add_argument("--arg", action="append", metavar="KEY=VALUE",
+                   help="one of the route policy's own options for this conversation: a file option (freight: "
+                        "load=FILE) or a route option (repeatable; a path: relative to the current directory)")
+    p.add_argument("--option", action="append", metavar="KEY=VALUE", help=argparse.SUPPRESS)  # the old --arg
+    p.add_argument("--load", metavar="FILE", help="deprecated: --arg load=FILE")
     p.add_argument("--no-knowledge", action="store_true", help="do not open the knowledge base")
     p.set_defaults(func=cmd_call)
 
@@ -227,7 +221,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("dial", "originate an outbound call into our app on a route (freight calls are outbound)")
     p.add_argument("--route", required=True, help="route name, as in ROUTE_<NAME>_* of the env file")
     p.add_argument("--endpoint", required=True, help="who to call, e.g. PJSIP/vendor@trunk")
-    p.add_argument("--load", metavar="FILE", help="freight load JSON file")
+    p.add_argument("--arg", action="append", metavar="KEY=FILE",
+                   help="a file option of the route's policy for this call (freight: load=FILE); it must be in the "
+                        "route's folder for it (freight: ROUTE_<NAME>_LOADS_DIR) (repeatable)")
+    p.add_argument("--load", metavar="FILE", help="deprecated: --arg load=FILE")
     p.add_argument("--caller-id", help="caller ID shown to the called party")
     p.set_defaults(func=cmd_dial)
 

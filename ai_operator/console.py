@@ -13,7 +13,7 @@ import asyncio
 import json
 import re
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, TextIO
 
@@ -166,12 +166,13 @@ async def run_console(
     as_json: bool,
     use_knowledge: bool = True,
     out: TextIO | None = None,
+    files: Mapping[str, Any] | None = None,
 ) -> int:
-    """Hold one console conversation on `route`; returns the exit code."""
+    """Hold one console conversation on `route` (`files`: the policy's file options given, already read)."""
     from ai_operator.wiring import open_conversation
 
     out = out or sys.stdout
-    async with open_conversation(settings, route, use_knowledge=use_knowledge) as conv:
+    async with open_conversation(settings, route, use_knowledge=use_knowledge, files=files) as conv:
         console = ConsoleCall(conv, out, as_json=as_json)
         if script is not None:
             await console.run_script(script)

@@ -265,10 +265,42 @@ class CheckResult:
 
 @dataclass(frozen=True)
 class OptionContext:
-    """Where a route option's relative paths point: the env file's folder and the loads folder."""
+    """Where a route option's relative paths point: the env file's folder, and the route's file folders (the
+    `FileOption.folder` keys of its policy, e.g. freight's LOADS_DIR, as absolute paths)."""
 
     base_dir: Path
-    loads_dir: Path
+    folders: Mapping[str, Path] = field(default_factory=dict)
+
+    def folder(self, key: str) -> Path:
+        """The route's folder option `key` (a `FileOption.folder`); the env file's folder when it has none."""
+        return self.folders.get(key.upper(), self.base_dir)
+
+
+@dataclass(frozen=True)
+class FileOption:
+    """A file a call of the policy may be given (`ai-operator dial --arg KEY=FILE`, which travels as the Stasis
+    argument `key=<absolute path>`). The runtime accepts such a file only inside the route's folder `folder`
+    (the route option `ROUTE_<NAME>_<FOLDER>`, relative to the env file's folder; `default_folder` when unset),
+    so a dialplan or originate argument never reads an arbitrary file; it then has `read` read and check it
+    (ValueError or OSError of one line naming the file, the line or field, the value and what is allowed) and
+    hands the value to the session as `SessionOptions.files[key]`."""
+
+    doc: str
+    folder: str  # the route option naming the folder, e.g. "LOADS_DIR"
+    read: Callable[[Path], Any]
+    default_folder: str = ""  # relative to the env file's folder
+
+
+@runtime_checkable
+class TakesFiles(Protocol):
+    """Optional part of a `PolicyDefinition`: the files a call may be given, by argument key (lower-case)."""
+
+    file_options: Mapping[str, FileOption]
+
+
+def file_options(policy: object) -> Mapping[str, FileOption]:
+    """`policy`'s file options (none for a policy that declares no `file_options`)."""
+    return policy.file_options if isinstance(policy, TakesFiles) else {}
 
 
 @dataclass(frozen=True)
@@ -299,14 +331,15 @@ class RouteOption:
 
 @dataclass(frozen=True)
 class SessionOptions:
-    """What the runtime tells a new session: adapters available, limits, and the call's own Stasis arguments
-    (e.g. `load=<file>` for an outbound freight call), which the policy checks itself."""
+    """What the runtime tells a new session: adapters available, limits, the call's own Stasis arguments, and
+    the files among them already read by their `FileOption` (e.g. freight's `load`), by key."""
 
     model_available: bool = False
     handoff_available: bool = False
     max_misunderstood_turns: int = 3
     call_args: Mapping[str, str] = field(default_factory=dict)
     context: OptionContext | None = None
+    files: Mapping[str, Any] = field(default_factory=dict)
 
 
 class PolicyDefinition(Protocol):

@@ -18,7 +18,7 @@ from ai_operator.config import Route, Settings
 from ai_operator.conversation import Conversation
 from ai_operator.dialogue import KnowledgeHit, PolicyDefinition, PolicySession, RouteView, SessionOptions
 from ai_operator.logs import get_logger
-from ai_operator.route_binding import bound_route, option_context, route_view
+from ai_operator.route_binding import bound_route, call_files, option_context, route_view
 from policies import load_policy
 
 log = get_logger("wiring")
@@ -34,16 +34,20 @@ def new_session(
     call_id: str,
     *,
     call_args: Mapping[str, str] | None = None,
+    files: Mapping[str, Any] | None = None,
     model_available: bool = False,
 ) -> PolicySession:
-    """A fresh policy session for `route`; raises ValueError when the policy refuses the call's arguments."""
+    """A fresh policy session for `route`; raises ValueError (or OSError) when a file among the call's arguments
+    is refused (outside its route folder, or rejected by the policy's `FileOption.read`) or the policy refuses
+    the call's arguments. `files`: file options already read (the console's `--arg`), over the call's."""
     route = bound_route(settings, route)
     options = SessionOptions(
         model_available=model_available,
         handoff_available=route.handoff is not None,
         max_misunderstood_turns=settings.call.max_misunderstood_turns,
         call_args=dict(call_args or {}),
-        context=option_context(settings),
+        context=option_context(settings, route),
+        files={**call_files(route, call_args or {}), **(files or {})},
     )
     return start_session(load_policy(route.policy), route_view(settings, route), call_id, options, hold_s=route.hold_s)
 
@@ -99,13 +103,14 @@ async def open_conversation(
     route: Route,
     *,
     use_knowledge: bool = True,
+    files: Mapping[str, Any] | None = None,
 ) -> AsyncIterator[Conversation]:
     """A console conversation on `route` with its own (lazy) knowledge base; closed on exit."""
     from ai_operator.providers import build_model
 
     model = build_model(settings, route)  # None when no model is configured
     knowledge = LazyKnowledge(settings) if use_knowledge else None
-    session = new_session(settings, route, new_call_id("console"), model_available=model is not None)
+    session = new_session(settings, route, new_call_id("console"), files=files, model_available=model is not None)
     try:
         yield Conversation(session, knowledge=knowledge, model=model, log_context={"route": route.name})
     finally:

@@ -92,7 +92,7 @@ def base_env(state_dir: Path) -> dict[str, Any]:
     return {"STATE_DIR": state_dir, "DATABASE_URL": "", "OPENAI_API_KEY": "", "LLM_PROVIDER": "none",
             "STT_PROVIDER": "none", "TTS_PROVIDER": "espeak", "EMBEDDING_PROVIDER": "hash",
             "VAD_END_SILENCE_MS": END_SILENCE_MS, "LOG_FORMAT": "json", "DRAIN_TIMEOUT_S": 2,
-            "LOADS_DIR": REPO / "etc" / "loads"}
+            "ROUTE_FREIGHT_LOADS_DIR": REPO / "etc" / "loads"}
 
 
 async def prepare_stage(workdir: Path) -> Stage:

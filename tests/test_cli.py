@@ -83,9 +83,13 @@ def test_freight_load_override_and_bad_load_names_the_field(tmp_path):
     bad.write_text(json.dumps(load))
     script = tmp_path / "s.txt"
     script.write_text("हां जी\n")
-    res = cli("call", "--route", "freight", "--env", str(EXAMPLE), "--script", str(script), "--load", str(bad))
+    res = cli("call", "--route", "freight", "--env", str(EXAMPLE), "--script", str(script), "--arg", f"load={bad}")
     assert res.returncode == 2
     assert "anchor" in res.stderr and "Traceback" not in res.stderr
+    # the old spelling still works, saying what replaces it
+    old = cli("call", "--route", "freight", "--env", str(EXAMPLE), "--script", str(script), "--load", str(bad))
+    assert old.returncode == 2 and "--load FILE is deprecated; use --arg load=FILE" in old.stderr
+    assert f"--arg load={bad}: {bad}: field 'anchor'" in old.stderr
 
 
 def test_self_test_json_passes_on_the_example(tmp_path):

@@ -101,7 +101,7 @@ def test_a_directory_as_script_or_load_is_one_line(tmp_path):
     script = tmp_path / "s.txt"
     script.write_text("हां जी\n")
     one_line_error(
-        cli("call", "--route", "freight", "--env", str(EXAMPLE), "--script", str(script), "--load", str(tmp_path)),
+        cli("call", "--route", "freight", "--env", str(EXAMPLE), "--script", str(script), "--arg", f"load={tmp_path}"),
         str(tmp_path),
     )
 
@@ -173,7 +173,7 @@ def test_every_option_of_every_command_has_help(name):
 def test_call_help_documents_the_script_format():
     res = cli("call", "--help")
     assert res.returncode == 0
-    for needle in ("[dtmf N]", "[silence]", "[not-heard]", "+SECONDS", "--script", "--load", "--no-knowledge",
+    for needle in ("[dtmf N]", "[silence]", "[not-heard]", "+SECONDS", "--script", "--arg", "--no-knowledge",
                    "--debug", "--env"):
         assert needle in res.stdout, needle
 

@@ -222,10 +222,10 @@ def test_an_enabled_route_whose_load_is_missing_or_invalid_refuses_to_load(tmp_p
 def test_relative_folders_are_relative_to_the_env_file(tmp_path):
     env = tmp_path / "etc" / "ai.env"
     env.parent.mkdir()
-    env.write_text("STATE_DIR=state\n")
+    env.write_text("STATE_DIR=state\nROUTE_FREIGHT_POLICY=freight\n")
     s = load_settings(env, {})
     assert s.storage.state_dir == tmp_path / "etc" / "state"
-    assert s.storage.loads_dir == tmp_path / "etc" / "loads"  # the default LOADS_DIR
+    assert bind_routes(s).route("freight").options["LOADS_DIR"] == tmp_path / "etc" / "loads"  # the route's LOADS_DIR
 
 
 def test_with_values_rebuilds_and_checks():

@@ -20,6 +20,7 @@ from ai_operator.cli import main
 from ai_operator.config import ConfigError, load_settings
 from ai_operator.daemon.dial import stasis_args
 from ai_operator.logs import configure_logging
+from ai_operator.option_args import dial_args
 from ai_operator.route_binding import bind_routes
 from ai_operator.sim.demo import demo_state_dir
 from tests.support.envfiles import example_text
@@ -45,7 +46,7 @@ def places(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]
     here.mkdir()
     monkeypatch.chdir(here)
     configure_logging("error", "json", stream=io.StringIO())  # not a stream an earlier test's capture closed
-    for key in ("STATE_DIR", "LOADS_DIR", "POLICY_PATH", "DATABASE_URL"):
+    for key in ("STATE_DIR", "ROUTE_FREIGHT_LOADS_DIR", "POLICY_PATH", "DATABASE_URL"):
         monkeypatch.delenv(key, raising=False)
     return conf, here
 
@@ -89,8 +90,8 @@ def test_loads_dir_and_the_route_load_are_relative_to_the_env_file(places: tuple
     conf, here = places
     write_load(conf / "loads", "sample.json", "सुरेश")
     write_load(here / "loads", "sample.json", "गलत")  # the current directory's copy must not be read
-    settings = bind_routes(load_settings(write_env(conf, LOADS_DIR="loads"), environ={}))
-    assert settings.storage.loads_dir == conf / "loads"
+    settings = bind_routes(load_settings(write_env(conf, ROUTE_FREIGHT_LOADS_DIR="loads"), environ={}))
+    assert settings.route("freight").options["LOADS_DIR"] == conf / "loads"
     assert settings.route("freight").options["LOAD"].vendor_name == "सुरेश"
 
 
@@ -98,7 +99,7 @@ def test_a_relative_loads_dir_missing_beside_the_env_file_is_an_error_naming_it(
     conf, here = places
     write_load(here / "loads", "sample.json", "गलत")
     with pytest.raises(ConfigError) as err:
-        bind_routes(load_settings(write_env(conf, LOADS_DIR="loads"), environ={}))
+        bind_routes(load_settings(write_env(conf, ROUTE_FREIGHT_LOADS_DIR="loads"), environ={}))
     assert "ROUTE_FREIGHT_LOAD" in str(err.value) and str(conf / "loads" / "sample.json") in str(err.value)
 
 
@@ -162,8 +163,8 @@ def test_load_on_the_command_line_is_relative_to_the_current_directory(
     write_load(here, "mine.json", "सुरेश")
     (here / "sub").mkdir()
     (here / "lines.txt").write_text("हां जी\n", encoding="utf-8")
-    env = write_env(conf, LOADS_DIR="loads")
-    assert main(["call", "--route", "freight", "--env", str(env), "--load", given, "--script", "lines.txt"]) == 0
+    env = write_env(conf, ROUTE_FREIGHT_LOADS_DIR="loads")
+    assert main(["call", "--route", "freight", "--env", str(env), "--arg", f"load={given}", "--script", "lines.txt"]) == 0
     out = capsys.readouterr().out
     assert "सुरेश" in out and "गलत" not in out and "रमेश" not in out
 
@@ -175,8 +176,8 @@ def test_load_option_on_the_command_line_is_relative_to_the_current_directory(
     write_load(conf / "loads", "sample.json", "रमेश")
     write_load(here, "mine.json", "सुरेश")
     (here / "lines.txt").write_text("हां जी\n", encoding="utf-8")
-    env = write_env(conf, LOADS_DIR="loads")
-    assert main(["call", "--route", "freight", "--env", str(env), "--option", "LOAD=mine.json",
+    env = write_env(conf, ROUTE_FREIGHT_LOADS_DIR="loads")
+    assert main(["call", "--route", "freight", "--env", str(env), "--arg", "LOAD=mine.json",
                  "--script", "lines.txt"]) == 0
     assert "सुरेश" in capsys.readouterr().out
 
@@ -186,15 +187,17 @@ def test_a_load_only_in_loads_dir_is_not_found_from_the_command_line(
 ) -> None:
     conf, here = places
     write_load(conf / "loads", "sample.json", "रमेश")
-    env = write_env(conf, LOADS_DIR="loads")
-    assert main(["call", "--route", "freight", "--env", str(env), "--load", "sample.json"]) == 2
+    env = write_env(conf, ROUTE_FREIGHT_LOADS_DIR="loads")
+    assert main(["call", "--route", "freight", "--env", str(env), "--arg", "load=sample.json"]) == 2
     err = capsys.readouterr().err
-    assert "--load sample.json: " in err and str(here / "sample.json") in err and "not found" in err
+    assert "--arg load=sample.json: " in err and str(here / "sample.json") in err and "not found" in err
 
 
 def test_dial_load_is_relative_to_the_current_directory(places: tuple[Path, Path]) -> None:
-    _, here = places
-    assert stasis_args("freight", "mine.json") == f"freight,outbound,load={here / 'mine.json'}"
+    conf, here = places
+    settings = bind_routes(load_settings(write_env(conf), environ={}))
+    args = dial_args(settings.routes["freight"], ["load=mine.json"])
+    assert stasis_args("freight", args) == f"freight,outbound,load={here / 'mine.json'}"
 
 
 @pytest.mark.parametrize("given", ["st", "./st", "a/b", "../up"])
@@ -215,7 +218,7 @@ def test_values_set_by_code_or_command_line_are_relative_to_the_current_director
     """The demo's bug: `with_values(STATE_DIR="state")` used to land beside the env file (etc/state/)."""
     conf, here = places
     write_load(conf / "loads", "sample.json", "रमेश")
-    settings = load_settings(write_env(conf, LOADS_DIR="loads"), environ={})
+    settings = load_settings(write_env(conf, ROUTE_FREIGHT_LOADS_DIR="loads"), environ={})
     import policies
 
     searched = list(policies.__path__)
@@ -226,7 +229,7 @@ def test_values_set_by_code_or_command_line_are_relative_to_the_current_director
         policies.available_policies.cache_clear()
     assert changed.storage.state_dir == here / "state"
     assert changed.raw["POLICY_PATH"] == str(here / "pol")
-    assert changed.storage.loads_dir == conf / "loads"  # what the file said keeps its reading
+    assert bind_routes(changed).route("freight").options["LOADS_DIR"] == conf / "loads"  # the file's keeps its reading
 
 
 def test_kb_ingest_file_is_relative_to_the_current_directory(

@@ -29,8 +29,8 @@ def loads_dir(tmp_path: Path) -> Path:
 
 
 def test_stasis_args_carry_route_direction_and_absolute_load(tmp_path):
-    assert stasis_args("freight", None) == "freight,outbound"
-    assert stasis_args("freight", "x.json") == f"freight,outbound,load={Path('x.json').resolve()}"
+    assert stasis_args("freight", {}) == "freight,outbound"
+    assert stasis_args("freight", {"load": "/x.json"}) == "freight,outbound,load=/x.json"
 
 
 async def test_dial_originates_and_the_daemon_serves_an_outbound_freight_call(daemon_base, tmp_path) -> None:
@@ -39,11 +39,11 @@ async def test_dial_originates_and_the_daemon_serves_an_outbound_freight_call(da
     loads = loads_dir(tmp_path)
     path = loads / "load.json"
     path.write_text(json.dumps(load, ensure_ascii=False))
-    async with stage_for(daemon_base, LOADS_DIR=str(loads)) as stage:
+    async with stage_for(daemon_base, ROUTE_FREIGHT_LOADS_DIR=str(loads)) as stage:
         answered = stage.pbx.expect_originate()
         out = io.StringIO()
         with redirect_stdout(out):
-            code = await dial(stage.settings, route_name="freight", endpoint="PJSIP/vendor@trunk", load=str(path),
+            code = await dial(stage.settings, route_name="freight", endpoint="PJSIP/vendor@trunk", args=[f"load={path}"],
                               caller_id="Ori <+911100000000>")
         assert code == 0 and "originated" in out.getvalue()
         sim = await answered
@@ -61,19 +61,22 @@ async def test_dial_originates_and_the_daemon_serves_an_outbound_freight_call(da
 
 async def test_dial_refuses_a_disabled_route_a_bad_load_and_one_outside_loads_dir(daemon_base, tmp_path) -> None:
     loads = loads_dir(tmp_path)
-    async with stage_for(daemon_base, LOADS_DIR=str(loads)) as stage:
+    async with stage_for(daemon_base, ROUTE_FREIGHT_LOADS_DIR=str(loads)) as stage:
         routes = {**stage.settings.routes, "freight": dataclasses.replace(stage.settings.routes["freight"], enabled=False)}
         disabled = dataclasses.replace(stage.settings, routes=routes)
         with pytest.raises(ConfigError, match="ROUTE_FREIGHT_ENABLED"):
-            await dial(disabled, route_name="freight", endpoint="PJSIP/v", load=None, caller_id=None)
+            await dial(disabled, route_name="freight", endpoint="PJSIP/v", args=[], caller_id=None)
         bad = loads / "bad.json"
         bad.write_text("{}")
-        with pytest.raises(ConfigError, match="--load"):
-            await dial(stage.settings, route_name="freight", endpoint="PJSIP/v", load=str(bad), caller_id=None)
+        with pytest.raises(ConfigError, match=r"--arg load=.*bad.json: .*bad.json: field 'vendor_name': missing"):
+            await dial(stage.settings, route_name="freight", endpoint="PJSIP/v", args=[f"load={bad}"], caller_id=None)
         outside = tmp_path / "outside.json"
         shutil.copy(loads / "sample.json", outside)
-        with pytest.raises(ConfigError, match="outside LOADS_DIR"):
-            await dial(stage.settings, route_name="freight", endpoint="PJSIP/v", load=str(outside), caller_id=None)
+        with pytest.raises(ConfigError, match="outside ROUTE_FREIGHT_LOADS_DIR"):
+            await dial(stage.settings, route_name="freight", endpoint="PJSIP/v", args=[f"load={outside}"], caller_id=None)
+        with pytest.raises(ConfigError, match=r"--arg lod=sample.json: policy freight of route freight has no file "
+                                              r"option 'lod' \(allowed: load\)"):
+            await dial(stage.settings, route_name="freight", endpoint="PJSIP/v", args=["lod=sample.json"], caller_id=None)
         assert not [r for r in stage.pbx.requests if r[0] == "POST" and r[1] == "/channels"]
 
 
@@ -86,7 +89,7 @@ async def test_a_call_whose_load_is_missing_or_outside_loads_dir_goes_back_to_th
 
     loads = loads_dir(tmp_path)
     shutil.copy(loads / "sample.json", tmp_path / "outside.json")
-    async with stage_for(daemon_base, LOADS_DIR=str(loads)) as stage:
+    async with stage_for(daemon_base, ROUTE_FREIGHT_LOADS_DIR=str(loads)) as stage:
         s = stage.settings
         answered = stage.pbx.expect_originate()
         async with AriRestClient(s.ari.url, s.ari.user, s.ari.password) as ari:

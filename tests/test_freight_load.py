@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -11,7 +12,7 @@ from hypothesis import strategies as st
 
 from ai_operator.config import ConfigError, Route, build_settings, parse_env_text
 from ai_operator.dialogue import OptionContext, SessionOptions
-from ai_operator.route_binding import bind_routes
+from ai_operator.route_binding import bind_routes, call_files
 from policies.freight import DEFAULT_HOLD_S, POLICY, Load, LoadError, concession_for, load_from_file
 from policies.freight.selftest import SAMPLE_LOAD_PATH
 from tests.support.policies import freight_route, session, view
@@ -114,19 +115,21 @@ def test_new_session_takes_the_route_load_or_a_confined_call_argument(tmp_path: 
     route_load = write(loads, GOOD, "route.json")
     write(loads, {**GOOD, "vendor_name": "सुरेश"}, "other.json")
     outside = write(tmp_path, {**GOOD, "vendor_name": "बाहर"}, "outside.json")
-    ctx = OptionContext(base_dir=tmp_path, loads_dir=loads)
+    ctx = OptionContext(base_dir=tmp_path, folders={"LOADS_DIR": loads})
     route = freight_route(route_load, hold_s=2.5)
+    route = dataclasses.replace(route, options={**(route.options or {}), "LOADS_DIR": loads})  # as bound
     s1 = session(route, "c1", context=ctx)  # as the runtime starts it: the route's HOLD_S over the policy's own
     assert s1.load.vendor_name == "रमेश" and s1.hold_s == 2.5 and not s1.model_available
     assert POLICY.new_session("c1", view(route), SessionOptions(context=ctx)).hold_s == DEFAULT_HOLD_S
-    s2 = POLICY.new_session("c2", view(route), SessionOptions(model_available=True, context=ctx,
-                                                        call_args={"load": str(loads / "other.json")}))
+    # a call's own `load=` argument: read by the runtime (`call_files`) inside the route's LOADS_DIR only
+    files = call_files(route, {"load": str(loads / "other.json")})
+    s2 = POLICY.new_session("c2", view(route), SessionOptions(model_available=True, context=ctx, files=files))
     assert s2.load.vendor_name == "सुरेश" and s2.model_available
-    s3 = POLICY.new_session("c3", view(route), SessionOptions(context=ctx, call_args={"load": "other.json"}))
+    s3 = POLICY.new_session("c3", view(route), SessionOptions(context=ctx, files=call_files(route, {"load": "other.json"})))
     assert s3.load.vendor_name == "सुरेश"  # relative to LOADS_DIR
     for refused in (str(outside), "../outside.json", "/etc/passwd"):
-        with pytest.raises(LoadError, match="outside LOADS_DIR"):
-            POLICY.new_session("c4", view(route), SessionOptions(context=ctx, call_args={"load": refused}))
+        with pytest.raises(ValueError, match="outside ROUTE_FREIGHT_LOADS_DIR"):
+            call_files(route, {"load": refused})
     s5 = session(freight_route(route_load, hold_s=0), "c5", context=ctx)
     assert not s5.utterance_may_continue("तो मेरा rate लगभग")  # hold 0: never hold
     with pytest.raises(LoadError, match="'load'"):

@@ -2,10 +2,11 @@
 and spoken in full; now each text field has a length limit, a weight given as a number is a plausible tonnage,
 a rate has a bounded number of digits, control characters are refused, and an oversized file is not read. The
 error is one line naming the file, the field, the value (cut short) and what is allowed, whichever way the
-load arrives: `call --load`, the route's `LOAD` in the env file, or a call's own `load=` argument."""
+load arrives: `call --arg load=FILE`, the route's `LOAD` in the env file, or a call's own `load=` argument."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,12 +15,11 @@ import pytest
 
 from ai_operator.cli import main
 from ai_operator.config import ConfigError, load_settings
-from ai_operator.dialogue import OptionContext, SessionOptions
-from ai_operator.route_binding import bind_routes
-from policies.freight import POLICY, LoadError, load_from_file
+from ai_operator.route_binding import bind_routes, call_files
+from policies.freight import LoadError, load_from_file
 from policies.freight.load import MAX_FILE_BYTES, MAX_RATE, MAX_TEXT_CHARS, MAX_WEIGHT_TONNES, SHOWN_CHARS
 from tests.support.envfiles import example_text
-from tests.support.policies import freight_route, view
+from tests.support.policies import freight_route
 from tests.support.quiet_logs import logs_to_nowhere
 
 GOOD = {"vendor_name": "रमेश", "origin": "दिल्ली", "destination": "जयपुर", "vehicle": "32 फीट कंटेनर", "weight": 15,
@@ -128,7 +128,7 @@ def test_call_load_on_the_command_line_is_one_line_and_exit_2(tmp_path: Path, ca
     write(tmp_path, {**GOOD, "vendor_name": "व" * 100_000}, "huge.json")
     env = tmp_path / "ai.env"
     env.write_text(example_text(), encoding="utf-8")
-    assert main(["call", "--route", "freight", "--env", str(env), "--load", "huge.json"]) == 2
+    assert main(["call", "--route", "freight", "--env", str(env), "--arg", "load=huge.json"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "huge.json" in err and "'vendor_name'" in err and "at most 60 allowed" in err
     assert "Traceback" not in err and len(err) < 400
@@ -137,7 +137,7 @@ def test_call_load_on_the_command_line_is_one_line_and_exit_2(tmp_path: Path, ca
 def test_the_route_load_in_the_env_file_stops_the_start(tmp_path: Path) -> None:
     write(tmp_path / "loads", {**GOOD, "material": "कपड़ा " * 1000}, "sample.json")
     env = tmp_path / "ai.env"
-    env.write_text(example_text(LOADS_DIR="loads"), encoding="utf-8")
+    env.write_text(example_text(ROUTE_FREIGHT_LOADS_DIR="loads"), encoding="utf-8")
     with pytest.raises(ConfigError) as err:
         bind_routes(load_settings(env, environ={}))
     assert "ROUTE_FREIGHT_LOAD='sample.json'" in str(err.value) and "'material'" in str(err.value)
@@ -148,7 +148,7 @@ def test_a_calls_own_load_argument_is_refused_with_the_field(tmp_path: Path) -> 
     loads = tmp_path / "loads"
     good = write(loads, GOOD, "good.json")
     write(loads, {**GOOD, "destination": "ज" * 500}, "long.json")
-    ctx = OptionContext(base_dir=tmp_path, loads_dir=loads)
+    route = dataclasses.replace(freight_route(good), options={"LOAD": load_from_file(good), "LOADS_DIR": loads})
     with pytest.raises(LoadError) as err:
-        POLICY.new_session("c1", view(freight_route(good)), SessionOptions(context=ctx, call_args={"load": "long.json"}))
+        call_files(route, {"load": "long.json"})
     assert err.value.field == "destination" and "at most 80 allowed" in str(err.value)

@@ -31,7 +31,7 @@ def test_the_settings_loader_keeps_a_policys_options_as_text_and_binding_parses_
     env = env_file(tmp_path, ROUTE_FREIGHT_LOAD="missing.json")
     loaded = load_settings(env, environ={})  # no policy looked up, no load file read
     freight = loaded.route("freight")
-    assert freight is not None and freight.option_text == {"LOAD": "missing.json"} and freight.options is None
+    assert freight is not None and freight.option_text["LOAD"] == "missing.json" and freight.options is None
     with pytest.raises(ConfigError) as err:
         bind_routes(loaded)
     line = line_of(env, "ROUTE_FREIGHT_LOAD")
@@ -66,7 +66,7 @@ def test_binding_twice_keeps_the_bound_routes_and_adds_no_warning(tmp_path: Path
 def test_the_policy_is_shown_its_route_name_and_its_own_options_only(tmp_path: Path) -> None:
     bound = bind_routes(load_settings(env_file(tmp_path), environ={}))
     view = route_view(bound, bound.route("freight"))
-    assert isinstance(view, RouteView) and view.name == "freight" and set(view.options) == {"LOAD"}
+    assert isinstance(view, RouteView) and view.name == "freight" and set(view.options) == {"LOAD", "LOADS_DIR"}
     assert view.option("load").vendor_name  # the load file, read and checked by the policy
 
 

@@ -27,8 +27,8 @@ ROUTE_OPTIONS: dict[str, str] = {
     "TTS": "per-route text-to-speech provider override (a registered provider: espeak, openai)",
     "LLM": "per-route model provider override (a registered provider, or none)",
     "HOLD_S": "turn-boundary hold for dangling utterances, seconds (0..10), over the policy's own",
+    "PRODUCTION": "true/false: real callers reach this route (enabling it is warned about; doctor says so)",
 }
-PRODUCTION_ROUTES = ("kazakhtelecom",)
 _CONTEXT_RE = re.compile(r"^[A-Za-z0-9_.+-]+$")
 _EXTEN_RE = re.compile(r"^[A-Za-z0-9_.+*#!\[\]-]+$")
 _ENDPOINT_RE = re.compile(r"^([A-Za-z][A-Za-z0-9]*)/([A-Za-z0-9_.@:+-]+)$")
@@ -79,6 +79,7 @@ class Route:
     tts: str | None = None
     llm: str | None = None
     hold_s: float | None = None  # over the policy's own hold (the runtime sets the session's `hold_s`)
+    production: bool = False  # real callers reach it: enabling it is a warning, doctor names it
     option_text: Mapping[str, str] = field(default_factory=dict)  # the route's other keys as written ("LOAD": "x.json")
     options: Mapping[str, Any] | None = None  # `option_text` parsed by the route's policy; None until bound (route_binding.py)
 
@@ -91,4 +92,6 @@ def parse_runtime_option(option: str, raw: str) -> Any:
         return v.parse_choice(raw, provider_choices(option.lower())()) if raw.strip() else None
     if option == "HOLD_S":
         return v.parse_float(raw, 0, 10) if raw.strip() else None
+    if option == "PRODUCTION":
+        return v.parse_bool(raw) if raw.strip() else False
     raise KeyError(option)

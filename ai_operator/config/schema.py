@@ -149,8 +149,6 @@ class StorageSettings:
     kb_database_url: str = setting("KB_DATABASE_URL", "", "PostgreSQL DSN of a read replica for knowledge-base "
                                    "search; empty = DATABASE_URL. Unfit (down, not streaming, behind): the primary",
                                    secret=True, check=v.check_dsn, restart=True)
-    loads_dir: Path = setting("LOADS_DIR", Path("loads"),
-                              "folder of freight load files; relative: to the env file's folder (/etc/ai-operator/loads)")
     policy_path: str = setting("POLICY_PATH", "", "extra folders holding policy folders, ':'-separated (empty: none)")
     kb_search_timeout_s: float = setting("KB_SEARCH_TIMEOUT_S", 1.5,
                                          "budget of a knowledge-base search on a call; past it the policy's "

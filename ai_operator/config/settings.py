@@ -20,7 +20,6 @@ from typing import Any
 
 from ai_operator.config.envfile import EnvEntry, EnvFileError, read_env_file
 from ai_operator.config.routes import (
-    PRODUCTION_ROUTES,
     ROUTE_KEY_RE,
     ROUTE_OPTIONS,
     Route,
@@ -232,7 +231,7 @@ def _build_routes(
                 if enabled:
                     raise ConfigError(message) from None
                 warnings.append(f"{message} (route {name.lower()} is disabled)")
-        if enabled and name.lower() in PRODUCTION_ROUTES:
+        if enabled and parsed.get("production"):
             warnings.append(f"{where('ENABLED')}production route {name.lower()} is ENABLED")
         routes[name.lower()] = Route(name=name.lower(), enabled=enabled, policy=policy_name, option_text=text, **parsed)
     return routes

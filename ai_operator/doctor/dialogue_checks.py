@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from ai_operator.config import Settings
-from ai_operator.config.routes import PRODUCTION_ROUTES
 from ai_operator.dialogue import CheckResult
 from ai_operator.selftest import policies_under_test, run_self_test
 from policies import PolicyNotFound, load_policy
@@ -19,16 +18,13 @@ def route_checks(settings: Settings) -> list[CheckResult]:
         out.append(CheckResult("routes", "WARN", "no route is enabled: every call goes back to the dialplan"))
     else:
         out.append(CheckResult("routes", "OK", f"enabled: {', '.join(enabled)}"))
-    for prod in PRODUCTION_ROUTES:
-        route = settings.route(prod)
-        if route is None:
-            continue
+    for route in (r for r in settings.routes.values() if r.production):
         if route.enabled:
             out.append(
                 CheckResult(
                     f"route {route.name}",
                     "WARN",
-                    f"production route is ENABLED (ROUTE_{prod.upper()}_ENABLED=true): real callers reach the bot",
+                    f"production route is ENABLED (ROUTE_{route.name.upper()}_ENABLED=true): real callers reach the bot",
                 )
             )
         else:

@@ -1,8 +1,8 @@
-"""`FreightPolicy`: the freight policy's `PolicyDefinition` (its route option, session factory, lines, checks).
+"""`FreightPolicy`: the freight policy's `PolicyDefinition` (its route options, file option, session factory, lines).
 
-Owns how a route and a call's options become a session: the load comes from the call's own Stasis argument
-`load=<file>` (only a file inside LOADS_DIR is accepted: a dialplan or originate argument never reads an
-arbitrary file) or else the route's `LOAD` option, which is read and checked where the runtime is assembled
+Owns how a route and a call's options become a session: the load is the call's own file option `load` (`dial
+--arg load=FILE`; the runtime accepts it only inside the route's `LOADS_DIR` and reads it with
+`load_from_file`) or else the route's `LOAD` option, which is read and checked where the runtime is assembled
 (start-up, reload, doctor), so a route whose load is missing or invalid never starts.
 """
 
@@ -14,6 +14,7 @@ from pathlib import Path
 import policies.freight.lines as L
 from ai_operator.dialogue import (
     CheckResult,
+    FileOption,
     OptionContext,
     RouteOption,
     RouteView,
@@ -24,22 +25,14 @@ from ai_operator.dialogue import (
 from policies.freight.load import Load, LoadError, load_from_file
 from policies.freight.session import LANGUAGE, FreightSession
 
+LOADS_DIR = "LOADS_DIR"  # the route option naming the folder of load files
+
 
 def parse_load_option(raw: str, ctx: OptionContext) -> Load:
-    """`ROUTE_<NAME>_LOAD`: a load file, relative to LOADS_DIR; read and validated now."""
+    """`ROUTE_<NAME>_LOAD`: a load file, relative to the route's LOADS_DIR; read and validated now."""
     path = Path(raw.strip())
     if not path.is_absolute():
-        path = ctx.loads_dir / path
-    return load_from_file(path)
-
-
-def confined_load(raw: str, loads_dir: Path) -> Load:
-    """A call's `load=<file>` argument: only files inside `loads_dir` (after resolving links and '..')."""
-    root = loads_dir.resolve()
-    path = Path(raw.strip())
-    path = (path if path.is_absolute() else root / path).resolve()
-    if not path.is_relative_to(root):
-        raise LoadError(str(raw), "", f"load file is outside LOADS_DIR {root}; refused")
+        path = ctx.folder(LOADS_DIR) / path
     return load_from_file(path)
 
 
@@ -59,20 +52,19 @@ class FreightPolicy:
         ("hi", "ठीक है जी, धन्यवाद।"),
     )
     route_options: Mapping[str, RouteOption] = {
-        "LOAD": RouteOption("the default load JSON file (relative: to LOADS_DIR)", parse_load_option, required=True),
+        "LOAD": RouteOption("the default load JSON file (relative: to the route's LOADS_DIR)", parse_load_option,
+                            required=True),
+    }
+    file_options: Mapping[str, FileOption] = {
+        "load": FileOption("a load JSON file for this call (dial --arg load=FILE)", LOADS_DIR, load_from_file,
+                           default_folder="loads"),
     }
 
     def new_session(self, call_id: str, route: RouteView, options: SessionOptions) -> FreightSession:
         """A fresh session; raises `LoadError` (naming the file and field) when the call's load is refused."""
-        raw = options.call_args.get("load", "")
-        if raw:
-            if options.context is None:
-                raise LoadError(raw, "", "a load= argument needs LOADS_DIR")
-            load = confined_load(raw, options.context.loads_dir)
-        else:
-            load = route.option("LOAD")
+        load = options.files.get("load") or route.option("LOAD")
         if not isinstance(load, Load):
-            raise LoadError("", "load", f"no load: set ROUTE_{route.name.upper()}_LOAD or pass load=<file>")
+            raise LoadError("", "load", f"no load: set ROUTE_{route.name.upper()}_LOAD or pass --arg load=FILE")
         return FreightSession(call_id, load, model_available=options.model_available,
                               max_misunderstood=options.max_misunderstood_turns)
 

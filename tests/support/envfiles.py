@@ -10,9 +10,10 @@ EXAMPLE = REPO / "etc" / "ai-operator.env.example"
 
 
 def example_text(**values: str) -> str:
-    """The example's text with LOADS_DIR made absolute and `values` replacing (or appended as) KEY=VALUE lines."""
+    """The example's text with the freight route's LOADS_DIR made absolute and `values` replacing (or appended as)
+    KEY=VALUE lines."""
     text = EXAMPLE.read_text()
-    values = {"LOADS_DIR": str(REPO / "etc" / "loads"), **values}
+    values = {"ROUTE_FREIGHT_LOADS_DIR": str(REPO / "etc" / "loads"), **values}
     for key, value in values.items():
         line = f"{key}={value}"
         text, n = re.subn(rf"^{re.escape(key)}=.*$", lambda _m, line=line: line, text, flags=re.M)
