@@ -248,7 +248,7 @@ def build_parser() -> argparse.ArgumentParser:
                          "none: only the entries for all")
     ks.add_argument("--fallback", help="a second language searched when nothing relevant is found (e.g. ru)")
     ks.add_argument("--json", action="store_true", help="the hits as JSON")
-    kb.add_parser("stats", help="entries and chunks per language and region", formatter_class=_HelpFormatter)
+    kb.add_parser("stats", help="entries and chunks per language and scope value", formatter_class=_HelpFormatter)
     for sub_parser in (ki, ks):
         sub_parser.add_argument("--route", help="the route whose policy's knowledge base this is (default: the one "
                                 "knowledge base the policies declare)")

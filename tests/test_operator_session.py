@@ -43,7 +43,7 @@ def test_full_russian_conversation_to_a_question() -> None:
     assert r.fields["region_code"] == "KZ-35" and "Карагандинская область" in r.text
     assert [(c.name, c.allowed) for c in r.tool_calls] == [("set_region", True)]
     r = s.on_utterance("Сколько стоит домашний интернет?")
-    assert r.effect == KnowledgeSearch("Сколько стоит домашний интернет?", "ru", "KZ-35")
+    assert r.effect == KnowledgeSearch("Сколько стоит домашний интернет?", "ru", {"region": "KZ-35"})
     assert r.fields["state"] == "QUESTION_ANSWERING" and r.text is None
     assert [(c.name, c.allowed) for c in r.tool_calls] == [("search_knowledge_base", True)]
 
@@ -56,7 +56,7 @@ def test_full_kazakh_conversation_to_a_question() -> None:
     r = s.on_utterance("Шымкенттен")
     assert r.language == "kk" and "Шымкент қаласы" in r.text
     r = s.on_utterance("Интернет қанша тұрады?")
-    assert r.effect == KnowledgeSearch("Интернет қанша тұрады?", "kk", "KZ-79", fallback_languages=("ru",))
+    assert r.effect == KnowledgeSearch("Интернет қанша тұрады?", "kk", {"region": "KZ-79"}, fallback_languages=("ru",))
 
 
 def test_unclear_language_reasks_bilingually_and_dtmf_selects() -> None:
@@ -82,7 +82,7 @@ def test_question_mentioning_a_city_keeps_region_explicit_change_applies() -> No
     s = session_in("READY_TO_HELP")
     r = s.on_utterance("а в Павлодаре есть скидки?")
     assert (
-        isinstance(r.effect, KnowledgeSearch) and r.effect.region_code == "KZ-35" and s.region_code == "KZ-35"
+        isinstance(r.effect, KnowledgeSearch) and r.effect.scope == {"region": "KZ-35"} and s.region_code == "KZ-35"
     )
     s.on_effect_result([])
     s.on_utterance("смените регион на Павлодар")
@@ -93,7 +93,7 @@ def test_question_mentioning_a_city_keeps_region_explicit_change_applies() -> No
     assert s.region_code == "KZ-15"
     r = s.on_utterance("Как поменять тариф в городе Павлодар?")  # a question with a change verb
     assert isinstance(r.effect, KnowledgeSearch)
-    assert r.effect.region_code == "KZ-15" and s.region_code == "KZ-15"
+    assert r.effect.scope == {"region": "KZ-15"} and s.region_code == "KZ-15"
 
 
 def test_language_change_in_ready() -> None:
@@ -155,7 +155,7 @@ def test_model_path_denial_before_region_then_model_turn_and_fallback() -> None:
     assert "search_knowledge_base" in {t.name for t in r.effect.tools} and "QUESTION_ANSWERING" in r.effect.system
     assert "KZ-55" in r.effect.system and r.effect.fallback
     r = s.on_effect_result(None)
-    assert r.effect == KnowledgeSearch("Сколько стоит интернет?", "ru", "KZ-55")
+    assert r.effect == KnowledgeSearch("Сколько стоит интернет?", "ru", {"region": "KZ-55"})
     r = s.on_effect_result([HIT])
     assert "Тарифы на интернет" in r.text and r.fields["citations"][0]["source"] == "Прайс-лист 2024"
     assert s.state == State.READY_TO_HELP
