@@ -123,11 +123,11 @@ def cmd_kb(args: argparse.Namespace) -> int:
     settings = _settings(args, quiet=True)
     if args.kb_command == "ingest":
         return asyncio.run(commands.kb_ingest(settings, args.file, prune=args.prune, force=args.force, reembed=args.reembed,
-                                                  out=sys.stdout))
+                                                  out=sys.stdout, route=args.route))
     if args.kb_command == "search":
         return asyncio.run(
-            commands.kb_search(settings, args.query, args.language, args.region, as_json=args.json, out=sys.stdout,
-                               fallback=args.fallback)
+            commands.kb_search(settings, args.query, args.language, args.scope, as_json=args.json, out=sys.stdout,
+                               fallback=args.fallback, route=args.route)
         )
     return asyncio.run(commands.kb_stats(settings, out=sys.stdout))
 
@@ -240,10 +240,15 @@ def build_parser() -> argparse.ArgumentParser:
                        formatter_class=_HelpFormatter)
     ks.add_argument("query", help="the question, as a caller would ask it")
     ks.add_argument("--language", required=True, help="ISO 639 code of the entries to search, e.g. ru or kk")
-    ks.add_argument("--region", required=True, help="ISO 3166-2 code, e.g. KZ-35")
+    ks.add_argument("--scope", "--region", dest="scope", default="",
+                    help="the knowledge base's scope value (the operator's: a region, ISO 3166-2, e.g. KZ-35); "
+                         "none: only the entries for all")
     ks.add_argument("--fallback", help="a second language searched when nothing relevant is found (e.g. ru)")
     ks.add_argument("--json", action="store_true", help="the hits as JSON")
-    kb.add_parser("stats", help="entries and chunks per language and region", formatter_class=_HelpFormatter)
+    kb.add_parser("stats", help="entries and chunks per language and scope value", formatter_class=_HelpFormatter)
+    for sub_parser in (ki, ks):
+        sub_parser.add_argument("--route", help="the route whose policy's knowledge base this is (default: the one "
+                                "knowledge base the policies declare)")
     for sub_parser in kb.choices.values():  # `kb search --env F ...` works as well as `kb --env F search ...`
         sub_parser.add_argument("--env", default=argparse.SUPPRESS, help="env file with the settings")
         common(sub_parser, env=False)

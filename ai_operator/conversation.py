@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 from ai_operator.dialogue import (
     KnowledgeHit,
+    KnowledgeProfile,
     KnowledgeSearch,
     KnowledgeUnavailable,
     ModelTurn,
@@ -39,7 +40,8 @@ DEFAULT_KB_TIMEOUT_S = 1.5  # a knowledge-base search's budget on the call path 
 
 class KnowledgeSource(Protocol):
     async def search(
-        self, query: str, language: str, region_code: str, limit: int = 3, fallback_languages: Sequence[str] = ()
+        self, query: str, language: str, scope: Mapping[str, str] | str = "", limit: int = 3,
+        fallback_languages: Sequence[str] = (), *, profile: KnowledgeProfile | None = None,
     ) -> list[KnowledgeHit]: ...
 
 
@@ -86,9 +88,11 @@ class Conversation:
         model: ChatModelLike | None = None,
         log_context: Mapping[str, Any] | None = None,
         kb_timeout_s: float = DEFAULT_KB_TIMEOUT_S,
+        knowledge_profile: KnowledgeProfile | None = None,
     ) -> None:
         self.session = session
         self.knowledge = knowledge
+        self.knowledge_profile = knowledge_profile  # the policy's knowledge base (None: the source's default)
         self.model = model
         self.kb_timeout_s = kb_timeout_s
         # language -> where a `ModelTurn(speak_as_streamed=...)` answer is spoken as it streams; None: not at all
@@ -156,8 +160,8 @@ class Conversation:
         result: list[KnowledgeHit] | KnowledgeUnavailable
         try:
             result = await asyncio.wait_for(
-                source.search(effect.query, effect.language, effect.region_code, effect.limit,
-                              effect.fallback_languages),
+                source.search(effect.query, effect.language, effect.scope, effect.limit,
+                              effect.fallback_languages, profile=self.knowledge_profile),
                 self.kb_timeout_s,
             )
         except TimeoutError:

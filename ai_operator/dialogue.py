@@ -81,14 +81,53 @@ class KnowledgeHit:
 @dataclass(frozen=True)
 class KnowledgeSearch:
     """Effect: search the knowledge base. Result: `list[KnowledgeHit]` (empty: nothing found), `None` when no KB
-    is configured, or `KnowledgeUnavailable` when the search failed or did not answer within its budget.
+    is configured (or the policy declares no `KnowledgeProfile`), or `KnowledgeUnavailable` when the search failed or did not answer within its budget.
     `fallback_languages` are searched too, after `language` (e.g. kk -> ru); their hits say `fallback`."""
 
     query: str
     language: str
-    region_code: str
+    scope: Mapping[str, str] = field(default_factory=dict)  # the policy's `KnowledgeScope.key` -> value; {}: all
     limit: int = 3
     fallback_languages: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class KnowledgeScope:
+    """What a knowledge base's entries and searches are narrowed by (the operator's: a region). An entry lists the
+    values it is for in its JSONL field `field` (or `everywhere` alone: for all); a search names at most one value
+    under `key` and finds that value's entries plus those for all. A value other than `everywhere` must match
+    `pattern` whole (a regular expression); `example` says what such a value looks like, for messages."""
+
+    key: str
+    field: str
+    everywhere: str
+    pattern: str
+    example: str
+
+
+@dataclass(frozen=True)
+class KnowledgeProfile:
+    """A policy's knowledge base as the runtime needs it (ingest, search, doctor, `kb` commands): the languages its
+    entries may be in (the first is `kb search`'s default), its scope, and its relevance scorer, built by the
+    policy from its own lexicon and word analysis (an `ai_operator.kb.relevance.Scorer`; the contract does not
+    look inside it). The runtime knows no language, scope or word of its own."""
+
+    name: str
+    languages: tuple[str, ...]
+    scope: KnowledgeScope
+    scorer: Any
+
+
+@runtime_checkable
+class HasKnowledgeBase(Protocol):
+    """Optional part of a `PolicyDefinition`: its knowledge base (a policy without one asks for no search)."""
+
+    knowledge: KnowledgeProfile
+
+
+def knowledge_profile(policy: object) -> KnowledgeProfile | None:
+    """The policy's `KnowledgeProfile`, or None when it declares none."""
+    return policy.knowledge if isinstance(policy, HasKnowledgeBase) else None
 
 
 @dataclass(frozen=True)

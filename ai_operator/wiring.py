@@ -16,7 +16,15 @@ from typing import Any
 
 from ai_operator.config import Route, Settings
 from ai_operator.conversation import Conversation
-from ai_operator.dialogue import KnowledgeHit, PolicyDefinition, PolicySession, RouteView, SessionOptions
+from ai_operator.dialogue import (
+    KnowledgeHit,
+    KnowledgeProfile,
+    PolicyDefinition,
+    PolicySession,
+    RouteView,
+    SessionOptions,
+    knowledge_profile,
+)
 from ai_operator.logs import get_logger
 from ai_operator.route_binding import bound_route, call_files, option_context, route_view
 from policies import load_policy
@@ -83,10 +91,11 @@ class LazyKnowledge:
         return self._kb
 
     async def search(
-        self, query: str, language: str, region_code: str, limit: int = 3, fallback_languages: Sequence[str] = ()
+        self, query: str, language: str, scope: Mapping[str, str] | str = "", limit: int = 3,
+        fallback_languages: Sequence[str] = (), *, profile: KnowledgeProfile | None = None,
     ) -> list[KnowledgeHit]:
         kb = await self._open()
-        hits: list[KnowledgeHit] = await kb.search(query, language, region_code, limit, fallback_languages)
+        hits: list[KnowledgeHit] = await kb.search(query, language, scope, limit, fallback_languages, profile=profile)
         return hits
 
     async def close(self) -> None:
@@ -112,7 +121,8 @@ async def open_conversation(
     knowledge = LazyKnowledge(settings) if use_knowledge else None
     session = new_session(settings, route, new_call_id("console"), files=files, model_available=model is not None)
     try:
-        yield Conversation(session, knowledge=knowledge, model=model, log_context={"route": route.name})
+        yield Conversation(session, knowledge=knowledge, model=model, log_context={"route": route.name},
+                           knowledge_profile=knowledge_profile(load_policy(route.policy)))
     finally:
         if knowledge is not None:
             await knowledge.close()

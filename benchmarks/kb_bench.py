@@ -17,6 +17,7 @@ from ai_operator.kb.embeddings import HashEmbedder
 from ai_operator.kb.ingest import KBEntry, parse_kb_lines
 from ai_operator.kb.store import KnowledgeBase
 from ai_operator.storage.database import Database
+from policies.operator.knowledge import KNOWLEDGE
 from policies.operator.region_data import REGIONS_BY_CODE
 
 REGION_CODES = sorted(REGIONS_BY_CODE)  # the operator's regions: the sample KB is the operator's
@@ -52,7 +53,7 @@ def synthesise(sample: list[KBEntry], n: int, seed: int = SEED) -> list[KBEntry]
         sentences, words = by_lang[lang]
         text = " ".join(rng.sample(sentences, 2)) + " " + " ".join(rng.sample(words, 6)) + "."
         regions = (rng.choice(REGION_CODES),) if rng.random() < REGIONAL_SHARE else ("*",)
-        out.append(KBEntry(id=f"syn-{i}", language=lang, regions=regions,
+        out.append(KBEntry(id=f"syn-{i}", language=lang, scopes=regions,
                            title=" ".join(rng.sample(words, 3)).capitalize(), text=text[:480],
                            source=f"bench://synthetic/{i}"))
     return out
@@ -64,12 +65,12 @@ def percentile(values: list[float], p: float) -> float:
 
 
 async def run_async(chunks: int = TARGET_CHUNKS, searches: int = SEARCHES) -> dict[str, Any]:
-    sample, _ = parse_kb_lines(SAMPLE.read_bytes().split(b"\n"))
+    sample, _ = parse_kb_lines(SAMPLE.read_bytes().split(b"\n"), KNOWLEDGE)
     corpus = synthesise(sample, chunks - len(sample))
     state = Path(tempfile.mkdtemp(prefix="kb-bench-"))
     db = await Database.open(None, state)
     try:
-        kb = KnowledgeBase(db, HashEmbedder())
+        kb = KnowledgeBase(db, HashEmbedder(), KNOWLEDGE)
         t = time.perf_counter()
         await kb.ingest(sample)
         first = corpus[: len(corpus) // 10]

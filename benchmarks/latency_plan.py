@@ -63,9 +63,13 @@ class LatencyPlan:
 
 async def _check_script(settings: Any, knowledge: Any, route_name: str, lines: tuple[tuple[str, str], ...]) -> None:
     from ai_operator.conversation import Conversation
+    from ai_operator.dialogue import knowledge_profile
     from ai_operator.wiring import new_session
+    from policies import load_policy
 
-    conversation = Conversation(new_session(settings, settings.route(KB_ROUTE), "latency-plan"), knowledge=knowledge)
+    route = settings.route(KB_ROUTE)
+    conversation = Conversation(new_session(settings, route, "latency-plan"), knowledge=knowledge,
+                                knowledge_profile=knowledge_profile(load_policy(route.policy)))
     await conversation.start()
     for text, kind in lines:
         reply = (await conversation.utterance(text)).reply

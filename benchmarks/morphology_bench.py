@@ -16,9 +16,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ai_operator.kb import morphology, relevance
+from ai_operator.kb import morphology
 from ai_operator.stats import percentile
 from policies.operator.answers import answer_text
+from policies.operator.knowledge import SCORER as relevance
 
 REPO = Path(__file__).resolve().parent.parent
 LABELLED = REPO / "tests" / "data" / "kb_relevance.jsonl"
@@ -35,7 +36,7 @@ def _clear_word_caches() -> None:
 
 
 def run(turns: int = 2000) -> dict[str, Any]:
-    morphology._MORPH.clear()  # relevance.py loaded it at import: load it again to time it
+    morphology._MORPH.clear()  # the scorer loaded it when it was built: load it again to time it
     morphology.clear_caches()
     t0 = time.perf_counter()
     morphology.warm_up()

@@ -104,9 +104,12 @@ async def _caller_line(text: str, language: str) -> np.ndarray:
 
 async def _dialogue(settings: Settings, route: Any, knowledge: Any, lines: tuple[str, ...]) -> list[Any]:
     from ai_operator.conversation import Conversation
+    from ai_operator.dialogue import knowledge_profile
     from ai_operator.wiring import new_session
+    from policies import load_policy
 
-    conversation = Conversation(new_session(settings, route, "bench-plan"), knowledge=knowledge)
+    conversation = Conversation(new_session(settings, route, "bench-plan"), knowledge=knowledge,
+                                knowledge_profile=knowledge_profile(load_policy(route.policy)))
     return [await conversation.start(), *[await conversation.utterance(line) for line in lines]]
 
 

@@ -14,6 +14,7 @@ from ai_operator.kb.embeddings import HashEmbedder
 from ai_operator.kb.ingest import parse_kb_lines
 from ai_operator.kb.store import KnowledgeBase
 from ai_operator.storage.database import Database
+from policies.operator.knowledge import KNOWLEDGE
 from tests.support.daemon import DaemonBase, start_daemon_base
 from tests.support.storage import fresh_dsn
 
@@ -33,9 +34,9 @@ async def db(tmp_path: Path) -> AsyncIterator[Database]:
 @pytest.fixture
 async def kb(db: Database) -> KnowledgeBase:
     """The sample knowledge base (`etc/kb/sample.jsonl`) ingested with the offline hash embedder."""
-    entries, rejects = parse_kb_lines((REPO / "etc" / "kb" / "sample.jsonl").read_bytes().split(b"\n"))
+    entries, rejects = parse_kb_lines((REPO / "etc" / "kb" / "sample.jsonl").read_bytes().split(b"\n"), KNOWLEDGE)
     assert not rejects
-    base = KnowledgeBase(db, HashEmbedder(256))
+    base = KnowledgeBase(db, HashEmbedder(256), KNOWLEDGE)
     await base.ingest(entries)
     await base.check_embedder()
     return base

@@ -10,6 +10,7 @@ import pytest
 
 from ai_operator.kb.embeddings import HashEmbedder
 from ai_operator.kb.ingest import chunk_text, parse_kb_lines
+from policies.operator.knowledge import KNOWLEDGE
 from policies.operator.region_data import REGIONS_BY_CODE
 
 SAMPLE = Path(__file__).resolve().parent.parent / "etc" / "kb" / "sample.jsonl"
@@ -34,15 +35,16 @@ def test_each_bad_line_is_reported_with_its_number_and_good_lines_land() -> None
         b"\xff\xfe not utf-8",
         entry(id="mixed", regions=["*", "KZ-71"]),
     ]
-    entries, rejects = parse_kb_lines(lines)
+    entries, rejects = parse_kb_lines(lines, KNOWLEDGE)
     assert [e.id for e in entries] == ["ok-1", "ok-2"]
-    assert entries[1].regions == ("KZ-71", "KZ-75") and entries[1].tags == ("x",)
+    assert entries[1].scopes == ("KZ-71", "KZ-75") and entries[1].tags == ("x",)
     got = {r.line: r.reason for r in rejects}
     assert set(got) == {2, 3, 4, 5, 7, 9, 10}
     assert got[2].startswith("invalid JSON")
     assert got[3] == "missing field title"
-    assert got[4] == "field language: expected an ISO 639 code such as ru or kk, got 'Russian'"
-    assert got[5].startswith("unknown region code Almaty (expected an ISO 3166-2 code")
+    assert got[4] == "entry bad-lang: field language: expected an ISO 639 code such as ru or kk, got 'Russian'"
+    assert got[5] == ("entry bad-region: field regions: unknown region 'Almaty' (allowed: an ISO 3166-2 code such as "
+                      'KZ-71, or "*" for all)')
     assert "duplicate id ok-1" in got[7] and "line 1" in got[7]
     assert "UTF-8" in got[9]
     assert '"*"' in got[10]
@@ -50,13 +52,13 @@ def test_each_bad_line_is_reported_with_its_number_and_good_lines_land() -> None
 
 
 def test_sample_kb_is_valid_and_covers_both_languages_and_regions() -> None:
-    entries, rejects = parse_kb_lines(SAMPLE.read_bytes().split(b"\n"))
+    entries, rejects = parse_kb_lines(SAMPLE.read_bytes().split(b"\n"), KNOWLEDGE)
     assert rejects == []
     assert len(entries) >= 48
     langs = {e.language for e in entries}
     assert langs == {"ru", "kk"}
     assert sum(e.language == "kk" for e in entries) >= 20
-    regional = {r for e in entries for r in e.regions if r != "*"}
+    regional = {r for e in entries for r in e.scopes if r != "*"}
     assert {"KZ-35", "KZ-75", "KZ-55", "KZ-71"} <= regional <= set(REGIONS_BY_CODE)
     assert all(e.source.startswith("https://") for e in entries)
 

@@ -7,9 +7,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ai_operator.kb.relevance import RELEVANCE_GATE, fold, relevance, stem, terms, unseen_words
+from ai_operator.kb.relevance import RELEVANCE_GATE
 from ai_operator.kb.store import KnowledgeBase
+from policies.operator.knowledge import SCORER
 from tests.support import kb_gate as G
+
+fold, relevance, stem, terms, unseen_words = SCORER.fold, SCORER.relevance, SCORER.stem, SCORER.terms, SCORER.unseen_words
 
 SAMPLE = Path(__file__).resolve().parent.parent / "etc" / "kb" / "sample.jsonl"
 ENTRIES = {e["id"]: e for e in (json.loads(line) for line in SAMPLE.read_text().splitlines() if line.strip())}

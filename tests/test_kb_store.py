@@ -14,13 +14,14 @@ from ai_operator.kb.embeddings import HashEmbedder
 from ai_operator.kb.ingest import KBEntry, parse_kb_lines
 from ai_operator.kb.store import EmbedderMismatch, KnowledgeBase
 from ai_operator.storage.database import Database
+from policies.operator.knowledge import KNOWLEDGE
 from tests.support.storage import fresh_dsn
 
 SAMPLE = Path(__file__).resolve().parent.parent / "etc" / "kb" / "sample.jsonl"
 
 
 def sample() -> list[KBEntry]:
-    entries, rejects = parse_kb_lines(SAMPLE.read_bytes().split(b"\n"))
+    entries, rejects = parse_kb_lines(SAMPLE.read_bytes().split(b"\n"), KNOWLEDGE)
     assert not rejects
     return entries
 
@@ -57,7 +58,7 @@ async def test_prune_deletes_absent_ids_only(kb: KnowledgeBase) -> None:
 
 
 async def test_other_embedder_is_refused_until_reembed(kb: KnowledgeBase) -> None:
-    other = KnowledgeBase(kb.db, HashEmbedder(128))
+    other = KnowledgeBase(kb.db, HashEmbedder(128), KNOWLEDGE)
     with pytest.raises(EmbedderMismatch, match="--reembed"):
         await other.ingest(sample())
     with pytest.raises(EmbedderMismatch, match="dim 256"):
@@ -70,7 +71,7 @@ async def test_other_embedder_is_refused_until_reembed(kb: KnowledgeBase) -> Non
     assert await count(kb.db, "SELECT count(*) FROM kb_entries") == len(sample())
     assert (await other.stats())["dim"] == 128
     with pytest.raises(EmbedderMismatch):
-        await KnowledgeBase(kb.db, HashEmbedder(256)).search("тариф", "ru", "KZ-71")
+        await KnowledgeBase(kb.db, HashEmbedder(256), KNOWLEDGE).search("тариф", "ru", "KZ-71")
     hits = await other.search("Где сервисный центр в Павлодаре?", "ru", "KZ-55")
     assert hits[0].entry_id == "ru-centre-pavlodar"
 
@@ -150,7 +151,7 @@ async def test_an_entry_only_the_text_match_finds_reaches_the_reranking(kb: Know
 async def test_search_is_one_round_trip(tmp_path: Path) -> None:
     database = await Database.open(fresh_dsn(), tmp_path, min_size=1, max_size=1)
     try:
-        base = KnowledgeBase(database, HashEmbedder(256))
+        base = KnowledgeBase(database, HashEmbedder(256), KNOWLEDGE)
         await base.ingest(sample())
         await base.search("warm-up", "ru", "KZ-71")  # the embedder check happens once, before
         with tempfile.TemporaryFile("w+") as trace:
@@ -179,5 +180,5 @@ async def test_stats_counts_languages_and_regions(kb: KnowledgeBase) -> None:
     entries = sample()
     assert st["entries"] == {"ru": sum(e.language == "ru" for e in entries), "kk": sum(e.language == "kk" for e in entries)}
     assert st["chunks"]["ru"] >= st["entries"]["ru"]
-    assert st["regions"]["ru"]["KZ-55"] == 1 and st["regions"]["kk"]["KZ-71"] == 1
+    assert st["scopes"]["ru"]["KZ-55"] == 1 and st["scopes"]["kk"]["KZ-71"] == 1
     assert st["embedder"] == "hash-v2" and st["dim"] == 256 and st["chunk_dims"] == [256]

@@ -111,7 +111,7 @@ def test_search_denied_while_almaty_is_ambiguous_even_if_state_forced() -> None:
 def test_model_search_arguments_are_overridden_by_the_session() -> None:
     s = session_in("READY_TO_HELP", language="қазақша", region="Шымкент")
     c = s.call_tool("search_knowledge_base", {"query": "тариф", "language": "en", "region_code": "KZ-75"})
-    assert c.allowed and c.effect == KnowledgeSearch("тариф", "kk", "KZ-79", fallback_languages=("ru",))
+    assert c.allowed and c.effect == KnowledgeSearch("тариф", "kk", {"region": "KZ-79"}, fallback_languages=("ru",))
 
 
 def test_handoff_idempotent() -> None:

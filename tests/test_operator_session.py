@@ -45,7 +45,7 @@ def test_full_russian_conversation_to_a_question() -> None:
     assert r.fields["region_code"] == "KZ-35" and "Карагандинская область" in r.text
     assert [(c.name, c.allowed) for c in r.tool_calls] == [("set_region", True)]
     r = s.on_utterance("Сколько стоит домашний интернет?")
-    assert r.effect == KnowledgeSearch("Сколько стоит домашний интернет?", "ru", "KZ-35")
+    assert r.effect == KnowledgeSearch("Сколько стоит домашний интернет?", "ru", {"region": "KZ-35"})
     assert r.fields["state"] == "QUESTION_ANSWERING" and r.text is None
     assert [(c.name, c.allowed) for c in r.tool_calls] == [("search_knowledge_base", True)]
 
@@ -58,7 +58,7 @@ def test_full_kazakh_conversation_to_a_question() -> None:
     r = s.on_utterance("Шымкенттен")
     assert r.language == "kk" and "Шымкент қаласы" in r.text
     r = s.on_utterance("Интернет қанша тұрады?")
-    assert r.effect == KnowledgeSearch("Интернет қанша тұрады?", "kk", "KZ-79", fallback_languages=("ru",))
+    assert r.effect == KnowledgeSearch("Интернет қанша тұрады?", "kk", {"region": "KZ-79"}, fallback_languages=("ru",))
 
 
 def test_unclear_language_reasks_bilingually_and_dtmf_selects() -> None:
@@ -84,7 +84,7 @@ def test_question_mentioning_a_city_keeps_region_explicit_change_applies() -> No
     s = session_in("READY_TO_HELP")
     r = s.on_utterance("а в Павлодаре есть скидки?")
     assert (
-        isinstance(r.effect, KnowledgeSearch) and r.effect.region_code == "KZ-35" and s.region_code == "KZ-35"
+        isinstance(r.effect, KnowledgeSearch) and r.effect.scope == {"region": "KZ-35"} and s.region_code == "KZ-35"
     )
     s.on_effect_result([])
     s.on_utterance("смените регион на Павлодар")
@@ -95,7 +95,7 @@ def test_question_mentioning_a_city_keeps_region_explicit_change_applies() -> No
     assert s.region_code == "KZ-15"
     r = s.on_utterance("Как поменять тариф в городе Павлодар?")  # a question with a change verb
     assert isinstance(r.effect, KnowledgeSearch)
-    assert r.effect.region_code == "KZ-15" and s.region_code == "KZ-15"
+    assert r.effect.scope == {"region": "KZ-15"} and s.region_code == "KZ-15"
 
 
 def test_language_change_in_ready() -> None:
@@ -153,7 +153,7 @@ def test_model_path_denial_before_region_then_model_turn_and_fallback() -> None:
     s.on_utterance("Павлодар")
     r = s.on_utterance("Сколько стоит интернет?")
     # the policy searches first (the session's language and region), then asks the model once with the hits
-    assert r.effect == KnowledgeSearch("Сколько стоит интернет?", "ru", "KZ-55")
+    assert r.effect == KnowledgeSearch("Сколько стоит интернет?", "ru", {"region": "KZ-55"})
     assert [(c.name, c.allowed) for c in r.tool_calls] == [("search_knowledge_base", True)]
     r = s.on_effect_result([HIT])
     assert isinstance(r.effect, ModelTurn) and r.effect.purpose == "answer"

@@ -116,7 +116,7 @@ def test_not_a_region_change(text: str) -> None:
     s = session_in("READY_TO_HELP")
     r = s.on_utterance(text)
     assert s.region_code == "KZ-35" and not any(c.name == "set_region" for c in r.tool_calls), text
-    assert isinstance(r.effect, KnowledgeSearch) and r.effect.region_code == "KZ-35"
+    assert isinstance(r.effect, KnowledgeSearch) and r.effect.scope == {"region": "KZ-35"}
 
 
 def test_change_without_a_new_region_asks_for_it_in_kazakh() -> None:

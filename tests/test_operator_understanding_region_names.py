@@ -142,4 +142,4 @@ def test_no_search_before_the_language_and_the_region(utterances: list[str]) -> 
         r = s.on_silence() if said == "[silence]" else s.on_utterance(said)
         if isinstance(r.effect, KnowledgeSearch):
             assert before[0] and before[1] and not before[2], (utterances, before)
-            assert r.effect.region_code == s.region_code and r.effect.language == s.language
+            assert r.effect.scope == {"region": s.region_code} and r.effect.language == s.language

@@ -21,7 +21,9 @@ POLICY_SCRIPTS = re.compile(r"[\u0400-\u04FF\u0900-\u097F]")  # Cyrillic (ru, kk
 # nothing of the runtime behind them: `test_a_pure_helper_a_policy_may_import_stays_pure` checks the last part).
 POLICY_MAY_IMPORT = {
     "ai_operator.dialogue": "the contract",
-    "ai_operator.kb.relevance": "pure text scoring: which sentences of an entry answer the question",
+    "ai_operator.kb.relevance": "pure text scoring with the policy's own lexicon (its knowledge base's scorer)",
+    "ai_operator.kb.morphology": "pure word analysis: Russian lemmas (pymorphy3's dictionary, loaded once)",
+    "ai_operator.kb.kazakh": "pure word analysis: Kazakh stems",
 }
 # Configuration knows nothing of the runtime but the provider registry's names: a provider name is the value of a
 # declared key (`STT_PROVIDER`, `ROUTE_<NAME>_STT`), so it is checked when the file is read, with the registered

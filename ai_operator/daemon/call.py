@@ -39,6 +39,7 @@ from ai_operator.daemon.services import Services
 from ai_operator.daemon.speaker import Speaker
 from ai_operator.daemon.streamed_reply import StreamedReply
 from ai_operator.daemon.turn_log import TurnLog
+from ai_operator.dialogue import knowledge_profile
 from ai_operator.logs import get_logger
 from ai_operator.media.bargein import BargeInDetector
 from ai_operator.media.frames import SAMPLE_RATE
@@ -86,7 +87,8 @@ class Call:
                                    model_available=model is not None)
         self.conversation = Conversation(self.session, knowledge=svc.knowledge, model=model,
                                          log_context={"route": route.name},
-                                         kb_timeout_s=settings.storage.kb_search_timeout_s)
+                                         kb_timeout_s=settings.storage.kb_search_timeout_s,
+                                         knowledge_profile=knowledge_profile(self.policy))
         self.driver = TurnDriver(self.conversation)
         self.conversation.speech_stream = self._streamed_speech  # a model's answer spoken as it streams
         self._streamed: StreamedReply | None = None

@@ -1,6 +1,6 @@
 """`doctor` checks for the database and the knowledge base: reachable, `vector` extension, migrations, KB
-tables, entries per language and regions, and one embedding dimension across kb_meta, the chunks and the
-configured embedder. Every failing check says what to do."""
+tables, entries per language and scope value (a region for the operator), and one embedding dimension across
+kb_meta, the chunks and the configured embedder. Every failing check says what to do."""
 
 from __future__ import annotations
 
@@ -53,8 +53,8 @@ async def _checks(db: Database, settings: Any) -> list[CheckResult]:
     async with db.pool.connection() as conn:
         cur = await conn.execute("SELECT language, count(*) FROM kb_entries GROUP BY language")
         per_lang: dict[str, int] = dict(await cur.fetchall())
-        cur = await conn.execute("SELECT DISTINCT r FROM kb_entries, unnest(regions) r ORDER BY r")
-        regions = [r[0] for r in await cur.fetchall()]
+        cur = await conn.execute("SELECT DISTINCT r FROM kb_entries, unnest(scopes) r ORDER BY r")
+        scopes = [r[0] for r in await cur.fetchall()]
         cur = await conn.execute("SELECT DISTINCT vector_dims(embedding) FROM kb_chunks ORDER BY 1")
         chunk_dims = [r[0] for r in await cur.fetchall()]
         cur = await conn.execute("SELECT key, value FROM kb_meta")
@@ -64,7 +64,7 @@ async def _checks(db: Database, settings: Any) -> list[CheckResult]:
         out.append(CheckResult("kb entries", "WARN", "no entries: run `ai-operator kb ingest etc/kb/sample.jsonl` "
                                "(or your own file); until then every question is answered with 'no information'"))
     else:
-        out.append(CheckResult("kb entries", "OK", f"{counts}; regions: {', '.join(regions)}"))
+        out.append(CheckResult("kb entries", "OK", f"{counts}; scopes: {', '.join(scopes)}"))
     out.append(_dimension_check(meta, chunk_dims, settings))
     return out
 

@@ -3,7 +3,9 @@
 Each opens the database from the settings (embedded pgserver in STATE_DIR when DATABASE_URL is empty), prints to
 `out` and returns an exit code: 0 fine, 1 some input was rejected / nothing found is not an error, 2 unusable
 input or configuration, or a database that cannot be opened. `kb ingest` stores every good line of a file and
-reports each bad one (number and reason, one line each), then exits 1; the accepted languages are the policies'.
+reports each bad one (number and reason, one line each), then exits 1. Which knowledge base (languages, scope,
+relevance scorer) is the policy's: that of `--route`'s policy, else the one knowledge base the routes' policies
+(else the available policies) declare (`knowledge_profile_of`).
 """
 
 from __future__ import annotations
@@ -16,8 +18,9 @@ from typing import Any, TextIO, TypeVar
 import psycopg
 
 from ai_operator.config.settings import ConfigError
+from ai_operator.dialogue import KnowledgeProfile, knowledge_profile
 from ai_operator.kb.embeddings import build_embedder
-from ai_operator.kb.ingest import parse_kb_lines, valid_language, valid_region
+from ai_operator.kb.ingest import parse_kb_lines, scope_value
 from ai_operator.kb.store import EmbedderMismatch, KnowledgeBase, PruneRefused
 from ai_operator.storage.database import Database, mask_dsn
 from ai_operator.storage.embedded import EmbeddedServerError
@@ -33,7 +36,8 @@ class _Failed(Exception):
     """A command could not run; already reported to `out`."""
 
 
-async def _with_kb(settings: Any, label: str, out: TextIO, action: Callable[[KnowledgeBase], Awaitable[T]]) -> T:
+async def _with_kb(settings: Any, label: str, out: TextIO, action: Callable[[KnowledgeBase], Awaitable[T]],
+                   profile: KnowledgeProfile | None = None) -> T:
     """Open the database and knowledge base, run `action`, close. Configuration errors, a database that cannot
     be opened and an embedder mismatch are printed with the command's name and raise `_Failed` (exit code 2)."""
     try:
@@ -50,7 +54,7 @@ async def _with_kb(settings: Any, label: str, out: TextIO, action: Callable[[Kno
         await _close_embedder(embedder)
         raise _Failed from None
     try:
-        return await action(KnowledgeBase(db, embedder))
+        return await action(KnowledgeBase(db, embedder, profile))
     except EmbedderMismatch as exc:
         print(f"{label}: {exc}", file=out)
         raise _Failed from None
@@ -65,27 +69,62 @@ async def _close_embedder(embedder: object) -> None:
         await close()
 
 
-def accepted_languages() -> frozenset[str]:
-    """The languages the knowledge base accepts: those of the policies (shipped and on POLICY_PATH)."""
+def knowledge_profile_of(settings: Any, route_name: str | None = None) -> KnowledgeProfile:
+    """The knowledge base of `route_name`'s policy; without a route, the one knowledge base that the configured
+    routes' policies declare, else the one the available policies (shipped and on POLICY_PATH) declare.
+    `ConfigError` (one line, what to pass) when there is none or several."""
     from policies import available_policies, load_policy
 
-    return frozenset(code for name in available_policies() for code in load_policy(name).languages)
+    if route_name:
+        route = settings.route(route_name)
+        if route is None:
+            known = ", ".join(sorted(settings.routes)) or "none"
+            raise ConfigError(f"--route {route_name}: no route of that name (known: {known})")
+        profile = knowledge_profile(load_policy(route.policy)) if route.policy else None
+        if profile is None:
+            raise ConfigError(f"--route {route_name}: its policy {route.policy or '(none)'} declares no knowledge base")
+        return profile
+    for names in ([r.policy for r in settings.routes.values() if r.policy], available_policies()):
+        found = {p.name: p for p in (knowledge_profile(load_policy(n)) for n in sorted(set(names))) if p}
+        if len(found) == 1:
+            return next(iter(found.values()))
+        if found:
+            raise ConfigError(f"--route: name the route whose knowledge base to use (the policies' knowledge bases: "
+                              f"{', '.join(sorted(found))})")
+    raise ConfigError("no policy declares a knowledge base")
+
+
+def accepted_languages(settings: Any, route_name: str | None = None) -> tuple[str, ...]:
+    """The languages the knowledge base of the route's policy accepts (`knowledge_profile_of`)."""
+    return knowledge_profile_of(settings, route_name).languages
+
+
+def _profile(settings: Any, route_name: str | None, label: str, out: TextIO) -> KnowledgeProfile | None:
+    try:
+        return knowledge_profile_of(settings, route_name)
+    except ConfigError as exc:
+        print(f"{label}: {exc}", file=out)
+        return None
 
 
 async def kb_ingest(
-    settings: Any, path: str | Path, *, prune: bool, reembed: bool, out: TextIO, force: bool = False
+    settings: Any, path: str | Path, *, prune: bool, reembed: bool, out: TextIO, force: bool = False,
+    route: str | None = None,
 ) -> int:
     """Ingest a JSONL file: summary line, then each rejected line with its number and reason.
 
     `--prune` is refused (exit 2, nothing changed) for a file without entries, and, unless `force`, when it would
     delete more than PRUNE_MAX_SHARE of the stored entries: an empty or truncated file must not wipe the base."""
     path = Path(path)
+    profile = _profile(settings, route, "kb ingest", out)
+    if profile is None:
+        return EXIT_USAGE
     try:
         raw = path.read_bytes()
     except OSError as exc:
         print(f"kb ingest: cannot read {path}: {exc.strerror or exc}", file=out)
         return EXIT_USAGE
-    entries, rejects = parse_kb_lines(raw.split(b"\n"), accepted_languages())
+    entries, rejects = parse_kb_lines(raw.split(b"\n"), profile)
     if prune and not entries:
         print(f"kb ingest: {path} has no entries: --prune refused (it would delete every entry); nothing changed",
               file=out)
@@ -98,7 +137,7 @@ async def kb_ingest(
     try:
         summary = await _with_kb(
             settings, "kb ingest", out,
-            lambda kb: kb.ingest(entries, prune=prune, reembed=reembed, max_prune_share=share),
+            lambda kb: kb.ingest(entries, prune=prune, reembed=reembed, max_prune_share=share), profile,
         )
     except _Failed:
         return EXIT_USAGE
@@ -114,21 +153,30 @@ async def kb_ingest(
 
 
 async def kb_search(
-    settings: Any, query: str, language: str, region: str, as_json: bool, out: TextIO, fallback: str | None = None
+    settings: Any, query: str, language: str, region: str, as_json: bool, out: TextIO, fallback: str | None = None,
+    route: str | None = None,
 ) -> int:
     """Search and print the hits, most relevant first, with their relevance, whether it passes the gate, and
-    their citations (or JSON with the same fields)."""
-    for what, value in (("--language", language), ("--fallback", fallback or "ru")):
-        if not valid_language(value):
-            print(f"kb search: {what} must be an ISO 639 code such as ru or kk, got {value!r}", file=out)
+    their citations (or JSON with the same fields). `region`: the value of the knowledge base's scope ("": only
+    the entries for all)."""
+    profile = _profile(settings, route, "kb search", out)
+    if profile is None:
+        return EXIT_USAGE
+    allowed = ", ".join(profile.languages)
+    for what, value in (("--language", language), ("--fallback", fallback or profile.languages[0])):
+        if value not in profile.languages:
+            print(f"kb search: {what} {value!r} is not a language of the knowledge base {profile.name} "
+                  f"(allowed: {allowed})", file=out)
             return EXIT_USAGE
-    if region and not valid_region(region):
-        print(f"kb search: unknown region code {region!r} (an ISO 3166-2 code, e.g. KZ-71, KZ-75)", file=out)
+    try:
+        scope_value(profile, region)
+    except ValueError as exc:
+        print(f"kb search: --scope: {exc}", file=out)
         return EXIT_USAGE
     fallbacks = (fallback,) if fallback else ()
     try:
         hits = await _with_kb(settings, "kb search", out,
-                              lambda kb: kb.search(query, language, region, fallback_languages=fallbacks))
+                              lambda kb: kb.search(query, language, region, fallback_languages=fallbacks), profile)
     except _Failed:
         return EXIT_USAGE
     if as_json:
@@ -150,7 +198,7 @@ async def kb_search(
 
 
 async def kb_stats(settings: Any, out: TextIO) -> int:
-    """Entries and chunks per language and region, the embedder and dimension."""
+    """Entries and chunks per language and scope value, the embedder and dimension."""
     try:
         st = await _with_kb(settings, "kb stats", out, lambda kb: kb.stats())
     except _Failed:
@@ -158,7 +206,7 @@ async def kb_stats(settings: Any, out: TextIO) -> int:
     print(f"embedder: {st['embedder'] or '(none yet)'} dim {st['dim']} "
           f"(configured {st['configured_embedder']} dim {st['configured_dim']})", file=out)
     for lang in sorted(st["entries"]):
-        regions = ", ".join(f"{r}={n}" for r, n in sorted(st["regions"].get(lang, {}).items()))
+        scopes = ", ".join(f"{r}={n}" for r, n in sorted(st["scopes"].get(lang, {}).items()))
         print(f"{lang}: entries={st['entries'].get(lang, 0)} chunks={st['chunks'].get(lang, 0)} "
-              f"regions: {regions or '-'}", file=out)
+              f"scopes: {scopes or '-'}", file=out)
     return EXIT_OK

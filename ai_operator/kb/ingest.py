@@ -2,9 +2,10 @@
 line number and the reason; long texts chunked on sentence boundaries.
 
 A line that passes here is one PostgreSQL stores: no NUL character or lone surrogate (text cannot hold them),
-a language code of the shape the table's CHECK has (`LANGUAGE_PATTERN`, migration 0003) and, when the caller
-names them, one of the accepted languages (the policies'); sizes within the limits below, so one runaway entry
-can neither take minutes to embed nor outrank real answers with sheer volume of words.
+a language code of the shape the table's CHECK has (`LANGUAGE_PATTERN`, migration 0003) and one of the languages
+of the knowledge base's `KnowledgeProfile` (its policy's), scope values the profile's `KnowledgeScope` allows (the
+operator's: ISO 3166-2 region codes or "*"); sizes within the limits below, so one runaway entry can neither take
+minutes to embed nor outrank real answers with sheer volume of words. A reject names the entry's id once known.
 """
 
 from __future__ import annotations
@@ -12,27 +13,45 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-ALL_REGIONS = "*"
+from ai_operator.dialogue import KnowledgeProfile, KnowledgeScope
+
 LANGUAGE_PATTERN = "^[a-z]{2,3}$"  # ISO 639 code; the same pattern is kb_entries' CHECK (migration 0003)
 LANGUAGE_RE = re.compile(LANGUAGE_PATTERN)
-REGION_RE = re.compile(r"^[A-Z]{2}-[A-Z0-9]{1,3}$")  # ISO 3166-2 subdivision code, e.g. KZ-71
 
 
 def valid_language(code: str) -> bool:
     return bool(LANGUAGE_RE.match(code or ""))
 
 
-def valid_region(code: str) -> bool:
-    return bool(REGION_RE.match(code or ""))
-REQUIRED_FIELDS = ("id", "language", "regions", "title", "text", "source")
+def valid_scope(scope: KnowledgeScope, value: str) -> bool:
+    """`value` is one the scope allows: its `everywhere` value or one matching its pattern whole."""
+    return value == scope.everywhere or re.fullmatch(scope.pattern, value or "") is not None
+
+
+def scope_value(profile: KnowledgeProfile, scope: Mapping[str, str] | str) -> str:
+    """The scope value a search asks for ("" for none): `scope` itself, or the value of the profile's key in the
+    policy's mapping (any other key is an error: the knowledge base is scoped by that key alone)."""
+    key = profile.scope.key
+    if not isinstance(scope, str):
+        unknown = sorted(set(scope) - {key})
+        if unknown:
+            raise ValueError(f"scope: {', '.join(unknown)} is not a scope of the knowledge base {profile.name} "
+                             f"(allowed: {key})")
+        scope = scope.get(key, "")
+    if scope and (scope == profile.scope.everywhere or not valid_scope(profile.scope, scope)):
+        raise ValueError(f"{key}: unknown {key} {scope!r} (allowed: {profile.scope.example})")
+    return scope
+
+
+REQUIRED_FIELDS = ("id", "language", "title", "text", "source")  # and the profile's scope field, third
 DEFAULT_CHUNK_CHARS = 500
 MAX_ID_CHARS = 200
 MAX_TEXT_CHARS = 20_000  # an answer read out on a phone call; a longer document is split into several entries
 MAX_FIELD_CHARS = {"title": 300, "source": 2_000, "updated_at": 64}
-MAX_TAGS, MAX_TAG_CHARS, MAX_REGIONS = 50, 100, 100
+MAX_TAGS, MAX_TAG_CHARS, MAX_SCOPES = 50, 100, 100
 MAX_LINE_BYTES = 512 * 1024  # refused before decoding: even \uXXXX-escaped, a text within the limit fits
 
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?…])\s+")
@@ -44,7 +63,7 @@ class KBEntry:
 
     id: str
     language: str
-    regions: tuple[str, ...]
+    scopes: tuple[str, ...]  # the values of the profile's scope it is for (the operator's: regions), or everywhere
     title: str
     text: str
     source: str
@@ -53,7 +72,7 @@ class KBEntry:
 
     def content_hash(self) -> str:
         """Changes whenever anything that is stored or searched changes."""
-        payload = json.dumps([self.language, list(self.regions), self.title, self.text, self.source,
+        payload = json.dumps([self.language, list(self.scopes), self.title, self.text, self.source,
                               self.updated_at, list(self.tags)], ensure_ascii=False)
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
@@ -94,32 +113,43 @@ def _nonempty_str(obj: dict, key: str, limit: int) -> str:
     return _limited(key, value.strip(), limit)
 
 
-def parse_entry(obj: object, languages: Collection[str] | None = None) -> KBEntry:
-    """Validate one decoded JSON value; `ValueError` names the field and the reason. `languages`: the accepted
-    language codes (None: any ISO 639 code)."""
+def parse_entry(obj: object, profile: KnowledgeProfile) -> KBEntry:
+    """Validate one decoded JSON value for the knowledge base of `profile`; `ValueError` names the entry (once its
+    id is read), the field, the value and what is allowed."""
     if not isinstance(obj, dict):
         raise ValueError("expected a JSON object")
-    for key in REQUIRED_FIELDS:
+    scope = profile.scope
+    for key in (*REQUIRED_FIELDS[:2], scope.field, *REQUIRED_FIELDS[2:]):
         if key not in obj or obj[key] is None:
             raise ValueError(f"missing field {key}")
     entry_id = _nonempty_str(obj, "id", MAX_ID_CHARS)
+    try:
+        return _parse_fields(obj, entry_id, profile)
+    except ValueError as exc:
+        raise ValueError(f"entry {entry_id}: {exc}") from None
+
+
+def _parse_fields(obj: dict, entry_id: str, profile: KnowledgeProfile) -> KBEntry:
+    scope = profile.scope
     language = obj["language"]
     if not isinstance(language, str) or not valid_language(language):
-        raise ValueError(f"field language: expected an ISO 639 code such as ru or kk, got {str(language)[:40]!r}")
-    if languages is not None and language not in languages:
-        raise ValueError(f"field language: {language!r} is not a language of the knowledge base "
-                         f"(accepted: {', '.join(sorted(languages))}, the languages of the policies)")
+        raise ValueError(f"field language: expected an ISO 639 code such as {' or '.join(profile.languages[:2])}, "
+                         f"got {str(language)[:40]!r}")
+    if language not in profile.languages:
+        raise ValueError(f"field language: {language!r} is not a language of the knowledge base {profile.name} "
+                         f"(allowed: {', '.join(sorted(profile.languages))})")
     text = _nonempty_str(obj, "text", MAX_TEXT_CHARS)
-    regions = obj["regions"]
-    if not isinstance(regions, list) or not regions or not all(isinstance(r, str) for r in regions):
-        raise ValueError('field regions: expected a non-empty list of region codes or ["*"]')
-    if len(regions) > MAX_REGIONS:
-        raise ValueError(f"field regions: {len(regions)} codes, over the limit of {MAX_REGIONS}")
-    for code in regions:
-        if code != ALL_REGIONS and not valid_region(code):
-            raise ValueError(f"unknown region code {code[:40]} (expected an ISO 3166-2 code such as KZ-71, or \"*\")")
-    if ALL_REGIONS in regions and len(regions) > 1:
-        raise ValueError('field regions: "*" (all regions) cannot be combined with region codes')
+    values = obj[scope.field]
+    if not isinstance(values, list) or not values or not all(isinstance(r, str) for r in values):
+        raise ValueError(f'field {scope.field}: expected a non-empty list of {scope.key} values or ["{scope.everywhere}"]')
+    if len(values) > MAX_SCOPES:
+        raise ValueError(f"field {scope.field}: {len(values)} values, over the limit of {MAX_SCOPES}")
+    for value in values:
+        if not valid_scope(scope, value):
+            raise ValueError(f"field {scope.field}: unknown {scope.key} {value[:40]!r} (allowed: {scope.example}, "
+                             f'or "{scope.everywhere}" for all)')
+    if scope.everywhere in values and len(values) > 1:
+        raise ValueError(f'field {scope.field}: "{scope.everywhere}" (all) cannot be combined with other values')
     tags = obj.get("tags") or []
     if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
         raise ValueError("field tags: expected a list of strings")
@@ -135,7 +165,7 @@ def parse_entry(obj: object, languages: Collection[str] | None = None) -> KBEntr
     return KBEntry(
         id=entry_id,
         language=language,
-        regions=tuple(sorted(set(regions))),
+        scopes=tuple(sorted(set(values))),
         title=_nonempty_str(obj, "title", MAX_FIELD_CHARS["title"]),
         text=text,
         source=_nonempty_str(obj, "source", MAX_FIELD_CHARS["source"]),
@@ -144,11 +174,9 @@ def parse_entry(obj: object, languages: Collection[str] | None = None) -> KBEntr
     )
 
 
-def parse_kb_lines(
-    lines: Iterable[str | bytes], languages: Collection[str] | None = None
-) -> tuple[list[KBEntry], list[Reject]]:
-    """Parse JSONL lines (numbered from 1; blank lines skipped; a UTF-8 BOM ignored). Good lines become entries
-    even when others fail. `languages`: the accepted language codes (None: any ISO 639 code)."""
+def parse_kb_lines(lines: Iterable[str | bytes], profile: KnowledgeProfile) -> tuple[list[KBEntry], list[Reject]]:
+    """Parse JSONL lines (numbered from 1; blank lines skipped; a UTF-8 BOM ignored) for the knowledge base of
+    `profile` (its languages and scope). Good lines become entries even when others fail."""
     entries: list[KBEntry] = []
     rejects: list[Reject] = []
     seen: dict[str, int] = {}
@@ -173,7 +201,7 @@ def parse_kb_lines(
             rejects.append(Reject(n, f"invalid JSON: {exc.msg} at column {exc.colno}"))
             continue
         try:
-            entry = parse_entry(obj, languages)
+            entry = parse_entry(obj, profile)
         except ValueError as exc:
             rejects.append(Reject(n, str(exc)))
             continue

@@ -3,7 +3,9 @@
 The `simple` configuration does no stemming, so content words become prefix terms cut before a typical
 Russian/Kazakh ending ("тарифы" -> 'тариф':*, "төлемді" -> 'төлем':*) and are OR-ed; question words and
 particles are dropped so that a match means a shared *topic* word. `synonym_patterns` adds the stems of the
-lexicon synonym sets the question names (relevance.py), so the text match also finds paraphrases.
+lexicon synonym sets the question names (the profile's scorer, relevance.py), so the text match also finds
+paraphrases. The stop words are Russian and Kazakh (the HashEmbedder shares them); a word of another language
+that is a stop word there is simply a term here, which the relevance score then weighs with its own lexicon.
 """
 
 from __future__ import annotations
@@ -59,14 +61,12 @@ def term_patterns(text: str) -> list[str]:
     return patterns
 
 
-def synonym_patterns(text: str, already: list[str] | None = None) -> list[str]:
-    """tsquery operands for the lexicon synonyms of the question's topics (relevance.synonym_stems), not in
-    `already`: a prefix for a stem, the whole word for a whole-word entry."""
-    from ai_operator.kb.relevance import synonym_stems
-
+def synonym_patterns(stems: list[tuple[str, bool]], already: list[str] | None = None) -> list[str]:
+    """tsquery operands for the lexicon synonyms of the question's topics (`stems`: the scorer's
+    `synonym_stems`), not in `already`: a prefix for a stem, the whole word for a whole-word entry."""
     seen = set(already or ())
     out: list[str] = []
-    for word, exact in synonym_stems(text):
+    for word, exact in stems:
         clean = word.replace("'", "").replace("\\", "")
         if not clean:
             continue

@@ -3,15 +3,15 @@
 For the languages asked: the `VECTOR_CANDIDATES` nearest chunks by cosine distance (one HNSW index scan) and the
 full-text matches (GIN index, `simple` tsvector; at most `TEXT_MATCH_CAP` of them are ranked, so a very common
 word cannot make the query slow - the vector side still finds the close chunks) - both restricted to the
-region's entries plus national (`*`) ones - are fused by reciprocal rank fusion (score = sum of 1/(k + rank)),
+scope's entries (the operator's: a region) plus those for all (`everywhere`, the operator's `*`: national) - are fused by reciprocal rank fusion (score = sum of 1/(k + rank)),
 reduced to the best chunk of each entry, and the top `limit` entries of each language (plus those whose chunk is
 among the `limit` best full-text matches: an entry the vector side missed still reaches the relevance re-ranking)
 come back with their citation fields, the best cosine similarity and whether the full-text part matched, which query terms the chunk
 contains, and which query terms occur in any candidate chunk of each language (these three feed the kk -> ru
 fallback decision; the last only when a fallback language is asked, `df_terms` is empty otherwise), and `own`
-true. After them come up to `OTHER_REGION_CANDIDATES` entries of *other* regions that the full text matches
+true. After them come up to `OTHER_REGION_CANDIDATES` entries of *other* scope values that the full text matches
 best (`own` false, score 0): never an answer, they let the store see that a question is about another region.
-The last column, `regional`, says whether the entry is for particular regions rather than national (`*`).
+The last column, `regional`, says whether the entry is for particular scope values rather than for all.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ WITH vec AS (
     FROM (
         SELECT c.id, c.entry_id, c.language, c.embedding <=> %(emb)s AS dist
         FROM kb_chunks c
-        WHERE c.language = ANY(%(langs)s::text[]) AND c.regions && %(regions)s::text[]
+        WHERE c.language = ANY(%(langs)s::text[]) AND c.scopes && %(scopes)s::text[]
         ORDER BY c.embedding <=> %(emb)s
         LIMIT %(vk)s
     ) v
@@ -41,7 +41,7 @@ fts AS (
         FROM (
             SELECT c.id, c.entry_id, c.language, c.tsv, q.tsq
             FROM kb_chunks c, (SELECT to_tsquery('simple', %(tsq)s) AS tsq) q
-            WHERE c.language = ANY(%(langs)s::text[]) AND c.regions && %(regions)s::text[] AND c.tsv @@ q.tsq
+            WHERE c.language = ANY(%(langs)s::text[]) AND c.scopes && %(scopes)s::text[] AND c.tsv @@ q.tsq
             LIMIT %(cap)s
         ) m
     ) f
@@ -70,7 +70,7 @@ other AS (
     SELECT o.entry_id, o.id, o.language FROM (
         SELECT DISTINCT ON (c.entry_id) c.entry_id, c.id, c.language, ts_rank_cd(c.tsv, q.tsq) AS rank
         FROM kb_chunks c, (SELECT to_tsquery('simple', %(tsq)s) AS tsq) q
-        WHERE c.language = ANY(%(langs)s::text[]) AND NOT (c.regions && %(regions)s::text[]) AND c.tsv @@ q.tsq
+        WHERE c.language = ANY(%(langs)s::text[]) AND NOT (c.scopes && %(scopes)s::text[]) AND c.tsv @@ q.tsq
         ORDER BY c.entry_id, rank DESC, c.id
         LIMIT %(cap)s
     ) o
@@ -83,7 +83,7 @@ ranked AS (
 SELECT * FROM (
     SELECT r.entry_id, e.title, e.source, c.text, r.score::float8 AS score, r.language, r.sim::float8, r.fts,
            ARRAY(SELECT t FROM unnest(%(terms)s::text[]) t WHERE c.tsv @@ to_tsquery('simple', t)) AS matched,
-           ARRAY(SELECT lang_term FROM present) AS present, true AS own, NOT ('*' = ANY(e.regions)) AS regional
+           ARRAY(SELECT lang_term FROM present) AS present, true AS own, NOT (%(everywhere)s::text = ANY(e.scopes)) AS regional
     FROM ranked r
     JOIN kb_chunks c ON c.id = r.id
     JOIN kb_entries e ON e.id = r.entry_id
@@ -99,12 +99,14 @@ ORDER BY language, own DESC, score DESC, entry_id
 """
 
 
-def search_params(embedding: object, terms: list[str], languages: list[str], regions: list[str],
-                  limit: int, *, presence: bool = False, synonyms: list[str] | None = None) -> dict[str, object]:
+def search_params(embedding: object, terms: list[str], languages: list[str], scopes: list[str],
+                  limit: int, *, presence: bool = False, synonyms: list[str] | None = None,
+                  everywhere: str = "*") -> dict[str, object]:
     """`terms`: the tsquery operands of the query's content words (see query.py); OR-ed with `synonyms` (the
-    operands of their lexicon synonyms) for the text match. `matched`/`present` report `terms` only."""
+    operands of their lexicon synonyms) for the text match. `matched`/`present` report `terms` only. `scopes`: the
+    scope values searched (the profile's `everywhere` value and the asked one)."""
     return {"emb": embedding, "tsq": " | ".join([*terms, *(synonyms or [])]), "terms": terms,
             "df_terms": terms if presence else [],
-            "langs": languages, "regions": regions, "limit": limit,
+            "langs": languages, "scopes": scopes, "everywhere": everywhere, "limit": limit,
             "vk": VECTOR_CANDIDATES, "cap": TEXT_MATCH_CAP, "tk": TEXT_CANDIDATES, "rrf_k": RRF_K,
             "other": OTHER_REGION_CANDIDATES}

@@ -2,30 +2,25 @@
 change, prune, re-embed all) and hybrid search (one SQL round trip, see search_sql.py) with citations.
 
 The embedder name and dimension are recorded in `kb_meta`; using a different embedder than the stored one is
-refused until `kb ingest --reembed` rebuilds every vector.
+refused until `kb ingest --reembed` rebuilds every vector. What the entries are scoped by, which languages a
+search may ask and how relevance is scored come from the policy's `KnowledgeProfile` (the knowledge base's
+default one, or the one a search names): nothing here knows a language, a region or a word of a domain.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from pgvector import Vector
 from psycopg import AsyncConnection
 
-from ai_operator.dialogue import KnowledgeHit
+from ai_operator.dialogue import KnowledgeHit, KnowledgeProfile
 from ai_operator.kb.embeddings import Embedder
-from ai_operator.kb.ingest import (
-    ALL_REGIONS,
-    DEFAULT_CHUNK_CHARS,
-    KBEntry,
-    chunk_text,
-    valid_language,
-    valid_region,
-)
+from ai_operator.kb.ingest import DEFAULT_CHUNK_CHARS, KBEntry, chunk_text, scope_value, valid_language
 from ai_operator.kb.query import synonym_patterns, term_patterns
-from ai_operator.kb.relevance import RELEVANCE_GATE, Relevance, is_place, relevance, unseen_words
+from ai_operator.kb.relevance import Relevance, Scorer
 from ai_operator.kb.search_sql import SEARCH_SQL, search_params
 from ai_operator.logs import get_logger
 from ai_operator.storage.database import Database
@@ -39,7 +34,7 @@ RERANK_POOL = 10  # entries per language fetched and re-ordered by relevance bef
 FALLBACK_MARGIN = 0.2  # a fallback entry this much more relevant wins over a passing entry in the asked language
 STRONG_SIMILARITY = 0.45  # a hit this close is kept even when the question has a word its language lacks
 TITLE_WEIGHT = 0.5
-REGIONAL_BONUS = 0.3  # ordering only: an entry for the caller's region that passes the gate comes first (`_rank`)
+REGIONAL_BONUS = 0.3  # ordering only: an entry for the caller's scope value that passes the gate comes first
 HNSW_REBUILD_ROWS = 5000  # an ingestion writing this many chunks rebuilds the HNSW index instead
 HNSW_INDEX = "kb_chunks_embedding_hnsw"
 
@@ -74,11 +69,14 @@ def mismatch_message(stored_name: str, stored_dim: int, name: str, dim: int) -> 
 
 
 class KnowledgeBase:
-    """Ingest and search knowledge-base entries stored in `db`."""
+    """Ingest and search knowledge-base entries stored in `db`; `profile`: the policy's knowledge base searched
+    when a search names none (the daemon passes each call's policy's with every search)."""
 
-    def __init__(self, db: Database, embedder: Embedder, *, chunk_chars: int = DEFAULT_CHUNK_CHARS) -> None:
+    def __init__(self, db: Database, embedder: Embedder, profile: KnowledgeProfile | None = None, *,
+                 chunk_chars: int = DEFAULT_CHUNK_CHARS) -> None:
         self.db = db
         self.embedder = embedder
+        self.profile = profile
         self.chunk_chars = chunk_chars
         self._checked = False
 
@@ -109,18 +107,22 @@ class KnowledgeBase:
     ) -> IngestSummary:
         """Upsert `entries` by id. Unchanged entries are skipped; changed ones re-chunked and re-embedded.
 
-        `prune` deletes stored entries whose id is not in `entries`; when that would be more than `max_prune_share`
-        of the stored entries, `PruneRefused` is raised and nothing at all is written (one transaction). `reembed`
-        re-embeds every stored chunk with the configured embedder (required after changing it)."""
+        `prune` deletes stored entries whose id is not in `entries`, of the profile's languages only (another
+        policy's entries are not this file's business); when that would be more than `max_prune_share` of them,
+        `PruneRefused` is raised and nothing at all is written (one transaction). `reembed` re-embeds every stored
+        chunk with the configured embedder (required after changing it)."""
         if not reembed:
             await self.check_embedder()
         async with self.db.pool.connection() as conn:
-            cur = await conn.execute("SELECT id, content_hash FROM kb_entries")
-            existing: dict[str, str] = dict(await cur.fetchall())
+            cur = await conn.execute("SELECT id, content_hash, language FROM kb_entries")
+            stored = await cur.fetchall()
+        existing: dict[str, str] = {r[0]: r[1] for r in stored}
+        langs = sorted(self.profile.languages) if self.profile else sorted({r[2] for r in stored})
+        own = {r[0] for r in stored if r[2] in langs}
         file_ids = {e.id for e in entries}
-        doomed = len(set(existing) - file_ids)
-        if prune and max_prune_share is not None and doomed > max_prune_share * len(existing):
-            raise PruneRefused(doomed, len(existing), max_prune_share)  # before any embedding work; re-checked below
+        doomed = len(own - file_ids)
+        if prune and max_prune_share is not None and doomed > max_prune_share * len(own):
+            raise PruneRefused(doomed, len(own), max_prune_share)  # before any embedding work; re-checked below
         inserted = updated = unchanged = 0
         todo: list[KBEntry] = []
         for e in entries:
@@ -141,20 +143,20 @@ class KnowledgeBase:
         async with self.db.pool.connection() as conn, conn.transaction():
             await conn.execute("SELECT pg_advisory_xact_lock(%s)", (KB_LOCK_KEY,))
             if prune and max_prune_share is not None:
-                await self._check_prune(conn, file_ids, max_prune_share)
+                await self._check_prune(conn, file_ids, langs, max_prune_share)
             await self._ensure_vector_column(conn, dim)
             if reembed:
                 await conn.execute("DELETE FROM kb_chunks")
             async with conn.cursor() as cur:
                 if todo:
                     await cur.executemany(
-                        "INSERT INTO kb_entries (id, language, regions, title, text, source, updated_at, tags,"
+                        "INSERT INTO kb_entries (id, language, scopes, title, text, source, updated_at, tags,"
                         " content_hash, ingested_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, now())"
-                        " ON CONFLICT (id) DO UPDATE SET language = EXCLUDED.language, regions = EXCLUDED.regions,"
+                        " ON CONFLICT (id) DO UPDATE SET language = EXCLUDED.language, scopes = EXCLUDED.scopes,"
                         " title = EXCLUDED.title, text = EXCLUDED.text, source = EXCLUDED.source,"
                         " updated_at = EXCLUDED.updated_at, tags = EXCLUDED.tags,"
                         " content_hash = EXCLUDED.content_hash, ingested_at = now()",
-                        [(e.id, e.language, list(e.regions), e.title, e.text, e.source, e.updated_at, list(e.tags),
+                        [(e.id, e.language, list(e.scopes), e.title, e.text, e.source, e.updated_at, list(e.tags),
                           e.content_hash()) for e in todo],
                     )
                     await cur.execute("DELETE FROM kb_chunks WHERE entry_id = ANY(%s)", ([e.id for e in todo],))
@@ -163,7 +165,7 @@ class KnowledgeBase:
                     await cur.execute(f"DROP INDEX IF EXISTS {HNSW_INDEX}")
                 if rows:
                     await cur.executemany(
-                        "INSERT INTO kb_chunks (entry_id, chunk_no, language, regions, text, tsv, embedding)"
+                        "INSERT INTO kb_chunks (entry_id, chunk_no, language, scopes, text, tsv, embedding)"
                         " VALUES (%s, %s, %s, %s, %s,"
                         " setweight(to_tsvector('simple', %s), 'A') || setweight(to_tsvector('simple', %s), 'D'), %s)",
                         rows,
@@ -172,7 +174,8 @@ class KnowledgeBase:
                     await cur.execute(
                         f"CREATE INDEX {HNSW_INDEX} ON kb_chunks USING hnsw (embedding vector_cosine_ops)")
                 if prune:
-                    await cur.execute("DELETE FROM kb_entries WHERE NOT (id = ANY(%s))", (sorted(file_ids),))
+                    await cur.execute("DELETE FROM kb_entries WHERE NOT (id = ANY(%s)) AND language = ANY(%s)",
+                                      (sorted(file_ids), langs))
                     pruned = cur.rowcount
             await conn.execute(
                 "INSERT INTO kb_meta (key, value) VALUES ('embedder', %s), ('dim', %s)"
@@ -185,9 +188,10 @@ class KnowledgeBase:
         return summary
 
     @staticmethod
-    async def _check_prune(conn: AsyncConnection, file_ids: set[str], max_share: float) -> None:
+    async def _check_prune(conn: AsyncConnection, file_ids: set[str], langs: list[str], max_share: float) -> None:
         cur = await conn.execute(
-            "SELECT count(*), count(*) FILTER (WHERE NOT (id = ANY(%s))) FROM kb_entries", (sorted(file_ids),)
+            "SELECT count(*), count(*) FILTER (WHERE NOT (id = ANY(%s))) FROM kb_entries WHERE language = ANY(%s)",
+            (sorted(file_ids), langs),
         )
         row = await cur.fetchone()
         total, doomed = (int(row[0]), int(row[1])) if row else (0, 0)
@@ -199,13 +203,13 @@ class KnowledgeBase:
             return []
         async with self.db.pool.connection() as conn:
             cur = await conn.execute(
-                "SELECT id, language, regions, title, text, source, updated_at, tags FROM kb_entries"
+                "SELECT id, language, scopes, title, text, source, updated_at, tags FROM kb_entries"
                 " WHERE id = ANY(%s) ORDER BY id", (ids,))
             return [KBEntry(r[0], r[1], tuple(r[2]), r[3], r[4], r[5], r[6], tuple(r[7]))
                     for r in await cur.fetchall()]
 
     async def _chunk_rows(self, entries: Sequence[KBEntry]) -> list[tuple]:
-        """(entry_id, chunk_no, language, regions, text, title, text, vector) for every chunk of `entries`.
+        """(entry_id, chunk_no, language, scopes, text, title, text, vector) for every chunk of `entries`.
 
         A chunk's vector is the embedding of "title. chunk" plus `TITLE_WEIGHT` times the title's own, normalised,
         so that the topic named in the title counts even in a chunk full of prices and numbers."""
@@ -221,7 +225,7 @@ class KnowledgeBase:
         for (e, n, chunk), vec in zip(pending, vectors, strict=True):
             mixed = vec + TITLE_WEIGHT * title_vecs[e.title]
             norm = float(np.linalg.norm(mixed))
-            rows.append((e.id, n, e.language, list(e.regions), chunk, e.title, chunk,
+            rows.append((e.id, n, e.language, list(e.scopes), chunk, e.title, chunk,
                          Vector((mixed / norm if norm > 0 else mixed).astype(np.float32))))
         return rows
 
@@ -247,50 +251,59 @@ class KnowledgeBase:
         log.info("kb_vector_column_set", dim=dim)
 
     async def search(
-        self, query: str, language: str, region_code: str, limit: int = 3, fallback_languages: Sequence[str] = ()
+        self, query: str, language: str, scope: Mapping[str, str] | str = "", limit: int = 3,
+        fallback_languages: Sequence[str] = (), *, profile: KnowledgeProfile | None = None,
     ) -> list[KnowledgeHit]:
-        """Best `limit` entries for `query` in `language` for a region (its entries plus national ones), each
-        with its citation and absolute relevance (relevance.py), most relevant first. A question with no
-        relevant answer in `language` is answered from the first of `fallback_languages` (the caller's policy
-        says which: the operator asks kk -> ru), hits marked `fallback=True`. A region-specific article is only
-        for its region: when the question names a place and matched another region's article on it at least as
-        well as any own hit (`_other_region_match`), no hit is returned, so a national article that merely
-        reaches the gate is not read to a caller who asked about another region. Exactly one SQL statement."""
-        if not valid_language(language):
-            raise ValueError(f"language: expected an ISO 639 code such as ru or kk, got {language!r}")
-        if region_code and not valid_region(region_code):
-            raise ValueError(f"region_code: unknown region code {region_code!r}")
+        """Best `limit` entries for `query` in `language` of the knowledge base of `profile` (else the default one)
+        for a scope value (`scope`: the value, or the policy's mapping {scope key: value}; its entries plus those
+        for all, or those alone when no value is given), each with its citation and absolute relevance (the
+        profile's scorer), most relevant first. A question with no relevant answer in `language` is answered from
+        the first of `fallback_languages` (the caller's policy says which: the operator asks kk -> ru), hits marked
+        `fallback=True`. An entry for particular values is only for them: when the question names a place and
+        matched another value's entry on it at least as well as any own hit (`_other_region_match`), no hit is
+        returned, so an entry for all that merely reaches the gate is not read to a caller who asked about another
+        region. Exactly one SQL statement."""
+        profile = profile or self.profile
+        if profile is None:
+            raise ValueError("no knowledge profile: the policy declares no knowledge base")
+        if not valid_language(language) or language not in profile.languages:
+            raise ValueError(f"language: {language!r} is not a language of the knowledge base {profile.name} "
+                             f"(allowed: {', '.join(profile.languages)})")
+        value = scope_value(profile, scope)
         if not self._checked:
             await self.check_embedder()
-        regions = [ALL_REGIONS] + ([region_code] if region_code else [])
+        scorer: Scorer = profile.scorer
+        scopes = [profile.scope.everywhere] + ([value] if value else [])
         fallback = next((f for f in fallback_languages if f != language), None)
         langs = [language] + ([fallback] if fallback else [])
         vec = (await self.embedder.embed([query]))[0]
         terms = term_patterns(query)
         if not terms and not np.any(vec):
             return []  # nothing to search with (only stop words): a zero vector has no cosine distance
-        params = search_params(Vector(vec), terms, langs, regions, max(limit, RERANK_POOL), presence=bool(fallback),
-                               synonyms=synonym_patterns(query, terms))
+        params = search_params(Vector(vec), terms, langs, scopes, max(limit, RERANK_POOL), presence=bool(fallback),
+                               synonyms=synonym_patterns(scorer.synonym_stems(query), terms),
+                               everywhere=profile.scope.everywhere)
         fetched = await self.db.read(SEARCH_SQL, params)  # the read replica when one is set and fit
         rows = [r for r in fetched if r[10]]
-        unseen = unseen_words(query, [(r[1], r[3]) for r in rows])
-        scored = {r[0]: relevance(query, r[1], r[3], unseen) for r in rows}
-        elsewhere = [relevance(query, r[1], r[3], unseen) for r in fetched if not r[10]]
+        unseen = scorer.unseen_words(query, [(r[1], r[3]) for r in rows])
+        scored = {r[0]: scorer.relevance(query, r[1], r[3], unseen) for r in rows}
+        elsewhere = [scorer.relevance(query, r[1], r[3], unseen) for r in fetched if not r[10]]
         rel = {k: v.score for k, v in scored.items()}
+        gate = scorer.gate
         primary = [r for r in rows if r[5] == language]
         hits_rows, is_fallback = primary, False
         if fallback:
             other = [r for r in rows if r[5] == fallback]
-            if other and _falls_back(primary, other, rel, language, fallback):
+            if other and _falls_back(primary, other, rel, language, fallback, gate):
                 hits_rows, is_fallback = other, True
         national = max((rel[r[0]] for r in hits_rows if not r[11]), default=0.0)
-        hits_rows = sorted(hits_rows, key=lambda r: (-_rank(scored[r[0]], r[11], national), -r[4], r[0]))
-        named = _other_region_match(scored[hits_rows[0][0]] if hits_rows else None, elsewhere)
+        hits_rows = sorted(hits_rows, key=lambda r: (-_rank(scored[r[0]], r[11], national, gate), -r[4], r[0]))
+        named = _other_region_match(scored[hits_rows[0][0]] if hits_rows else None, elsewhere, scorer)
         if named is not None:
             log.info("kb_other_region_matched", relevance=named.score, places=named.matched, dropped=len(hits_rows))
             hits_rows = []
         return [KnowledgeHit(entry_id=r[0], title=r[1], source=r[2], text=r[3], score=round(float(r[4]), 6),
-                             language=r[5], fallback=is_fallback, relevance=rel[r[0]], gate=RELEVANCE_GATE)
+                             language=r[5], fallback=is_fallback, relevance=rel[r[0]], gate=gate)
                 for r in hits_rows[:limit]]
 
     async def version(self) -> tuple[int, str]:
@@ -309,53 +322,55 @@ class KnowledgeBase:
                 for r in rows]
 
     async def stats(self) -> dict:
-        """Entries and chunks per language and per region, plus the embedder and dimension in use."""
+        """Entries and chunks per language and per scope value, plus the embedder and dimension in use."""
         async with self.db.pool.connection() as conn:
             cur = await conn.execute("SELECT language, count(*) FROM kb_entries GROUP BY language")
             entries: dict[str, int] = dict(await cur.fetchall())
             cur = await conn.execute("SELECT language, count(*) FROM kb_chunks GROUP BY language")
             chunks: dict[str, int] = dict(await cur.fetchall())
             cur = await conn.execute(
-                "SELECT language, r, count(*) FROM kb_entries, unnest(regions) r GROUP BY 1, 2 ORDER BY 1, 2")
-            regions: dict[str, dict[str, int]] = {}
-            for lang, region, n in await cur.fetchall():
-                regions.setdefault(lang, {})[region] = n
+                "SELECT language, r, count(*) FROM kb_entries, unnest(scopes) r GROUP BY 1, 2 ORDER BY 1, 2")
+            scopes: dict[str, dict[str, int]] = {}
+            for lang, value, n in await cur.fetchall():
+                scopes.setdefault(lang, {})[value] = n
             cur = await conn.execute("SELECT DISTINCT vector_dims(embedding) FROM kb_chunks")
             dims = sorted(r[0] for r in await cur.fetchall())
         meta = await self.meta()
-        return {"entries": entries, "chunks": chunks, "regions": regions,
+        return {"entries": entries, "chunks": chunks, "scopes": scopes,
                 "embedder": meta[0] if meta else None, "dim": meta[1] if meta else None, "chunk_dims": dims,
                 "configured_embedder": self.embedder.name, "configured_dim": self.embedder.dim}
 
 
-def _rank(hit: Relevance, regional: bool, national: float) -> float:
+def _rank(hit: Relevance, regional: bool, national: float, gate: float) -> float:
     """The ordering key of a candidate: its relevance rank, plus `REGIONAL_BONUS` for an entry written for the
-    caller's region (the search only brings those and national ones) that passes the gate and covers more of
-    the question than any national entry (`national`, the best of their scores): "наурызда интернет өшеді ме"
+    caller's scope value (the search only brings those and the ones for all) that passes the gate and covers more
+    of the question than any entry for all (`national`, the best of their scores): "наурызда интернет өшеді ме"
     from Karaganda is about the works planned there, more than about a lost connection."""
-    bonus = regional and hit.score >= RELEVANCE_GATE and hit.score > national
+    bonus = regional and hit.score >= gate and hit.score > national
     return hit.rank + (REGIONAL_BONUS if bonus else 0.0)
 
 
-def _other_region_match(best: Relevance | None, elsewhere: list[Relevance]) -> Relevance | None:
-    """The other region's article the question is about, if any: it passes the gate, is at least as relevant as
-    the best own-region hit (`best`), and matched a place the question names that `best` did not."""
+def _other_region_match(best: Relevance | None, elsewhere: list[Relevance], scorer: Scorer) -> Relevance | None:
+    """The other scope value's article the question is about, if any: it passes the gate, is at least as relevant
+    as the best own hit (`best`), and matched a place the question names (the scorer's) that `best` did not."""
     own = best.score if best else 0.0
     own_places = set(best.matched) if best else set()
     for other in sorted(elsewhere, key=lambda r: -r.score):
-        if other.score >= max(RELEVANCE_GATE, own) and any(is_place(t) and t not in own_places for t in other.matched):
+        if other.score >= max(scorer.gate, own) and any(
+                scorer.is_place(t) and t not in own_places for t in other.matched):
             return other
     return None
 
 
-def _falls_back(primary: list, other: list, rel: dict[str, float], language: str, fallback: str) -> bool:
+def _falls_back(primary: list, other: list, rel: dict[str, float], language: str, fallback: str,
+                gate: float) -> bool:
     """Answer from the fallback language: its best entry passes the relevance gate and the asked language's
     best does not (or is clearly worse); when neither passes, by the ranking signals (`_weak`, `_foreign_topic`)."""
     best = max((rel[r[0]] for r in primary), default=0.0)
     best_other = max(rel[r[0]] for r in other)
-    if best_other >= RELEVANCE_GATE:
-        return best < RELEVANCE_GATE or best_other - best >= FALLBACK_MARGIN
-    if best >= RELEVANCE_GATE:
+    if best_other >= gate:
+        return best < gate or best_other - best >= FALLBACK_MARGIN
+    if best >= gate:
         return False
     return _weak(primary) or _foreign_topic(primary, other, language, fallback)
 

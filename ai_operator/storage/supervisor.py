@@ -187,11 +187,11 @@ class GuardedKnowledge:
         self.knowledge = knowledge
         self.supervisor = supervisor
 
-    async def search(self, query: str, language: str, region_code: str, limit: int = 3,
-                     fallback_languages: Sequence[str] = ()) -> Any:
+    async def search(self, query: str, language: str, scope: Any = "", limit: int = 3,
+                     fallback_languages: Sequence[str] = (), *, profile: Any = None) -> Any:
         if not self.supervisor.up:
             raise DatabaseDown("the database is down")
-        return await self.knowledge.search(query, language, region_code, limit, fallback_languages)
+        return await self.knowledge.search(query, language, scope, limit, fallback_languages, profile=profile)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.knowledge, name)

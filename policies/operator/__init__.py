@@ -3,7 +3,7 @@
 Greeting -> language (ru/kk) -> region (20 regions, ISO 3166-2:KZ) -> questions answered from the knowledge
 base, with a hard code gate: no knowledge-base search before language and region are selected, whatever a
 model asks. Modules: states/machine (transition table, history), permissions (the one tool matrix, guardrail),
-tools (the model's tool schemas), catalog (messages), voicing (which voice reads which line), grammar and the
+tools (the model's tool schemas), knowledge (its knowledge base: languages, region scope, lexicon.py), catalog (messages), voicing (which voice reads which line), grammar and the
 nlu_* detectors behind language/regions/region_data/intents, followups (repeat, yes/no), prompt (model prompt
 fragments), answers (the relevance gate and spoken answers); `OperatorSession` one concept a module: state
 (what the call knows, replies), actions (the policy's own tools through the gate), selection (language and
@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from ai_operator.dialogue import (
     CheckResult,
     KnowledgeHit,
+    KnowledgeProfile,
     PolicyDefinition,
     RouteOption,
     RouteView,
@@ -26,6 +27,7 @@ from ai_operator.dialogue import (
 )
 from policies.operator import fixed_replies as ahead
 from policies.operator.catalog import GREETING, say
+from policies.operator.knowledge import KNOWLEDGE
 from policies.operator.language import LANGUAGES
 from policies.operator.session import OperatorSession
 from policies.operator.tools import TOOL_SPECS
@@ -41,6 +43,7 @@ class OperatorPolicy:
     turn_fields: tuple[str, ...] = ("state", "language", "region_code")
     tools: tuple[ToolSpec, ...] = tuple(TOOL_SPECS.values())
     route_options: Mapping[str, RouteOption] = {}
+    knowledge: KnowledgeProfile = KNOWLEDGE  # ru/kk entries by region, the telecom lexicon (knowledge.py)
     demo_caller: tuple[tuple[str, str], ...] = (
         ("ru", "По-русски, пожалуйста."),
         ("ru", "Я живу в Караганде."),

@@ -11,6 +11,7 @@ from typing import Any
 import policies.operator.permissions as P
 from ai_operator.dialogue import KnowledgeSearch, ToolCall
 from policies.operator.kb_query import knowledge_query
+from policies.operator.knowledge import REGION
 from policies.operator.language import (
     LANGUAGES,
     strict_language,
@@ -64,8 +65,8 @@ class ToolActions(SessionState):
             return self.log_call(P.SEARCH_KB, False, "query: missing or empty", args)
         # a Kazakh question with nothing relevant in Kazakh is answered from the Russian entries, said so first
         fallback = ("ru",) if self.language == "kk" else ()
-        effect = KnowledgeSearch(knowledge_query(query.strip(), self.language), self.language, self.region_code,
-                                 fallback_languages=fallback)
+        effect = KnowledgeSearch(knowledge_query(query.strip(), self.language), self.language,
+                                 {REGION.key: self.region_code} if self.region_code else {}, fallback_languages=fallback)
         return self.log_call(P.SEARCH_KB, True, decision.reason, args, effect=effect)
 
     def handoff(self) -> ToolCall:

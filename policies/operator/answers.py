@@ -9,7 +9,7 @@ line of its own, which `voicing.py` gives the Russian voice.
 
 `answer_text` reads what was asked: when the question is about one fact of the entry (the fastest tariff and its
 price, what a red lamp means), the sentences that hold the most of the question are read, in the entry's order
-(`relevance.answering_sentences`), at most `MAX_SENTENCES` within `MAX_CHARS`; a question the first sentences
+(`Scorer.answering_sentences` with the operator's lexicon, knowledge.py), at most `MAX_SENTENCES` within `MAX_CHARS`; a question the first sentences
 answer as well as any, or an entry with one sentence, reads as before. `shorten` keeps at most `MAX_SENTENCES`
 whole sentences within `MAX_CHARS`; a first sentence that alone is too long is cut on a word boundary with an
 ellipsis.
@@ -22,8 +22,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ai_operator.dialogue import KnowledgeHit
-from ai_operator.kb.relevance import answering_sentences
 from policies.operator.catalog import say
+from policies.operator.knowledge import SCORER
 
 MAX_SENTENCES = 2
 MAX_CHARS = 300
@@ -54,7 +54,7 @@ def _cut(text: str, max_chars: int) -> str:
 
 def answer_text(question: str, text: str, max_sentences: int = MAX_SENTENCES, max_chars: int = MAX_CHARS) -> str:
     """The sentences of the entry `text` that answer `question` (see the module docstring)."""
-    scored = answering_sentences(question, text) if question.strip() else []
+    scored = SCORER.answering_sentences(question, text) if question.strip() else []
     best = max((share for share, _ in scored), default=0.0)
     if best <= 0 or max(share for share, _ in scored[:max_sentences]) >= best:
         return shorten(text, max_sentences, max_chars)  # the first sentences answer it as well as any

@@ -33,7 +33,7 @@ def _conversation(language: str, region: str, code: str, lang: str) -> None:
     search = r.effect
     check(isinstance(search, KnowledgeSearch), "a question must emit KnowledgeSearch")
     assert isinstance(search, KnowledgeSearch)
-    check(search.language == lang and search.region_code == code, f"search carries {search}")
+    check(search.language == lang and search.scope == {"region": code}, f"search carries {search}")
     r = s.on_effect_result([HIT])
     check(HIT.title in (r.text or "") and s.state.value == "READY_TO_HELP", f"answer: {r.text}")
     check(r.fields.get("citations", [{}])[0].get("source") == HIT.source, f"citation missing: {r.fields}")
@@ -122,7 +122,7 @@ def _model_path() -> None:
     c = s.call_tool("search_knowledge_base", {"query": "тариф", "language": "en", "region_code": "KZ-75"})
     effect = c.effect
     check(
-        c.allowed and isinstance(effect, KnowledgeSearch) and effect.language == "ru" and effect.region_code == "KZ-35",
+        c.allowed and isinstance(effect, KnowledgeSearch) and effect.language == "ru" and effect.scope == {"region": "KZ-35"},
         "model args not overridden",
     )
     r = s.on_effect_result(None)

@@ -18,6 +18,7 @@ from ai_operator.config.settings import load_settings
 from ai_operator.kb.embeddings import build_embedder
 from ai_operator.kb.store import KnowledgeBase
 from ai_operator.storage.database import Database
+from policies.operator.knowledge import KNOWLEDGE
 from tests.support.asterisk.daemon_proc import SAMPLE_KB
 from tests.support.cluster.cluster import Cluster
 from tests.support.wait import eventually
@@ -55,7 +56,7 @@ def test_kb_search_uses_the_replica_and_falls_back_to_the_primary(cluster: Clust
         db = await Database.open(settings.storage.database_url, tmp_path / "state", max_size=2)
         await db.use_replica(settings.storage.kb_database_url)
         assert db.replica is not None
-        kb = KnowledgeBase(db, build_embedder(settings))
+        kb = KnowledgeBase(db, build_embedder(settings), KNOWLEDGE)
         try:
             log = tmp_path / "ingest.log"
             with log.open("wb") as out:

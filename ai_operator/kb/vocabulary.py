@@ -1,0 +1,154 @@
+"""A policy's vocabulary for the relevance score, parsed (pure, no I/O): what `relevance.Scorer` is built from.
+
+A policy gives two things (see its `KnowledgeProfile`): a `Lexicon`, plain-text tables of its domain's words
+(fillers, synonym sets with weights, phrases, negation, places, endings; the operator's is
+policies/operator/lexicon.py, which documents the format), and a `WordAnalysis`, what its languages need: letters
+folded before matching, each word's normal forms (a dictionary's lemma, a stemmer's stem), its part of speech.
+`Vocabulary` parses the tables once, folded the way the texts they are matched against are.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Protocol
+
+MIN_STEM = 4
+DROP = "_"  # a phrase's concept name that drops the phrase's words
+_NON_WORD = re.compile(r"[^\w]+|_", re.UNICODE)
+
+
+class Lexicon(Protocol):
+    """The tables of a policy's lexicon module (whitespace-separated words; `CONCEPTS` blocks "name weight:
+    stems", `PHRASES`/`COMBINATIONS` lines "name: words")."""
+
+    MAX_CONCEPT_TAIL: int
+    FILLER_WORDS: str
+    CONCEPTS: str
+    PLACES: str
+    PHRASES: str
+    COMBINATIONS: str
+    DETACHED_ENDINGS: str
+    LIGHT_VERBS: str
+    NEGATORS: str
+    NEGATED_VERBS: str
+    NEGATED_NOUNS: str
+    ENDINGS: str
+
+
+class WordAnalysis(Protocol):
+    """What the policy's languages need for matching words (pure; `warm_up` may load a dictionary, once)."""
+
+    @property
+    def letters(self) -> Mapping[str, str]:
+        """Folded before matching ("ё" -> "е", a Kazakh letter onto a Russian one; "" drops the letter)."""
+        ...
+
+    @property
+    def spellings(self) -> Mapping[str, str]:
+        """Normalised in the words the morphology reads ("ё" -> "е")."""
+        ...
+
+    @property
+    def converb_endings(self) -> tuple[str, ...]:
+        """A word ending so makes the next word an auxiliary verb (the lexicon's LIGHT_VERBS)."""
+        ...
+
+    def normal_forms(self, word: str) -> tuple[str, ...]:
+        """`word` (lower case, unfolded) and, when it differs, its normal form (a lemma or a stem) last."""
+        ...
+
+    def dictionary_pos(self, word: str) -> str:
+        """The part of speech a dictionary gives the word (OpenCorpora tags: NOUN, VERB, ADJF, ...), "" unknown."""
+        ...
+
+    def is_verb_form(self, word: str) -> bool:
+        """A stemmer cut a verb's ending (person, tense) from the word."""
+        ...
+
+    def stem_first(self, word: str) -> bool:
+        """The word's normal form is a stem that may be cut short: look the word itself up first."""
+        ...
+
+    def not_negation(self, negator: str, word: str) -> bool:
+        """`negator` next to `word` is no negation (Kazakh "не" is "what")."""
+        ...
+
+    def warm_up(self) -> None:
+        """Load what the analysis needs now (at start), not in a caller's turn."""
+        ...
+
+
+class Vocabulary:
+    """A `Lexicon`'s tables parsed and folded with a `WordAnalysis`'s letters."""
+
+    def __init__(self, lexicon: Lexicon, words: WordAnalysis) -> None:
+        self._fold = str.maketrans(dict(words.letters))
+        self._spell = str.maketrans(dict(words.spellings))
+        self.max_tail = lexicon.MAX_CONCEPT_TAIL
+        self.endings = frozenset(lexicon.ENDINGS.split())
+        self.longest_ending = max(map(len, self.endings))
+        self.fillers = frozenset(self.fold_words(lexicon.FILLER_WORDS))
+        self.index: dict[str, tuple[tuple[str, ...], bool]] = {}
+        self.weights: dict[str, float] = {}
+        self.surface: dict[str, dict[str, bool]] = {}
+        for block in re.split(r"\n(?=\S)", lexicon.CONCEPTS.strip()):
+            head, _, stems = block.partition(":")
+            name, weight = head.split()
+            self.weights[name] = float(weight)
+            for raw in stems.split():
+                exact = raw.endswith("=")
+                self.surface.setdefault(name, {})[raw.rstrip("=").lower()] = exact
+                for key in self.fold_words(raw.rstrip("=")):
+                    names = self.index.get(key, ((), exact))[0]
+                    self.index[key] = ((*names, name) if name not in names else names, exact)
+        self.phrases_by_first: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+        for line in lexicon.PHRASES.strip().splitlines():
+            name, _, words_text = line.partition(":")
+            seq = tuple(self.fold_words(words_text))
+            self.phrases_by_first.setdefault(seq[0], []).append((seq, name.strip()))
+        self.negators = frozenset(self.fold_words(lexicon.NEGATORS))
+        self.negated_verbs = tuple(self.fold_words(lexicon.NEGATED_VERBS))
+        self.negated_nouns = tuple(self.fold_words(lexicon.NEGATED_NOUNS))
+        self.places = frozenset(lexicon.PLACES.split())
+        self.light_verbs = tuple(self.fold_words(lexicon.LIGHT_VERBS))
+        self.detached = frozenset(lexicon.DETACHED_ENDINGS.split())  # compared unfolded: "ден" is not "день"
+        self.combinations = [(name.strip(), frozenset(parts.split())) for name, _, parts in
+                             (line.partition(":") for line in lexicon.COMBINATIONS.strip().splitlines())]
+
+    def fold(self, text: str) -> str:
+        """Lower-case, fold the analysis's letters, punctuation and hyphens -> single spaces."""
+        return " ".join(_NON_WORD.sub(" ", (text or "").lower().translate(self._fold)).split())
+
+    def fold_words(self, text: str) -> list[str]:
+        return self.fold(text).split()
+
+    def raw_words(self, text: str) -> list[str]:
+        """The words of `text` lower-cased but not folded (what the morphology reads), aligned with `fold_words`."""
+        return _NON_WORD.sub(" ", (text or "").lower().translate(self._spell)).split()
+
+    def stem(self, word: str) -> str:
+        """`word` without up to two of the lexicon's `ENDINGS`, never shorter than `MIN_STEM`."""
+        for _ in range(2):
+            for n in range(min(self.longest_ending, len(word) - MIN_STEM), 0, -1):
+                if word[-n:] in self.endings:
+                    word = word[:-n]
+                    break
+            else:
+                break
+        return word
+
+    def concepts_of(self, word: str) -> tuple[str, ...]:
+        """The concepts whose longest stem starts `word` (a folded word); () when none. A stem matches a word whose
+        ending is at most `MAX_CONCEPT_TAIL` letters (and at most two more than the stem is long)."""
+        for k in range(len(word), 1, -1):
+            tail = len(word) - k
+            if tail > min(self.max_tail, k + 2):
+                if tail > self.max_tail:
+                    return ()
+                continue
+            entry = self.index.get(word[:k])
+            if entry is None or (entry[1] and tail):
+                continue
+            return entry[0]
+        return ()

@@ -1,0 +1,49 @@
+"""The operator's knowledge base as it declares it to the runtime (`KNOWLEDGE`, a `dialogue.KnowledgeProfile`):
+entries in Russian or Kazakh, scoped by region (an ISO 3166-2:KZ code, "*" for the whole country), and scored
+for relevance with the telecom lexicon (lexicon.py) and Russian/Kazakh word analysis: pymorphy3's Russian lemmas
+and the Kazakh suffix stripper (`RussianKazakh`). The runtime's knowledge base knows none of this itself.
+"""
+
+from __future__ import annotations
+
+import policies.operator.lexicon as lexicon
+from ai_operator.dialogue import KnowledgeProfile, KnowledgeScope
+from ai_operator.kb.kazakh import is_kazakh, is_kazakh_verb_form
+from ai_operator.kb.morphology import normal_forms, russian_pos, warm_up
+from ai_operator.kb.relevance import Scorer
+from policies.operator.language import LANGUAGES
+
+REGION = KnowledgeScope(key="region", field="regions", everywhere="*", pattern=r"[A-Z]{2}-[A-Z0-9]{1,3}",
+                        example="an ISO 3166-2 code such as KZ-71")
+
+
+class RussianKazakh:
+    """Word analysis for Russian and Kazakh (`ai_operator.kb.vocabulary.WordAnalysis`)."""
+
+    def __init__(self) -> None:
+        self.letters = {"ё": "е", "қ": "к", "ғ": "г", "ұ": "у", "ү": "у", "ө": "о", "ә": "а", "і": "и", "ң": "н",
+                        "һ": "х", "ъ": "", "ь": ""}  # Kazakh letters onto their nearest Russian ones
+        self.spellings = {"ё": "е"}
+        self.converb_endings = ("ып", "ип", "п", "май", "мей", "пай", "пей", "бай", "бей")
+
+    def normal_forms(self, word: str) -> tuple[str, ...]:
+        return normal_forms(word)
+
+    def dictionary_pos(self, word: str) -> str:
+        return russian_pos(word)
+
+    def is_verb_form(self, word: str) -> bool:
+        return is_kazakh_verb_form(word)
+
+    def stem_first(self, word: str) -> bool:
+        return is_kazakh(word)
+
+    def not_negation(self, negator: str, word: str) -> bool:
+        return negator == "не" and is_kazakh(word)
+
+    def warm_up(self) -> None:
+        warm_up()
+
+
+SCORER = Scorer(lexicon, RussianKazakh())
+KNOWLEDGE = KnowledgeProfile(name="operator", languages=LANGUAGES, scope=REGION, scorer=SCORER)
