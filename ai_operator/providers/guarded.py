@@ -60,8 +60,18 @@ class GuardedSTT:
 
     async def open(self, language: str | None) -> GuardedStream:
         code = self._language(language) if language else None
-        stream = await _guard(self.health, "stt", lambda: self.inner.open(code))  # type: ignore[attr-defined]
-        return GuardedStream(stream, self.health)  # and the stream's own verdict once it has one
+        if not self.health.allow():
+            raise _refused(self.health, "stt")
+        guarded = GuardedStream(None, self.health)  # one verdict per stream: opening it is not a success yet
+        try:
+            guarded.inner = await self.inner.open(code)  # type: ignore[attr-defined]
+        except asyncio.CancelledError:
+            self.health.release()
+            raise
+        except Exception as exc:
+            guarded._failed(exc)
+            raise
+        return guarded
 
     async def transcribe(self, pcm: np.ndarray, language: str | None) -> str:
         code = self._language(language) if language else None
