@@ -10,7 +10,8 @@ kernel-timestamped capture) running `latency_plan`'s dialogues on two routes (kn
 and prints a table. The TTS cache starts empty each run (the daemon prewarms its lines at start, in the
 background, as in production; at `cloud` speed the sample KB's answers take minutes, so early calls may miss).
 `--quick`: instant and cloud, N=1 only, short windows. `--set KEY=VALUE` (repeatable) is a daemon setting for
-every run, e.g. `--set VAD_EARLY_TURN=false` to measure without the policy ending turns.
+every run, e.g. `--set VAD_EARLY_TURN=false` to measure without the policy ending turns. `--stt stream`: the
+streaming STT (`STT_PROVIDER=openai_realtime`, the server's Realtime websocket) instead of batch uploads.
 """
 
 from __future__ import annotations
@@ -60,7 +61,9 @@ SINGLE_WARMUP_S = 10.0  # N=1: no churn to settle, only the daemon's start
 WINDOWS_S = {1: 180.0, 100: 60.0}  # per call count: three calls at N=1 (one at a time), hundreds of turns at 100
 DEFAULT_WINDOW_S = 90.0
 QUICK_WINDOW_S = 60.0
-PATHS = {"/v1/audio/transcriptions": "stt", "/v1/chat/completions": "chat", "/v1/audio/speech": "tts"}
+PATHS = {"/v1/audio/transcriptions": "stt", "/v1/chat/completions": "chat", "/v1/audio/speech": "tts",
+         "/v1/realtime": "stt_stream"}
+STT_MODES = {"batch": "openai", "stream": "openai_realtime"}  # --stt: the daemon's STT_PROVIDER
 
 
 def daemon_env(state: Path, openai_url: str) -> dict[str, Any]:
@@ -195,11 +198,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="instant and cloud, N=1, 60 s windows")
     parser.add_argument("--reports", default=str(REPORTS), help="where to write the report")
     parser.add_argument("--label", default="", help="added to the report's file name, e.g. before")
+    parser.add_argument("--stt", choices=tuple(STT_MODES), default="batch", help="batch uploads or the stream")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a daemon setting (repeatable)")
     args = parser.parse_args(argv)
     extra = dict(item.split("=", 1) for item in args.set if "=" in item)
     if len(extra) != len(args.set):
         parser.error(f"--set takes KEY=VALUE, got {[i for i in args.set if '=' not in i]}")
+    extra.setdefault("STT_PROVIDER", STT_MODES[args.stt])
     profiles = ["instant", "cloud"] if args.quick else args.profiles.split(",")
     sizes = [1] if args.quick else [int(x) for x in args.n.split(",")]
     window = args.window or (QUICK_WINDOW_S if args.quick else None)

@@ -42,14 +42,14 @@ def settings_from(tmp_path: Path, text: str):
 
 
 def test_an_unregistered_provider_is_refused_naming_the_key_and_what_is_allowed(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="STT_PROVIDER='scribe': expected one of auto, openai, none, got 'scribe'"):
+    with pytest.raises(ConfigError, match="STT_PROVIDER='scribe': expected one of auto, openai, openai_realtime, none, got 'scribe'"):
         settings_from(tmp_path, "STT_PROVIDER=scribe\n")
 
 
 async def test_a_new_stt_provider_is_one_module_plus_one_registry_line(tmp_path: Path, scribe_registered) -> None:
     s = settings_from(tmp_path, "ROUTE_MAIN_ENABLED=true\nROUTE_MAIN_POLICY=operator\nROUTE_MAIN_STT=scribe\n"
                                 "ROUTE_FREIGHT_ENABLED=false\n")
-    assert registry.choices("stt") == ("auto", "openai", "scribe", "none")
+    assert registry.choices("stt") == ("auto", "openai", "openai_realtime", "scribe", "none")
     assert ("scribe", "stt") in used_providers(s)
     board = ProviderBoard(failures_to_open=2, cooldown_s=60, check_timeout_s=1, metrics_registry=CollectorRegistry())
     stt = build_stt(s, s.route("main"), board)

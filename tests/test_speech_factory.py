@@ -74,7 +74,7 @@ def test_route_can_turn_openai_on_when_global_is_off(tmp_path: Path) -> None:
 
 
 def test_bad_provider_settings_are_named(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="ROUTE_X_STT='whisperx': expected one of auto, openai, none, got 'whisperx'"):
+    with pytest.raises(ConfigError, match="ROUTE_X_STT='whisperx': expected one of auto, openai, openai_realtime, none, got 'whisperx'"):
         settings_from(tmp_path, "ROUTE_X_ENABLED=true\nROUTE_X_POLICY=operator\nROUTE_X_STT=whisperx\n")
     s = settings_from(tmp_path, "ROUTE_Y_ENABLED=false\nROUTE_Y_LLM=openai\n")
     with pytest.raises(ConfigError, match="ROUTE_Y_LLM: provider openai needs OPENAI_API_KEY"):

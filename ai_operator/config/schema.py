@@ -111,7 +111,8 @@ class SpeechSettings:
                                   secret=True)
     openai_base_url: str = setting("OPENAI_BASE_URL", "", "base URL of an OpenAI-compatible server; empty = OpenAI",
                                    check=lambda raw: v.check_http_url(raw, optional=True))
-    stt_provider: str = setting("STT_PROVIDER", "auto", "speech-to-text: openai, none, auto (openai when a key is set)",
+    stt_provider: str = setting("STT_PROVIDER", "auto", "speech-to-text: openai (batch), openai_realtime "
+                                "(streaming), none, auto (openai when a key is set)",
                                 choices_from=provider_choices("stt"))
     stt_model: str = setting("STT_MODEL", "whisper-1", "transcription model")
     stt_timeout_s: float = setting("STT_TIMEOUT_S", 8.0, "transcription timeout per attempt", lo=0.1, hi=120)

@@ -24,6 +24,7 @@ from ai_operator.daemon.early_stt import EarlyTranscript
 from ai_operator.daemon.early_turn import EarlyTurn
 from ai_operator.daemon.handoff import transfer
 from ai_operator.daemon.hearing import STT_UNAVAILABLE, Hearing
+from ai_operator.daemon.live_stt import LiveTranscript
 from ai_operator.daemon.mailbox import (
     CallerGone,
     DtmfPressed,
@@ -97,7 +98,10 @@ class Call:
             UtteranceSegmenter(vad.aggressiveness, vad.start_ms, vad.end_silence_ms, vad.max_utterance_s),
             BargeInDetector(vad.barge_in_ms),
         )
-        self.early_stt = EarlyTranscript.of_call(self, vad.early_stt_ms)  # STT at a short pause (early_stt.py)
+        # STT at a short pause (early_stt.py), or streamed while the caller speaks (live_stt.py)
+        live = getattr(svc.stt_for(route), "streaming", False)
+        self.early_stt: EarlyTranscript | LiveTranscript = (
+            LiveTranscript.of_call(self, vad.early_stt_ms) if live else EarlyTranscript.of_call(self, vad.early_stt_ms))
         self.hearing = Hearing(self, self.early_stt)
         self.early_turn = EarlyTurn(self, vad)  # the policy ends the turn at that pause (early_turn.py)
         self.turn_log = TurnLog(self.call_id, records=svc.records, metrics=svc.metrics,

@@ -37,6 +37,18 @@ class Segmenter(Protocol):
     def audio_so_far(self) -> tuple[np.ndarray, float]: ...
 
 
+def call_counter(call: Any) -> Count:
+    """Counts an outcome of a `daemon.call.Call`'s early transcripts, in /metrics and the call's summary."""
+    counter = call.svc.metrics.early_stt_total
+
+    def count(outcome: str) -> None:
+        counter.labels(outcome=outcome).inc()
+        counts = call.summary.setdefault("early_stt", {})
+        counts[outcome] = counts.get(outcome, 0) + 1
+
+    return count
+
+
 class EarlyTranscript:
     """One call's speculative transcript (at most one in flight: a new pause replaces an older one)."""
 
@@ -59,14 +71,7 @@ class EarlyTranscript:
             stt = call.svc.stt_for(call.route)
             return "" if stt is None else await stt.transcribe(audio, call.session.spoken_language)
 
-        counter = call.svc.metrics.early_stt_total
-
-        def count(outcome: str) -> None:  # in /metrics and the call's summary
-            counter.labels(outcome=outcome).inc()
-            counts = call.summary.setdefault("early_stt", {})
-            counts[outcome] = counts.get(outcome, 0) + 1
-
-        return cls(pause_ms, transcribe, count)
+        return cls(pause_ms, transcribe, call_counter(call))
 
     def frame(self, segmenter: Segmenter) -> None:
         """After every caller frame (synchronous): at the pause, start a transcript of the utterance so far."""

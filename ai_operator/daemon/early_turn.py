@@ -113,6 +113,10 @@ class EarlyTurn:
             return []
         return list(turns)
 
+    def forced(self, ended: UtteranceEnded) -> bool:
+        """`ended` was ended here, at its pause, and is being decided on the transcript made there."""
+        return ended is self._forced
+
     def answered(self, ended: UtteranceEnded) -> None:
         """The turns of `ended` were handled: with nothing to be heard, there is nothing to withdraw."""
         decision = self._open

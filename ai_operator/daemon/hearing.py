@@ -1,5 +1,5 @@
 """One call's speech recognition, utterance by utterance: the transcript made at the utterance's last pause
-(`early_stt.py`) or a fresh one, its timing and metrics, and the failures in a row that decide when recognition
+(`early_stt.py`), the one streamed while it was spoken (`live_stt.py`), or a fresh one, its timing and metrics, and the failures in a row that decide when recognition
 is given up on (the call then ends with the policy's line for `stt_unavailable`, never a loop of "sorry?")."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 from ai_operator.daemon.early_stt import EarlyTranscript
+from ai_operator.daemon.live_stt import LiveTranscript
 from ai_operator.media.vad import UtteranceEnded
 from ai_operator.speech.stt import SpeechToText
 
@@ -18,7 +19,7 @@ STT_FAILED_TURNS_TO_END = 3  # "can't hear you" twice, then the policy's closing
 class Hearing:
     """Turns a finished utterance into text for one call (`call` is a `daemon.call.Call`)."""
 
-    def __init__(self, call: Any, early_stt: EarlyTranscript) -> None:
+    def __init__(self, call: Any, early_stt: EarlyTranscript | LiveTranscript) -> None:
         self.call = call
         self.early_stt = early_stt
         self.failures = 0  # failed transcriptions in a row

@@ -207,6 +207,12 @@ class UtteranceSegmenter:
         last speech frame's time): what a speculative transcript is made of at a pause."""
         return self._trimmed(truncated=False), self._last_speech_at
 
+    def frames_since(self, start: int) -> tuple[float, list[np.ndarray]]:
+        """The utterance in progress (its start time) and its frames from index `start` on, as far as
+        `audio_so_far` keeps them (no copy of their audio): what a live transcription stream is fed."""
+        keep = min(len(self._frames), self._last_speech_index + self._post_frames)
+        return self._speech_started_at, self._frames[start:keep]
+
     def end_now(self, now: float) -> UtteranceEnded | None:
         """End the utterance in progress at `now` as `end_silence_ms` of silence would (the policy heard it
         complete at a shorter pause); None when no utterance is in progress."""

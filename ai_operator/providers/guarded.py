@@ -50,11 +50,28 @@ async def _guard(health: ProviderHealth, kind: str, call: Callable[[], Awaitable
 
 
 class GuardedSTT:
-    """A segmented STT behind its breaker, with the language hook."""
+    """A segmented STT behind its breaker, with the language hook; one that can also stream (`streaming`) opens
+    streams behind the same breaker (`GuardedStream`)."""
 
     def __init__(self, inner: SpeechToText, health: ProviderHealth, language: Language) -> None:
         self.inner, self.health, self._language = inner, health, language
         self.name = inner.name
+        self.streaming = bool(getattr(inner, "streaming", False))
+
+    async def open(self, language: str | None) -> GuardedStream:
+        code = self._language(language) if language else None
+        if not self.health.allow():
+            raise _refused(self.health, "stt")
+        guarded = GuardedStream(None, self.health)  # one verdict per stream: opening it is not a success yet
+        try:
+            guarded.inner = await self.inner.open(code)  # type: ignore[attr-defined]
+        except asyncio.CancelledError:
+            self.health.release()
+            raise
+        except Exception as exc:
+            guarded._failed(exc)
+            raise
+        return guarded
 
     async def transcribe(self, pcm: np.ndarray, language: str | None) -> str:
         code = self._language(language) if language else None
@@ -65,6 +82,56 @@ class GuardedSTT:
         close = getattr(self.inner, "aclose", None)
         if close is not None:
             await close()
+
+
+class GuardedStream:
+    """An open `SttStream` whose failure (feeding, finishing, or its results) is its provider's failure and whose
+    results, once complete, are a success; closed before a verdict: none."""
+
+    def __init__(self, inner: Any, health: ProviderHealth) -> None:
+        self.inner, self.health = inner, health
+        self._verdict = False
+
+    def _failed(self, exc: Exception) -> None:
+        if not self._verdict:
+            self._verdict = True
+            self.health.failure(str(exc) or type(exc).__name__)
+            note_failure("stt", str(exc) or type(exc).__name__)
+
+    async def _call(self, call: Callable[[], Awaitable[Any]]) -> None:
+        try:
+            await call()
+        except Exception as exc:
+            self._failed(exc)
+            raise
+
+    async def feed(self, frame: np.ndarray) -> None:
+        await self._call(lambda: self.inner.feed(frame))
+
+    async def commit(self) -> None:
+        commit = getattr(self.inner, "commit", None)
+        if commit is not None:
+            await self._call(commit)
+
+    async def finish(self) -> None:
+        await self._call(self.inner.finish)
+
+    async def results(self) -> AsyncIterator[Any]:
+        try:
+            async for result in self.inner.results():
+                yield result
+        except Exception as exc:
+            self._failed(exc)
+            raise
+        if not self._verdict:
+            self._verdict = True
+            self.health.success()
+
+    async def aclose(self) -> None:
+        if not self._verdict:
+            self._verdict = True
+            self.health.release()
+        await self.inner.aclose()
 
 
 class GuardedModel:

@@ -24,6 +24,7 @@ AUTO = "auto"  # the first registered provider of the kind that can run with the
 BUILTIN_MODULES = (  # one line per provider, in `auto` preference order
     "ai_operator.providers.openai",
     "ai_operator.providers.espeak",
+    "ai_operator.providers.openai_realtime",
 )
 
 Builder = Callable[["Settings"], Any]

@@ -8,7 +8,9 @@ Profiles (`PROFILES`, selectable per run: `FakeOpenAI(latency=...)`, `--profile`
   `STT_BASE_S` + `STT_PER_AUDIO_S` per second of audio after the upload; a chat completion's first token comes
   `CHAT_TTFT_S` after the request, then `CHAT_TOKENS_PER_S` (streamed when the request asks, else the whole
   answer at the end); TTS sends its first byte `TTS_TTFB_S` after the request, then audio at
-  `TTS_REALTIME_FACTOR` times real time (streamed).
+  `TTS_REALTIME_FACTOR` times real time (streamed). Streaming STT (the Realtime transcription websocket,
+  `realtime_stt.py`) sends partials `STREAM_PARTIAL_S` apart while audio arrives and the final one
+  `STREAM_FINAL_S` after the commit (`instant`: at once).
 - `slow`: every `cloud` figure doubled (delays x2, rates /2), with a heavy tail: `SLOW_TAIL_P` of the waits are
   multiplied by a Pareto draw (shape `SLOW_TAIL_SHAPE`, capped at `SLOW_TAIL_CAP`).
 
@@ -40,6 +42,10 @@ CHAT_TTFT_S = 0.450  # chat completion: request to first token
 CHAT_TOKENS_PER_S = 40.0  # chat completion: tokens per second after the first
 TTS_TTFB_S = 0.300  # TTS: request to first audio byte
 TTS_REALTIME_FACTOR = 3.0  # TTS: seconds of audio delivered per second after the first byte
+# streaming STT (issue 26's profile, from vendors' streaming recognisers: interim results every 100-200 ms,
+# the final one 150-250 ms after the end of speech); each gap drawn uniformly from the range, seeded
+STREAM_PARTIAL_S = (0.100, 0.200)  # streaming STT: gap between partial transcripts while audio arrives
+STREAM_FINAL_S = (0.150, 0.250)  # streaming STT: commit (end of speech) to the final transcript
 SLOW_FACTOR = 2.0  # `slow`: every delay times this, every rate divided by it
 SLOW_TAIL_P = 0.05  # `slow`: share of waits hit by the heavy tail
 SLOW_TAIL_SHAPE = 1.5  # `slow`: Pareto shape of the tail's multiplier (>= 1)
@@ -62,11 +68,15 @@ class LatencyProfile:
     tts_realtime_factor: float = 0.0
     jitter_sigma: float = 0.0
     tail_p: float = 0.0
+    stream_partial_s: tuple[float, float] = STREAM_PARTIAL_S  # the cadence of partials, in every profile
+    stream_final_s: tuple[float, float] = (0.0, 0.0)
 
 
 CLOUD = LatencyProfile("cloud", STT_BASE_S, STT_PER_AUDIO_S, CHAT_TTFT_S, CHAT_TOKENS_PER_S, TTS_TTFB_S,
-                       TTS_REALTIME_FACTOR, JITTER_SIGMA)
+                       TTS_REALTIME_FACTOR, JITTER_SIGMA, stream_final_s=STREAM_FINAL_S)
 SLOW = replace(CLOUD, name="slow", stt_base_s=STT_BASE_S * SLOW_FACTOR, stt_per_audio_s=STT_PER_AUDIO_S * SLOW_FACTOR,
+               stream_partial_s=(STREAM_PARTIAL_S[0] * SLOW_FACTOR, STREAM_PARTIAL_S[1] * SLOW_FACTOR),
+               stream_final_s=(STREAM_FINAL_S[0] * SLOW_FACTOR, STREAM_FINAL_S[1] * SLOW_FACTOR),
                chat_ttft_s=CHAT_TTFT_S * SLOW_FACTOR, chat_tokens_per_s=CHAT_TOKENS_PER_S / SLOW_FACTOR,
                tts_ttfb_s=TTS_TTFB_S * SLOW_FACTOR, tts_realtime_factor=TTS_REALTIME_FACTOR / SLOW_FACTOR,
                tail_p=SLOW_TAIL_P)
@@ -100,6 +110,15 @@ class ProviderLatency:
     def stt_s(self, audio_s: float) -> float:
         """Request to transcript, for `audio_s` seconds of audio."""
         return self._jitter(self.profile.stt_base_s + self.profile.stt_per_audio_s * max(0.0, audio_s))
+
+    def stream_partial_gap_s(self) -> float:
+        """Streaming STT: the wait before the next partial transcript."""
+        return self._rng.uniform(*self.profile.stream_partial_s)
+
+    def stream_final_s(self) -> float:
+        """Streaming STT: commit to final transcript (the slow profile's heavy tail included)."""
+        low, high = self.profile.stream_final_s
+        return self._jitter(self._rng.uniform(low, high)) if high > 0 else 0.0
 
     def chat_first_token_s(self) -> float:
         return self._jitter(self.profile.chat_ttft_s)

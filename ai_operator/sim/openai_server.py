@@ -12,6 +12,9 @@ the real `openai` client over real HTTP:
   `speech_chunk_bytes` pieces `speech_chunk_interval_s` apart, so streaming clients can be tested.
 - `POST /v1/embeddings`: deterministic unit vectors (`dimensions` or `embedding_dim`), float or base64.
 - `GET /v1/models`.
+- `GET /v1/realtime?intent=transcription` (a websocket): streaming STT, the Realtime transcription protocol, with
+  partials while audio arrives and the final after the commit, from the same `transcripts` (`realtime_stt.py`;
+  `realtime_fault`: `error` or `close` at the first commit).
 
 Knobs: `latency` (a provider-shaped profile, `latency_profiles.py`: `instant`, `cloud`, `slow`; seeded by
 `seed`), `delay_s` (latency before answering), `fail_next` (the next N requests answer HTTP 500), `api_key`
@@ -37,6 +40,7 @@ from aiohttp import BodyPartReader, web
 
 import ai_operator.sim.fake_content as fake_content
 import ai_operator.sim.latency_profiles as lp
+import ai_operator.sim.realtime_stt as realtime_stt
 from ai_operator.sim.fake_content import SPEECH_RATE, error_body
 from ai_operator.sim.openai_faults import Faults
 from ai_operator.speech.wav import WavError, encode_wav, parse_wav_header
@@ -73,6 +77,7 @@ class FakeOpenAI:
         self.delay_s = 0.0
         self.fail_next = 0
         self.faults = Faults()
+        self.realtime_fault: str | None = None  # realtime_stt.FAULTS: the next sessions fail at their commit
         self.requests: list[dict[str, Any]] = []
         self.base_url = ""
         self._runner: web.AppRunner | None = None
@@ -94,6 +99,7 @@ class FakeOpenAI:
         app.router.add_post("/v1/audio/speech", self._speech)
         app.router.add_post("/v1/embeddings", self._embeddings)
         app.router.add_get("/v1/models", self._models)
+        app.router.add_get("/v1/realtime", self._realtime)
         self._stopping = asyncio.Event()
         self._runner = web.AppRunner(app, shutdown_timeout=SHUTDOWN_TIMEOUT_S, handler_cancellation=True)
         await self._runner.setup()
@@ -293,6 +299,9 @@ class FakeOpenAI:
                 "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
             }
         )
+
+    async def _realtime(self, request: web.Request) -> web.StreamResponse:
+        return await realtime_stt.realtime(self, request, request[RECORD])
 
     async def _models(self, _request: web.Request) -> web.StreamResponse:
         names = ("whisper-1", "gpt-4o-mini", "gpt-4o-mini-tts", "text-embedding-3-small")

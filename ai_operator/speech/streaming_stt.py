@@ -4,6 +4,8 @@ lets the daemon's segmented turn path (one utterance in, text out) run on a stre
 A `StreamingSpeechToText` opens one `SttStream` per utterance (or per call): `feed(frame)` any number of int16
 8 kHz frames, then `finish()`; `results()` yields `Transcript`s, partial ones (`final=False`, each replacing the
 previous partial) and final ones (`final=True`, a stretch of speech settled). A failure raises `SpeechError`.
+A stream may also have `commit()`: settle the audio so far as one stretch (its final comes) and go on
+(`daemon/live_stt.py` commits at the caller's pause).
 `SegmentedOverStreaming` feeds a whole utterance in 20 ms frames and returns the final texts joined, so a
 streaming provider serves today's turn path with no change to it; the latency work can read the partials.
 """
@@ -51,9 +53,14 @@ class StreamingSpeechToText(Protocol):
 class SegmentedOverStreaming:
     """A `SpeechToText` (segmented) over a `StreamingSpeechToText`: one utterance in, its final text out."""
 
+    streaming = True  # `open` streams too (`daemon/live_stt.py` feeds it while the caller speaks)
+
     def __init__(self, inner: StreamingSpeechToText) -> None:
         self.inner = inner
         self.name = inner.name
+
+    async def open(self, language: str | None) -> SttStream:
+        return await self.inner.open(language)
 
     async def transcribe(self, pcm: np.ndarray, language: str | None) -> str:
         audio = np.asarray(pcm, dtype=np.int16)

@@ -10,6 +10,7 @@ the policy's ISO 639-1 code to a BCP-47 locale, as cloud recognizers want.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 
 import numpy as np
@@ -30,6 +31,8 @@ class ScribeStream:
         self.owner, self.language = owner, language
         self.frames = 0
         self._results: list[Transcript] = []
+        self._new = asyncio.Event()
+        self.finished = False
         self.closed = False
 
     async def feed(self, frame: np.ndarray) -> None:
@@ -37,16 +40,27 @@ class ScribeStream:
         if self.frames % PARTIAL_EVERY == 0:
             words = (self.owner.script or HEARD.current).split()
             self._results.append(Transcript(" ".join(words[: self.frames // PARTIAL_EVERY]), final=False))
+            self._new.set()
 
     async def finish(self) -> None:
         if self.owner.fail:
             raise SpeechError("stt provider scribe: down (test)")
         text = self.owner.script if self.owner.script is not None else HEARD(b"", {})
         self._results.append(Transcript(text, final=True))
+        self.finished = True
+        self._new.set()
 
     async def results(self) -> AsyncIterator[Transcript]:
-        for result in self._results:
-            yield result
+        """Live: each result as it is made, until the final one after `finish`."""
+        seen = 0
+        while True:
+            while seen < len(self._results):
+                seen += 1
+                yield self._results[seen - 1]
+            if self.finished:
+                return
+            self._new.clear()
+            await self._new.wait()
 
     async def aclose(self) -> None:
         self.closed = True

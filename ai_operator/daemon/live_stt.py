@@ -1,0 +1,191 @@
+"""Live transcripts: with a streaming STT, the caller's audio goes to the provider WHILE they speak.
+
+The stand-in for `early_stt.EarlyTranscript` (same surface: `frame`, `take`, `close`, `on_ready`, `pause_frames`)
+when the route's STT can stream (`STT_PROVIDER=openai_realtime`). One stream per utterance is opened when speech
+starts and fed every frame the segmenter keeps. At `VAD_EARLY_STT_MS` of silence the audio so far is committed
+(the provider settles it while the pause runs: no upload, no second request) and the text heard so far - the
+latest partial - goes to `on_ready` (`early_turn.py` may end the turn on it); a provider that gives no partials
+before a commit offers its final transcript instead, when it comes. When the utterance ends, what is left is
+committed and its final transcript awaited; an utterance the early turn ended at its pause is decided on the
+text it was decided on. If the caller goes on after a pause, the same stream goes on (a commit is not an end).
+Failures (the provider refused, closed or timed out) are what `take` raises, as a batch STT's would be.
+Counted as `ai_operator_early_stt_total{outcome}`: used, partial (decided on the partial), wasted, failed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from typing import Any, Protocol
+
+import numpy as np
+import structlog
+
+from ai_operator.daemon.early_stt import Count, Segmenter, call_counter
+from ai_operator.media.frames import FRAME_MS, FRAME_SAMPLES
+from ai_operator.media.vad import UtteranceEnded
+from ai_operator.providers.health import watch_call
+
+COMMIT, FINISH = "commit", "finish"
+Key = tuple[float, int]  # (last speech frame's time, samples): which audio a transcript is of
+
+
+class LiveSegmenter(Segmenter, Protocol):
+    def frames_since(self, start: int) -> tuple[float, list[np.ndarray]]: ...
+
+
+class _Utterance:
+    """One utterance's stream: what was queued for it and what came back."""
+
+    def __init__(self, started_at: float) -> None:
+        self.started_at = started_at
+        self.frames = 0  # segmenter frames queued
+        self.samples = 0
+        self.queue: asyncio.Queue[np.ndarray | str] = asyncio.Queue()
+        self.finals: list[str] = []
+        self.partial = ""
+        self.commits_done = 0
+        self.pause_key: Key | None = None  # the audio committed at the last pause
+        self.offered: tuple[Key, str] | None = None  # the text given to `on_ready` for it
+        self.error: Exception | None = None
+        self.done = asyncio.Event()
+        self.task: asyncio.Task[None] | None = None
+
+    @property
+    def text(self) -> str:
+        return " ".join(t for t in (*self.finals, self.partial) if t.strip()).strip()
+
+    def queue_audio(self, frames: list[np.ndarray]) -> None:
+        for frame in frames:
+            self.queue.put_nowait(frame)
+            self.samples += len(frame)
+        self.frames += len(frames)
+
+
+class LiveTranscript:
+    """One call's live transcription streams (at most one: the utterance in progress)."""
+
+    def __init__(self, pause_ms: int, open_stream: Callable[[], Any], count: Count, forced: Callable[[Any], bool],
+                 frame_ms: int = FRAME_MS) -> None:
+        self.pause_frames = -(-pause_ms // frame_ms) if pause_ms > 0 else 0
+        self._open_stream = open_stream  # -> awaitable SttStream, in the call's context
+        self._count = count
+        self._forced = forced  # the early turn ended this utterance at its pause
+        self._u: _Utterance | None = None
+        self.on_ready: Callable[[str], None] | None = None
+
+    @classmethod
+    def of_call(cls, call: Any, pause_ms: int) -> LiveTranscript:
+        """For a `daemon.call.Call` whose route's STT streams (`stt.open`)."""
+
+        async def open_stream() -> Any:
+            structlog.contextvars.bind_contextvars(call_id=call.call_id, route=call.route.name)
+            watch_call(call.provider_notes)  # its provider failures are the call's (its record's summary)
+            return await call.svc.stt_for(call.route).open(call.session.spoken_language)
+
+        return cls(pause_ms, open_stream, call_counter(call), lambda ended: call.early_turn.forced(ended))
+
+    # ---- while the caller speaks ------------------------------------------------------------------------------
+    def frame(self, segmenter: LiveSegmenter) -> None:
+        """After every caller frame (synchronous): open, feed, and at the pause commit the stream."""
+        if not segmenter.in_speech:
+            return
+        u = self._u
+        started_at, new = segmenter.frames_since(0 if u is None else u.frames)
+        if u is None or u.started_at != started_at:
+            self._drop("wasted")  # an utterance that was dropped (too short, noise): its stream is not used
+            u = self._u = _Utterance(started_at)
+            u.task = asyncio.get_running_loop().create_task(self._run(u))
+            new = segmenter.frames_since(0)[1]
+        u.queue_audio(new)
+        if self.pause_frames and segmenter.silent_frames == self.pause_frames:
+            _, last_speech_at = segmenter.audio_so_far()
+            u.pause_key, u.offered = (last_speech_at, u.samples), None
+            u.queue.put_nowait(COMMIT)
+            self._offer(u)
+
+    def _offer(self, u: _Utterance) -> None:
+        if u is self._u and u.pause_key is not None and u.offered is None and u.pause_key[1] == u.samples:
+            text = u.text
+            if text:
+                u.offered = (u.pause_key, text)
+                if self.on_ready is not None:
+                    self.on_ready(text)
+
+    async def _run(self, u: _Utterance) -> None:
+        stream = None
+        reader: asyncio.Task[None] | None = None
+        try:
+            stream = await self._open_stream()
+            reader = asyncio.get_running_loop().create_task(self._read(stream, u))
+            while True:
+                item = await u.queue.get()
+                if not isinstance(item, str):
+                    await stream.feed(item)
+                elif item == FINISH:
+                    await stream.finish()
+                    break
+                elif (commit := getattr(stream, "commit", None)) is not None:  # else it settles at the end
+                    await commit()
+            await reader
+        except Exception as exc:
+            u.error = u.error or exc
+        finally:
+            u.done.set()
+            if reader is not None and not reader.done():
+                reader.cancel()
+            if stream is not None:
+                with contextlib.suppress(Exception):
+                    await stream.aclose()
+
+    async def _read(self, stream: Any, u: _Utterance) -> None:
+        try:
+            async for result in stream.results():
+                if result.final:
+                    u.finals.append(result.text.strip())
+                    u.partial = ""
+                    u.commits_done += 1
+                    self._offer(u)  # no partial before the commit: the final is offered
+                else:
+                    u.partial = result.text.strip()
+        except Exception as exc:
+            u.error = exc
+            if u.task is not None:
+                u.task.cancel()  # the pump may be waiting for audio: the stream is over
+
+    # ---- the utterance ended -----------------------------------------------------------------------------------
+    async def take(self, ended: UtteranceEnded) -> str | None:
+        """The transcript of `ended` from its stream (None: it had none, transcribe it now); raises what the
+        stream failed with."""
+        u, self._u = self._u, None
+        if u is None or u.started_at != ended.speech_started_at:
+            self._u = u
+            self._drop("wasted")
+            return None
+        key = (ended.speech_ended_at, len(ended.audio))
+        if u.offered is not None and u.offered[0] == key and self._forced(ended):
+            u.queue.put_nowait(FINISH)  # the rest of the stream is not waited for
+            self._count("partial")
+            return u.offered[1]
+        rest = np.asarray(ended.audio[u.samples:], dtype=np.int16)
+        u.queue_audio([rest[i : i + FRAME_SAMPLES] for i in range(0, len(rest), FRAME_SAMPLES)])
+        u.queue.put_nowait(FINISH)
+        await u.done.wait()
+        if u.error is not None and not isinstance(u.error, asyncio.CancelledError):
+            self._count("failed")
+            raise u.error
+        self._count("used")
+        return " ".join(t for t in u.finals if t)
+
+    def _drop(self, outcome: str) -> None:
+        u, self._u = self._u, None
+        if u is None:
+            return
+        self._count(outcome)
+        if u.task is not None and not u.task.done():
+            u.task.cancel()
+
+    def close(self) -> None:
+        """The call ended: nothing more will be taken."""
+        self._drop("wasted")
