@@ -112,7 +112,7 @@ def _model_path() -> None:
     s.on_utterance("Караганда")
     r = s.on_utterance("сколько стоит интернет?")
     first = r.effect
-    check(isinstance(first, KnowledgeSearch) and first.region_code == "KZ-35", "the policy did not search first")
+    check(isinstance(first, KnowledgeSearch) and first.scope.get("region") == "KZ-35", "the policy did not search first")
     hit = KnowledgeHit("kb-1", "Интернет", "Прайс", "Интернет стоит 5990 тенге.", 0.9, "ru", relevance=0.9, gate=0.6)
     r = s.on_effect_result([hit])
     offered = {t.name for t in r.effect.tools} if isinstance(r.effect, ModelTurn) else set()
