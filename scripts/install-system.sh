@@ -4,7 +4,7 @@
 #                          checkout the tracked files only, never a demo's database or a local env file
 #   /opt/ai-operator/venv  its own virtualenv with ai-operator installed (pip install <src>, pinned by constraints.txt)
 #   /etc/ai-operator/ai-operator.env   from etc/ai-operator.env.example, never overwritten, 0640 root:ai-operator
-#   /etc/ai-operator/loads/            the sample freight loads (LOADS_DIR), existing files never overwritten
+#   /etc/ai-operator/loads/            the sample freight loads (ROUTE_FREIGHT_LOADS_DIR), existing files never overwritten
 #   /etc/systemd/system/ai-operator.service    one daemon per host
 #   /etc/systemd/system/ai-operator@.service   the same unit as a template: several daemons on one Asterisk node,
 #                                              ai-operator@N reads /etc/ai-operator/N.env, STATE_DIR /var/lib/ai-operator/N
@@ -153,7 +153,7 @@ else
     done
 fi
 
-# 3b. the freight loads (LOADS_DIR=loads, next to the env file): the sample route's load must exist, or `run`
+# 3b. the freight loads (ROUTE_FREIGHT_LOADS_DIR=loads, next to the env file): the sample route's load must exist, or `run`
 # refuses to start; an admin's edited or added loads are kept
 install -d -m 0750 "$ROOT_SYSCONF/loads"
 if [ "$REAL" = 1 ]; then chown "root:$SERVICE_USER" "$ROOT_SYSCONF/loads"; fi

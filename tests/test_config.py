@@ -249,7 +249,24 @@ def test_example_env_documents_every_declared_key_with_a_valid_value():
     assert s.warnings == ()
     assert s.route("test").enabled and s.route("test").policy == "operator"
     assert s.route("kazakhtelecom") is not None and not s.route("kazakhtelecom").enabled
+    assert s.route("kazakhtelecom").production and not s.route("test").production
     assert s.route("freight").options["LOAD"].anchor > 0
+
+
+def test_a_production_route_is_a_route_key_not_a_name():
+    """Any route may say PRODUCTION=true (real callers reach it): enabling one is a warning and a doctor WARN."""
+    from ai_operator.doctor.dialogue_checks import route_checks
+
+    text = ("ROUTE_BILLING_ENABLED=true\nROUTE_BILLING_POLICY=operator\nROUTE_BILLING_PRODUCTION=true\n"
+            "ROUTE_KAZAKHTELECOM_ENABLED=true\nROUTE_KAZAKHTELECOM_POLICY=operator\n")
+    s = bound_from(text)
+    assert s.route("billing").production and not s.route("kazakhtelecom").production
+    assert [w for w in s.warnings if "production" in w] == ["t.env:1: production route billing is ENABLED"]
+    checks = {c.name: c for c in route_checks(s)}
+    assert checks["route billing"].status == "WARN" and "ROUTE_BILLING_ENABLED=true" in checks["route billing"].detail
+    assert "route kazakhtelecom" not in checks
+    with pytest.raises(ConfigError, match=r"t.env:3: ROUTE_BILLING_PRODUCTION='maybe': "):
+        settings_from(text.replace("PRODUCTION=true", "PRODUCTION=maybe"))
 
 
 def test_defaults_are_valid_values():

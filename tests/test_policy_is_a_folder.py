@@ -36,9 +36,12 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
                           cwd=REPO, env=dict(os.environ), timeout=300, check=False)
 
 
-def test_the_survey_policy_has_no_trace_outside_its_folder() -> None:
+def test_the_test_policies_have_no_trace_outside_their_folders() -> None:
+    """(survey, and dispatch of tests/test_policy_file_options.py; what the runtime assumes of them is checked
+    by tests/test_policy_contract.py)"""
     hits = subprocess.run(["grep", "-rIl", "--exclude-dir=.git", "--exclude-dir=.venv", "--exclude-dir=__pycache__",
-                           "SurveySession\\|policies.survey\\|ROUTE_SURVEY", "ai_operator", "policies", "etc"],
+                           "SurveySession\\|policies.survey\\|ROUTE_SURVEY\\|DispatchSession\\|policies.dispatch\\|"
+                           "ROUTE_DISPATCH", "ai_operator", "policies", "etc"],
                           cwd=REPO, capture_output=True, text=True, check=False)
     assert hits.stdout == ""
 

@@ -1,9 +1,9 @@
 """Routes ARI events to calls: admission (route enabled, capacity, draining), DTMF, hang-ups, reconcile, drain.
 
 A caller channel's `StasisStart` names the route in its first Stasis argument (`Stasis(<app>,<route>)`);
-further arguments are `outbound` and `load=<path>` for calls we originated. A call that the bot must not take
-goes back to the dialplan untouched (`continue`) with a log line saying why. Our own externalMedia channels'
-`StasisStart` is recognised and handed to the call waiting for it.
+further arguments are `outbound` and the policy's file options (freight: `load=<path>`) for calls we originated.
+A call that the bot must not take goes back to the dialplan untouched (`continue`) with a log line saying why.
+Our own externalMedia channels' `StasisStart` is recognised and handed to the call waiting for it.
 """
 
 from __future__ import annotations
