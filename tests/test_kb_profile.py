@@ -15,6 +15,7 @@ import pytest
 
 from ai_operator.config.settings import build_settings
 from ai_operator.dialogue import KnowledgeProfile, KnowledgeScope
+from ai_operator.doctor.database_checks import database_checks
 from ai_operator.kb.commands import kb_ingest
 from ai_operator.kb.embeddings import HashEmbedder
 from ai_operator.kb.ingest import parse_kb_lines
@@ -22,6 +23,7 @@ from ai_operator.kb.relevance import Scorer
 from ai_operator.kb.store import KnowledgeBase
 from ai_operator.storage.migrate import apply_migrations
 from policies.operator.knowledge import KNOWLEDGE as OPERATOR
+from tests.support.storage import fresh_dsn
 
 
 class ParcelLexicon:
@@ -181,3 +183,17 @@ async def test_the_scope_migration_keeps_an_existing_knowledge_base(kb: Knowledg
         assert await apply_migrations(conn) == [5]
     assert before and [(h.entry_id, h.relevance) for h in await kb.search(question, "ru", region)] == before
     assert await kb.stats() == stats
+
+
+async def test_doctor_warns_when_a_routes_knowledge_base_has_no_entry_in_one_of_its_languages(tmp_path: Path) -> None:
+    environ = {"DATABASE_URL": fresh_dsn(), "STATE_DIR": str(tmp_path), "ROUTE_HELP_ENABLED": "true",
+               "ROUTE_HELP_POLICY": "operator"}
+    settings = build_settings([], environ=environ)
+    sample = (Path(__file__).resolve().parents[1] / "etc" / "kb" / "sample.jsonl").read_text(encoding="utf-8")
+    russian = tmp_path / "ru.jsonl"
+    russian.write_text("\n".join(x for x in sample.splitlines() if '"language": "ru"' in x) + "\n", encoding="utf-8")
+    assert await kb_ingest(settings, russian, prune=False, reembed=False, out=io.StringIO(), route="help") == 0
+    entries = {c.name: c for c in await database_checks(settings)}["kb entries"]
+    assert entries.status == "WARN", entries
+    assert entries.detail.endswith("operator (route help) has none in kk: run `ai-operator kb ingest --route help "
+                                   "<file>`"), entries.detail

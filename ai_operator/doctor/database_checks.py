@@ -1,12 +1,13 @@
 """`doctor` checks for the database and the knowledge base: reachable, `vector` extension, migrations, KB
-tables, entries per language and scope value (a region for the operator), and one embedding dimension across
-kb_meta, the chunks and the configured embedder. Every failing check says what to do."""
+tables, entries per language and scope value (a region for the operator; a WARN when the knowledge base of an
+enabled route's policy has no entry in one of its languages), and one embedding dimension across kb_meta, the
+chunks and the configured embedder. Every failing check says what to do."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ai_operator.dialogue import CheckResult
+from ai_operator.dialogue import CheckResult, KnowledgeProfile, knowledge_profile
 from ai_operator.kb.embeddings import build_embedder
 from ai_operator.storage.database import Database, mask_dsn
 from ai_operator.storage.migrate import load_migrations
@@ -64,9 +65,29 @@ async def _checks(db: Database, settings: Any) -> list[CheckResult]:
         out.append(CheckResult("kb entries", "WARN", "no entries: run `ai-operator kb ingest etc/kb/sample.jsonl` "
                                "(or your own file); until then every question is answered with 'no information'"))
     else:
-        out.append(CheckResult("kb entries", "OK", f"{counts}; scopes: {', '.join(scopes)}"))
+        empty = [f"{p.name} (route {', '.join(routes)}) has none in {', '.join(langs)}: run `ai-operator kb ingest "
+                 f"--route {routes[0]} <file>`" for p, routes in _route_profiles(settings)
+                 if (langs := [lang for lang in p.languages if not per_lang.get(lang)])]
+        out.append(CheckResult("kb entries", "WARN" if empty else "OK",
+                               "; ".join([f"{counts}; scopes: {', '.join(scopes)}", *empty])))
     out.append(_dimension_check(meta, chunk_dims, settings))
     return out
+
+
+def _route_profiles(settings: Any) -> list[tuple[KnowledgeProfile, list[str]]]:
+    """The knowledge bases of the enabled routes' policies, each with its routes (a policy that cannot be loaded
+    is the dialogue checks' to report)."""
+    from policies import load_policy
+
+    found: dict[str, tuple[KnowledgeProfile, list[str]]] = {}
+    for name, route in sorted(settings.routes.items()):
+        try:
+            profile = knowledge_profile(load_policy(route.policy)) if route.enabled and route.policy else None
+        except Exception:
+            continue
+        if profile is not None:
+            found.setdefault(profile.name, (profile, []))[1].append(name)
+    return list(found.values())
 
 
 def _dimension_check(meta: dict[str, str], chunk_dims: list[int], settings: Any) -> CheckResult:
