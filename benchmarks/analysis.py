@@ -13,8 +13,15 @@ everything after the end of line j-1 up to the end of line j. The figures, each 
   making every later one look early); p99 over all judged packets. That is the wire send-time error against
   the sender's 20 ms schedule, up to the best packet's own (sub-millisecond on a healthy sender);
 - RFC 3550 interarrival jitter (`rtpstats.ReceiveStats`), the worst stream;
-- bridge-added turn latency: the reply's first packet (the first talkspurt start, marker bit, after the end of
-  the caller's speech) minus that speech end minus the VAD's end-of-utterance silence; p95;
+- turn latency, at the caller: voice-to-voice is the reply's first packet (the first talkspurt start, marker
+  bit, after the end of the caller's speech; the daemon trims a reply's silence, so it carries voice) minus that
+  speech end (the caller's last voiced frame sent). The daemon's added delay ("bridge") is voice-to-voice minus
+  the end-of-turn wait that applied to THAT turn: `early_pause_ms` for a turn the policy ended at the short pause
+  (`daemon/early_turn.py`), `end_silence_ms` for one that waited for the full silence. Which one applied only
+  the daemon knows: `turn_ends` (its record of each utterance it decided, per call: speech end, monotonic ns,
+  and "early" | "full", from `daemon_proc`) is matched to the caller's line by time (`match_within_ms`); a turn
+  with no record is "unmatched" and judged against the shorter wait (it cannot pass by being unknown). With
+  `early_pause_ms` None (early turns off) every turn waited the full silence. p95, and figures per kind;
 - unanswered turns: no reply talkspurt starting within `answer_within_s` of the caller's speech end (or of the
   call being placed, for the greeting);
 - inbound processed: at every `/metrics` scrape in the window, the daemon's RTP packets read (in + dropped)
@@ -51,7 +58,8 @@ BUDGETS: dict[str, tuple[str, float, str]] = {  # name -> (operator, limit, what
                     "+ frames more than 60 ms late"),
     "lateness_p99_ms": ("<", 5.0, "playout lateness against each talkspurt's own clock, p99 (wire send time)"),
     "jitter_max_ms": ("<", 5.0, "RFC 3550 interarrival jitter, worst stream"),
-    "turn_bridge_p95_ms": ("<", 60.0, "bridge-added turn latency, p95"),
+    "turn_bridge_p95_ms": ("<", 60.0, "daemon-added turn latency: voice-to-voice at the caller less the end-of-turn "
+                           "wait that applied to the turn (early pause or full silence), p95"),
     "inbound_processed_pct": (">=", 100.0, "caller audio the daemon had read within 60 ms of sending, worst scrape"),
     "unanswered_turns": ("==", 0, "caller turns (and greetings) with no reply within 2 s"),
 }
@@ -60,6 +68,8 @@ BUDGETS: dict[str, tuple[str, float, str]] = {  # name -> (operator, limit, what
 @dataclass(frozen=True)
 class Rules:
     end_silence_ms: float  # the daemon's VAD_END_SILENCE_MS, not counted as the bridge's latency
+    early_pause_ms: float | None = None  # the pause an early-ended turn waited (VAD_EARLY_STT_MS); None: no early turns
+    match_within_ms: float = 300.0  # a daemon's speech end this close to the caller's last frame is that line's
     answer_within_s: float = 2.0
     inbound_within_ms: float = 60.0
     late_as_lost_ms: float = 60.0
@@ -83,6 +93,7 @@ class _Tally:
     unanswered_greetings: int = 0
     lateness_ms: list[np.ndarray] = field(default_factory=list)
     bridge_ms: list[float] = field(default_factory=list)
+    by_end: dict[str, tuple[list[float], list[float]]] = field(default_factory=dict)  # kind -> (voice, bridge)
     greeting_ms: list[float] = field(default_factory=list)
     jitter_ms: list[float] = field(default_factory=list)  # per stream: the worst jitter while judged
 
@@ -97,9 +108,24 @@ def _max(values: Sequence[float] | np.ndarray) -> float | None:
     return round(float(arr.max()), 3) if arr.size else None
 
 
+TurnEnds = Mapping[str, Sequence[tuple[int, str]]]  # call id -> (speech end ns, "early" | "full") per utterance
+
+
+def end_of_turn(speech_end: int, ends: Sequence[tuple[int, str]], rules: Rules) -> tuple[str, float]:
+    """(kind, wait ms) of the turn whose caller speech ended at `speech_end`: see the module docstring."""
+    if rules.early_pause_ms is None:
+        return "full", rules.end_silence_ms
+    near = [(abs(at - speech_end), kind) for at, kind in ends
+            if abs(at - speech_end) <= rules.match_within_ms * NS_PER_MS]
+    kind = min(near)[1] if near else "unmatched"
+    return kind, rules.end_silence_ms if kind == "full" else rules.early_pause_ms
+
+
 def judge_call(packets: np.ndarray, t: np.ndarray, placed_ns: int, lines: Sequence[tuple[int, int]],
-               expected: Sequence[int], window: tuple[int, int], rules: Rules, tally: _Tally) -> None:
-    """Adds one call's figures to `tally`. `t`: the packets' arrival times (monotonic ns, ascending)."""
+               expected: Sequence[int], window: tuple[int, int], rules: Rules, tally: _Tally,
+               ends: Sequence[tuple[int, str]] = ()) -> None:
+    """Adds one call's figures to `tally`. `t`: the packets' arrival times (monotonic ns, ascending); `ends`:
+    the daemon's record of how each of this call's utterances ended (`TurnEnds`)."""
     t0, t1 = window
     seq = packets["seq"].astype(np.int64)
     ts = packets["ts"].astype(np.int64)
@@ -150,7 +176,11 @@ def judge_call(packets: np.ndarray, t: np.ndarray, placed_ns: int, lines: Sequen
             tally.turns += 1
             tally.unanswered += int(not answered)
             if answered and delay_ms is not None:
-                tally.bridge_ms.append(delay_ms - rules.end_silence_ms)
+                kind, wait_ms = end_of_turn(ref, ends, rules)
+                voice, bridge = tally.by_end.setdefault(kind, ([], []))
+                voice.append(delay_ms)
+                bridge.append(delay_ms - wait_ms)
+                tally.bridge_ms.append(delay_ms - wait_ms)
     tally.packets += int(judged.sum())
     _jitter(packets, t, judged, rules, tally)
 
@@ -208,8 +238,14 @@ def _calls(capture: Capture) -> dict[str, Any]:
     }
 
 
-def analyse(capture: Capture, expected: Mapping[int, Sequence[int]], rules: Rules) -> dict[str, Any]:
-    """The figures of a capture; `expected[variant]`: frames of each reply of that dialogue (greeting first)."""
+def _spread(values: Sequence[float]) -> dict[str, float | None]:
+    return {"p50": percentile(values, 50), "p95": percentile(values, 95), "max": _max(values)}
+
+
+def analyse(capture: Capture, expected: Mapping[int, Sequence[int]], rules: Rules,
+            turn_ends: TurnEnds | None = None) -> dict[str, Any]:
+    """The figures of a capture; `expected[variant]`: frames of each reply of that dialogue (greeting first);
+    `turn_ends`: the daemon's record of how each utterance ended (see the module docstring)."""
     clock = ClockMap(capture.clock)
     tally = _Tally()
     window = (capture.t0_ns, capture.t1_ns)
@@ -223,7 +259,7 @@ def analyse(capture: Capture, expected: Mapping[int, Sequence[int]], rules: Rule
         t = clock.to_mono(packets["t"])
         order = np.argsort(t, kind="stable")
         judge_call(packets[order], t[order], call.placed_ns, call.lines, expected[call.variant], window, rules,
-                   tally)
+                   tally, (turn_ends or {}).get(call.channel_id, ()))
     late = np.concatenate(tally.lateness_ms) if tally.lateness_ms else np.zeros(0)
     lost = tally.seq_gaps + tally.ts_jumps + tally.missing + tally.late
     return {
@@ -242,8 +278,10 @@ def analyse(capture: Capture, expected: Mapping[int, Sequence[int]], rules: Rule
         "turns": {
             "judged": tally.turns, "unanswered": tally.unanswered, "greetings": tally.greetings,
             "unanswered_greetings": tally.unanswered_greetings,
-            "bridge_ms": {"p50": percentile(tally.bridge_ms, 50), "p95": percentile(tally.bridge_ms, 95),
-                          "max": _max(tally.bridge_ms)},
+            "bridge_ms": _spread(tally.bridge_ms),
+            "voice_ms": _spread([v for voice, _ in tally.by_end.values() for v in voice]),
+            "by_end": {kind: {"turns": len(voice), "voice_ms": _spread(voice), "bridge_ms": _spread(bridge)}
+                       for kind, (voice, bridge) in sorted(tally.by_end.items())},
             "greeting_ms": {"p50": percentile(tally.greeting_ms, 50), "p95": percentile(tally.greeting_ms, 95),
                             "max": _max(tally.greeting_ms)},
         },

@@ -7,8 +7,9 @@ benchmark double: `ScriptedSTT` recognises which of the plan's caller lines was 
 the env file's (the OpenAI adapters against the local server with a latency profile).
 Signals: SIGUSR1 starts the measurement window (resets the pacer's send-error statistics, notes the counters);
 SIGUSR2 ends it and writes the daemon's own figures for the window to `--out` (pacer, RTP totals, garbage-collection
-pauses, turn latencies, and the loop steps that held the event loop `SLOW_STEP_MS` or longer, by name: where a
-stall came from); SIGTERM stops the daemon.
+pauses, turn latencies, the loop steps that held the event loop `SLOW_STEP_MS` or longer, by name: where a
+stall came from, and `turn_ends`: how every utterance it decided ended, at the policy's early pause or at the full
+end silence, which the caller-side analysis needs to judge each turn's latency); SIGTERM stops the daemon.
 With `--cpus`, the process is pinned to those CPUs, and with `--db-cpus` the embedded PostgreSQL it starts
 is moved to those (by default it shares the daemon's). With `--profile`,
 cProfile runs for the window.
@@ -34,12 +35,15 @@ from typing import Any
 
 from ai_operator.config import load_settings
 from ai_operator.daemon.app import Daemon
+from ai_operator.daemon.early_turn import EarlyTurn
 from ai_operator.daemon.services import DaemonOverrides
 from ai_operator.logs import configure_logging, get_logger
 from ai_operator.media.frames import FRAME_SAMPLES
 from ai_operator.media.timing import ErrorStats
+from ai_operator.media.vad import UtteranceEnded
 from ai_operator.sim.instant import ScriptedSTT
 from ai_operator.storage.embedded import children_of
+from ai_operator.turn_driver import Turn
 from benchmarks import plan as plans
 
 WINDOW_SAMPLES = 200_000  # send-error samples kept for the window (over an hour of ticks)
@@ -110,6 +114,23 @@ class SlowSteps:
                 for name, v in rows]
 
 
+class TurnEnds:
+    """How each utterance the daemon decided ended, per call: (speech end in monotonic ns, "early" when the policy
+    ended it at the short pause, `daemon/early_turn.py`, else "full"). Noted where the call hands it to the policy."""
+
+    def __init__(self) -> None:
+        self.ends: dict[str, list[tuple[int, str]]] = {}
+        heard = EarlyTurn.heard
+        probe = self
+
+        async def noted(early: EarlyTurn, ended: UtteranceEnded, text: str) -> list[Turn]:
+            kind = "early" if ended is early._forced else "full"  # `_forced`: ended at the pause, not decided yet
+            probe.ends.setdefault(early.call.call_id, []).append((round(ended.speech_ended_at * 1e9), kind))
+            return await heard(early, ended, text)
+
+        EarlyTurn.heard = noted  # type: ignore[method-assign]
+
+
 def _step_name(handle: asyncio.Handle) -> str:
     callback = getattr(handle, "_callback", None)
     task = getattr(callback, "__self__", None)
@@ -134,6 +155,7 @@ class Figures:
         self.stalled: dict[str, float] | None = None
         self.gc = GcPauses()
         self.slow = SlowSteps()
+        self.ends = TurnEnds()
         self.gc_waited_base = 0
 
     def poll_calls(self) -> None:
@@ -187,6 +209,7 @@ class Figures:
         for cid, lst in self.turn_lists.items():
             bridge.extend(lst[self.turn_base.get(cid, 0):])
         out["bridge_ms"] = bridge
+        out["turn_ends"] = self.ends.ends
         return out
 
 

@@ -45,16 +45,18 @@ from benchmarks.media_bench import (
     START_TIMEOUT_S,
     THINK_S,
     CallerProcess,
+    Options,
     base_env,
     free_port,
     pinning,
     rtp_range,
+    start_daemon,
     stop_daemon,
+    write_daemon_env,
     write_env,
 )
 from benchmarks.run import REPORTS, git_commit, machine
 
-REPO = Path(__file__).resolve().parent.parent
 KEY = "bench-key"
 CALL_S = 60.0  # about one call of the plan (the knowledge-base answers are long)
 SINGLE_WARMUP_S = 10.0  # N=1: no churn to settle, only the daemon's start
@@ -125,15 +127,9 @@ async def run_one(profile: str, n: int, window_s: float, workdir: Path, plan: lp
     daemon: subprocess.Popen[bytes] | None = None
     try:
         url = (await callers.event("ari", START_TIMEOUT_S))["url"]
-        port_min, port_max = rtp_range(max(4 * n, 100))
-        env = run_dir / "daemon.env"
-        write_env(env, {**daemon_env(state, openai_url), "ARI_URL": url, "ARI_USER": APP, "ARI_PASSWORD": password,
-                        "ARI_APP": APP, "METRICS_HOST": "127.0.0.1", "METRICS_PORT": metrics_port,
-                        "MAX_CALLS": max(2 * n, 10), "RTP_PORT_MIN": port_min, "RTP_PORT_MAX": port_max, **extra})
-        cmd = [sys.executable, "-m", "benchmarks.daemon_proc", "--env", str(env), "--plan", spec["plan"],
-               "--out", str(run_dir / "daemon-figures.json"), "--cpus", ",".join(map(str, cpus["daemon"])),
-               "--db-cpus", ",".join(map(str, cpus["database"])), "--speech-from-env"]
-        daemon = subprocess.Popen(cmd, cwd=REPO, stdout=(run_dir / "daemon.log").open("wb"), stderr=subprocess.STDOUT)
+        env = write_daemon_env(run_dir / "daemon.env", daemon_env(state, openai_url), url, password, metrics_port,
+                               rtp_range(max(4 * n, 100)), max(2 * n, 10), extra)
+        daemon = start_daemon(run_dir, env, workdir / "plan" / "plan.json", cpus, Options(), window_s, speech_from_env=True)
         window = await callers.event("window", START_TIMEOUT_S)
         await asyncio.sleep(max(0.0, (window["t1_ns"] - time.monotonic_ns()) / 1e9))
         daemon.send_signal(signal.SIGUSR2)

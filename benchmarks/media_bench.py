@@ -41,6 +41,7 @@ SAMPLE_KB = REPO / "etc" / "kb" / "sample.jsonl"
 APP = "ai-operator"
 ROUTE = "test"
 END_SILENCE_MS = 600
+EARLY_PAUSE_MS = 240  # VAD_EARLY_STT_MS: the pause at which the policy may end a turn (VAD_EARLY_TURN, on)
 THINK_S = (0.4, 0.9)
 GAP_S = (0.3, 1.0)
 SCRAPE_S = 2.0
@@ -91,8 +92,8 @@ def write_env(path: Path, values: dict[str, Any]) -> None:
 def base_env(state_dir: Path) -> dict[str, Any]:
     return {"STATE_DIR": state_dir, "DATABASE_URL": "", "OPENAI_API_KEY": "", "LLM_PROVIDER": "none",
             "STT_PROVIDER": "none", "TTS_PROVIDER": "espeak", "EMBEDDING_PROVIDER": "hash",
-            "VAD_END_SILENCE_MS": END_SILENCE_MS, "LOG_FORMAT": "json", "DRAIN_TIMEOUT_S": 2,
-            "ROUTE_FREIGHT_LOADS_DIR": REPO / "etc" / "loads"}
+            "VAD_END_SILENCE_MS": END_SILENCE_MS, "VAD_EARLY_STT_MS": EARLY_PAUSE_MS, "LOG_FORMAT": "json",
+            "DRAIN_TIMEOUT_S": 2, "ROUTE_FREIGHT_LOADS_DIR": REPO / "etc" / "loads"}
 
 
 async def prepare_stage(workdir: Path) -> Stage:
@@ -184,11 +185,24 @@ class CallerProcess:
         self._log.close()
 
 
+def write_daemon_env(path: Path, base: dict[str, Any], ari_url: str, password: str, metrics_port: int, rtp: tuple[int, int],
+               max_calls: int, extra: dict[str, Any] | None = None) -> Path:
+    """The env file of a daemon under benchmark: `base` settings, the simulated PBX's ARI, its own metrics port and
+    RTP range, MAX_CALLS; `extra` last (a run's own settings)."""
+    write_env(path, {**base, "ARI_URL": ari_url, "ARI_USER": APP, "ARI_PASSWORD": password, "ARI_APP": APP,
+                     "METRICS_HOST": "127.0.0.1", "METRICS_PORT": metrics_port, "MAX_CALLS": max_calls,
+                     "RTP_PORT_MIN": rtp[0], "RTP_PORT_MAX": rtp[1], **(extra or {})})
+    return path
+
+
 def start_daemon(run_dir: Path, env: Path, plan_path: Path, cpus: dict[str, list[int]], options: Options,
-                 window_s: float) -> subprocess.Popen[bytes]:
+                 window_s: float, speech_from_env: bool = False) -> subprocess.Popen[bytes]:
+    """`daemon_proc` as a child process (`speech_from_env`: no ScriptedSTT, the env file's speech services)."""
     cmd = [sys.executable, "-m", "benchmarks.daemon_proc", "--env", str(env), "--plan", str(plan_path),
            "--out", str(run_dir / "daemon-figures.json"), "--cpus", ",".join(map(str, cpus["daemon"])),
            "--db-cpus", ",".join(map(str, cpus.get("database", [])))]
+    if speech_from_env:
+        cmd.append("--speech-from-env")
     if options.profile:
         cmd += ["--profile", str(run_dir / "daemon.prof")]
     child_env = dict(os.environ)
@@ -261,11 +275,8 @@ async def run_media(n: int, stage: Stage, options: Options) -> dict[str, Any]:
     daemon: subprocess.Popen[bytes] | None = None
     try:
         url = (await callers.event("ari", START_TIMEOUT_S))["url"]
-        port_min, port_max = rtp_range(max(4 * n, 100))
-        env = run_dir / "daemon.env"
-        write_env(env, {**base_env(stage.state_dir), "ARI_URL": url, "ARI_USER": APP, "ARI_PASSWORD": password,
-                        "ARI_APP": APP, "METRICS_HOST": "127.0.0.1", "METRICS_PORT": metrics_port,
-                        "MAX_CALLS": options.max_calls or max(2 * n, 10), "RTP_PORT_MIN": port_min, "RTP_PORT_MAX": port_max})
+        env = write_daemon_env(run_dir / "daemon.env", base_env(stage.state_dir), url, password, metrics_port,
+                           rtp_range(max(4 * n, 100)), options.max_calls or max(2 * n, 10))
         daemon = start_daemon(run_dir, env, stage.plan_path, cpus, options, options.window_s)
         window = await callers.event("window", START_TIMEOUT_S)
         t0, t1 = window["t0_ns"], window["t1_ns"]
@@ -291,11 +302,22 @@ async def run_media(n: int, stage: Stage, options: Options) -> dict[str, Any]:
         await callers.stop()
         os.sched_setaffinity(0, own_affinity)
     capture = loads((run_dir / "capture" / "capture.json").read_text(), (run_dir / "capture" / "packets.bin").read_bytes())
-    figures = analyse(capture, plan.expected(), Rules(end_silence_ms=END_SILENCE_MS))
     own = json.loads((run_dir / "daemon-figures.json").read_text()) if (run_dir / "daemon-figures.json").exists() else {}
+    figures = judge(capture, plan, [own])
     answered = [c.channel_id for c in capture.calls if c.outcome != "refused" and c.outcome != "no_media"]
     return assemble(n, options, warmup, cpus, r0, r1, rss_idle, rss, (load_start, load_end), figures, own,
                     capture.health, await records_check(stage, answered), run_dir)
+
+
+def judge(capture: Any, plan: plans.Plan, own: list[dict[str, Any]]) -> dict[str, Any]:
+    """The capture's figures (`analysis.analyse`), each turn judged against the end-of-turn wait the daemons'
+    own records (`own`: each daemon's `daemon_proc` figures) say applied to it."""
+    turn_ends: dict[str, list[tuple[int, str]]] = {}
+    for figures in own:
+        for call_id, ends in (figures.get("turn_ends") or {}).items():
+            turn_ends.setdefault(call_id, []).extend((int(at), str(kind)) for at, kind in ends)
+    rules = Rules(end_silence_ms=END_SILENCE_MS, early_pause_ms=EARLY_PAUSE_MS)
+    return analyse(capture, plan.expected(), rules, turn_ends)
 
 
 def assemble(n: int, options: Options, warmup: float, cpus: dict[str, list[int]], r0: dict[str, float],

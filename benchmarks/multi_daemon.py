@@ -26,7 +26,6 @@ import subprocess
 import time
 from typing import Any
 
-from benchmarks.analysis import Rules, analyse
 from benchmarks.capture import loads
 from benchmarks.media_bench import (
     DONE_TIMEOUT_S,
@@ -43,6 +42,7 @@ from benchmarks.media_bench import (
     assemble,
     base_env,
     free_port,
+    judge,
     records_check,
     start_daemon,
     stop_daemon,
@@ -178,9 +178,9 @@ async def run_multi(n: int, k: int, stage: Stage, options: Options) -> dict[str,
     try:
         capture = loads((run_dir / "capture" / "capture.json").read_text(),
                         (run_dir / "capture" / "packets.bin").read_bytes())
-        figures = analyse(capture, plan.expected(), Rules(end_silence_ms=END_SILENCE_MS))
         own = [json.loads((d / "daemon-figures.json").read_text()) if (d / "daemon-figures.json").exists() else {}
                for d in dirs]
+        figures = judge(capture, plan, own)
         answered = [c.channel_id for c in capture.calls if c.outcome not in ("refused", "no_media")]
         records = await records_check(stage, answered)
     finally:

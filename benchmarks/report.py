@@ -33,6 +33,7 @@ MEDIA_COLUMNS: tuple[tuple[str, Callable[[dict[str, Any]], Any], str], ...] = (
     ("late p99", lambda r: _get(r, "figures", "audio", "lateness_ms", "p99"), "{:.1f}"),
     ("jitter max", lambda r: _get(r, "figures", "audio", "jitter_ms", "max"), "{:.1f}"),
     ("turn p95", lambda r: _get(r, "figures", "turns", "bridge_ms", "p95"), "{:.0f}"),
+    ("v2v p95", lambda r: _get(r, "figures", "turns", "voice_ms", "p95"), "{:.0f}"),
     ("inbound %", lambda r: _get(r, "figures", "inbound", "processed_pct"), "{:.1f}"),
     ("unanswered", lambda r: _get(r, "budgets", "unanswered_turns", "value"), "{}"),
     ("refused", lambda r: _get(r, "figures", "calls", "refused"), "{}"),
@@ -94,7 +95,9 @@ def render_table(report: dict[str, Any]) -> str:
             c = r.get("contention") or {}
             parts.append(f"N={r['calls']}: load average {r['load_average']['window_start']}, other processes "
                          f"{c.get('other_processes_cores')} cores, daemon waited for a CPU "
-                         f"{c.get('daemon_runqueue_wait_pct')} % of the window")
+                         f"{c.get('daemon_runqueue_wait_pct')} % of the window; turns by end of turn: "
+                         + (", ".join(f"{kind} {k['turns']} (v2v p95 {cell(k['voice_ms']['p95'], '{:.0f}')} ms)"
+                                      for kind, k in (_get(r, "figures", "turns", "by_end") or {}).items()) or "none"))
             if not r["valid"]["ok"]:
                 parts.append(f"N={r['calls']} run not valid: " + "; ".join(r["valid"]["problems"]))
         if any(r.get("daemons") for r in media):

@@ -241,3 +241,55 @@ def test_the_tail_of_an_earlier_reply_is_not_taken_for_the_answer() -> None:
     assert turns["judged"] == 2 and turns["unanswered"] == 1  # the second line's answer came 2.5 s after it
     assert turns["bridge_ms"]["max"] == pytest.approx(50.3, abs=0.01)  # only the first line was answered in time
     assert figures["audio"]["mismatched_replies"] == 2 and v["unanswered_turns"]["verdict"] == "FAIL"
+
+
+EARLY_RULES = Rules(end_silence_ms=600, early_pause_ms=240)
+
+
+def ends_of(call: SynthCall, kinds: list[str], off_ms: int = 5) -> dict[str, list[tuple[int, str]]]:
+    """The daemon's record of how each of `call`'s lines ended: its speech end a few ms after the caller's."""
+    return {call.log.channel_id: [(end + off_ms * MS, kind) for (_, end), kind in zip(call.log.lines, kinds, strict=True)]}
+
+
+def judge_early(calls: list[SynthCall], ends: dict[str, list[tuple[int, str]]]) -> tuple[dict, dict]:
+    figures = analyse(capture_of(calls, 0, 60 * S), EXPECTED, EARLY_RULES, ends)
+    return figures, verdicts(figures)
+
+
+def test_with_early_turns_each_turn_is_judged_against_the_wait_that_applied_to_it() -> None:
+    # line 1 ended at the policy's 240 ms pause, answered 270 ms after the caller's last frame; line 2 waited the
+    # full 600 ms and was answered at 650 ms: 30 and 50 ms of the daemon's own (plus 0.3 ms on the wire)
+    c = SynthCall(0, 1 * S)
+    c.send(Reply(1 * S + 500 * MS, 100))
+    c.line(3_700 * MS, 5_200 * MS)
+    c.send(Reply(5_470 * MS, 150))
+    c.line(9_400 * MS, 10_600 * MS)
+    c.send(Reply(11_250 * MS, 80))
+    figures, v = judge_early([c], ends_of(c, ["early", "full"]))
+    by_end = figures["turns"]["by_end"]
+    assert by_end["early"]["turns"] == 1 and by_end["early"]["voice_ms"]["max"] == pytest.approx(270.3, abs=0.01)
+    assert by_end["early"]["bridge_ms"]["max"] == pytest.approx(30.3, abs=0.01)
+    assert by_end["full"]["turns"] == 1 and by_end["full"]["bridge_ms"]["max"] == pytest.approx(50.3, abs=0.01)
+    assert figures["turns"]["voice_ms"]["max"] == pytest.approx(650.3, abs=0.01)
+    assert v["turn_bridge_p95_ms"]["verdict"] == "PASS" and v["turn_bridge_p95_ms"]["value"] > 0
+
+
+def test_a_slow_reply_to_an_early_ended_turn_fails_the_turn_budget() -> None:
+    # 640 ms after the caller's last frame: less the full 600 ms silence it would look like 40 ms and pass (the
+    # budget the old figure could never fail); the turn ended at the 240 ms pause, so the daemon added 400 ms
+    c = dialogue(0, answer_after_ms=640)
+    figures, v = judge_early([c], ends_of(c, ["early", "early"]))
+    assert figures["turns"]["by_end"]["early"]["turns"] == 2
+    assert v["turn_bridge_p95_ms"]["value"] == pytest.approx(400.3, abs=0.01)
+    assert v["turn_bridge_p95_ms"]["verdict"] == "FAIL"
+    _, v_full = judge_early([c], ends_of(c, ["full", "full"]))  # the same replies after full silences: in budget
+    assert v_full["turn_bridge_p95_ms"]["verdict"] == "PASS"
+
+
+def test_a_turn_the_daemon_has_no_record_of_is_judged_against_the_shorter_wait() -> None:
+    c = dialogue(0, answer_after_ms=650)
+    far = {c.log.channel_id: [(end + 900 * MS, "full") for _, end in c.log.lines]}  # too far off to be its line
+    for ends in ({}, far):
+        figures, v = judge_early([c], ends)
+        assert figures["turns"]["by_end"]["unmatched"]["turns"] == 2 and "full" not in figures["turns"]["by_end"]
+        assert v["turn_bridge_p95_ms"]["verdict"] == "FAIL"  # 650 - 240: an unknown turn cannot pass as a full one

@@ -32,6 +32,8 @@ def test_runner_judges_real_calls_and_writes_one_report(tmp_path: Path, capsys: 
     # the greeting and the replies to the first lines were judged, each exactly as long as the plan says
     assert turns["judged"] >= 1 and audio["replies_judged"] >= 1 and audio["extra_frames"] == 0
     assert audio["jitter_ms"]["streams"] == 2 and audio["lateness_ms"]["p99"] is not None
+    # every answered turn was matched to the daemon's record of how it ended (early pause or full silence)
+    assert sum(k["turns"] for k in turns["by_end"].values()) >= 1 and "unmatched" not in turns["by_end"], turns
     assert run["figures"]["inbound"]["scrapes"] >= 5 and run["figures"]["inbound"]["processed_pct"] is not None
     assert run["cpu"]["daemon_s"] > 0 and run["cpu"]["db_measured"] and run["cpu"]["callers_s"] > 0
     records = run["records"]
