@@ -70,6 +70,9 @@ async def test_a_short_answer_is_answered_at_the_pause_before_the_end_silence(da
     assert turns[0]["state"] == "REGION_SELECTION" and turns[1]["fields"]["region_code"] == "KZ-35"
     # the daemon ended each turn before its end silence could have (eou: last speech frame -> end of turn) ...
     assert all(t["timings"]["eou_ms"] < END_SILENCE_MS for t in turns)
+    # our own share is judged against the pause that applied, not the full silence the turn never waited
+    assert all(0 <= t["timings"]["bridge_ms"] < t["timings"]["first_rtp_ms"] - t["timings"]["eou_ms"] + 1
+               for t in turns), [t["timings"] for t in turns]
     # ... and the caller heard each reply before their line had been silent that long
     assert all(gap < END_SILENCE_MS / 1000 for gap in replies_at), replies_at
     assert (decided, withdrawn) == (2.0, 0.0)

@@ -6,8 +6,9 @@ speech end -> VAD end of utterance), `stt_ms`, `hold_ms` (turn boundary), `polic
 `tts_first_chunk_ms` (the reply handed to the speaker -> its first audible chunk), `playout_ms` (that chunk ->
 its first RTP frame out: the pacer's next tick), `other_ms` (what no stage holds: queueing between them),
 `first_rtp_ms` (caller speech end -> first RTP frame out) and `bridge_ms`, our own share: first_rtp minus the
-configured end-of-utterance silence, STT, model, TTS and a deliberate hold. The stages of `TURN_STAGES` add up
-to `first_rtp_ms`, so a slow turn says where it was slow (the record and `/metrics` `turn_stage_seconds`).
+end-of-utterance wait that applied (the configured silence, or the pause of a turn the policy ended early), STT,
+model, TTS and a deliberate hold. The stages of `TURN_STAGES` add up to `first_rtp_ms`, so a slow turn says where
+it was slow (the record and `/metrics` `turn_stage_seconds`).
 """
 
 from __future__ import annotations
@@ -126,7 +127,8 @@ class TurnLog:
             first = (at - speech_end) * 1000
             t["playout_ms"] = round(max(0.0, (at - said_at) * 1000 - t.get("tts_first_chunk_ms", 0.0)), 3)
             t["other_ms"] = round(first - sum(t.get(k, 0.0) for k in TURN_STAGES if k != "other_ms"), 3)
-            silence = self.end_silence_ms
+            # the end-of-turn wait this turn had: the full silence, or the shorter pause of a turn ended early
+            silence = min(self.end_silence_ms, t.get("eou_ms", self.end_silence_ms))
             own = first - silence - sum(t.get(k, 0.0) for k in ("stt_ms", "model_ms", "tts_first_chunk_ms", "hold_ms"))
             t["first_rtp_ms"] = round(first, 3)
             t["bridge_ms"] = round(own, 3)
