@@ -49,6 +49,7 @@ STEM_TAIL = 2  # letters a plain word may have beyond a shared stem
 TITLE_BONUS = 0.6  # ordering only: the share of the question its title has says which article is about it
 SENTENCE_BONUS = 0.1  # ordering only: an article with one sentence that holds the question answers it better
 SYNONYMS_PER_SET = 2  # stems of a synonym set added to the full-text query (the first listed: the commonest)
+PHRASE_GAP_WORDS = 2  # fillers or prepositions a phrase may have between two of its words
 BROKEN = "broken"
 DROP = "_"
 
@@ -119,6 +120,7 @@ def _build() -> tuple[frozenset[str], dict[str, tuple[tuple[str, ...], bool]], d
 
 _FILLERS, _INDEX, _WEIGHTS, _SURFACE, _PHRASES, _NEGATORS, _NEG_VERBS, _NEG_NOUNS = _build()
 _PLACES = frozenset(lexicon.PLACES.split())
+_PHRASE_GAP = frozenset(_fold_words(lexicon.PHRASE_GAP))
 LIGHT_VERB_TAIL = 10  # letters of tense, person and number an auxiliary verb may carry ("тастадыңыздар")
 _LIGHT_VERBS = tuple(_fold_words(lexicon.LIGHT_VERBS))
 _DETACHED = frozenset(lexicon.DETACHED_ENDINGS.split())  # compared unfolded: "ден" is not "день"
@@ -171,6 +173,22 @@ def _phrase_word(word: str, part: str, first: bool) -> bool:
     return word == part if first and len(part) <= 2 else word.startswith(part)
 
 
+def _phrase_at(words: list[str], used: list[bool], i: int, seq: tuple[str, ...]) -> list[int] | None:
+    """The positions of `seq` in `words` from `i` (up to `PHRASE_GAP_WORDS` prepositions or fillers between two
+    of its words are passed over: "ремонт на сети", "жылдамдығын қалай дұрыс тексеремін"); None when it is not there or a word of it is used already."""
+    at, j = [], i
+    for n, part in enumerate(seq):
+        for _ in range(PHRASE_GAP_WORDS if n else 0):
+            if j < len(words) and (words[j] in _PHRASE_GAP or words[j] in _FILLERS) and not _phrase_word(
+                    words[j], part, False):
+                j += 1
+        if j >= len(words) or used[j] or not _phrase_word(words[j], part, not n):
+            return None
+        at.append(j)
+        j += 1
+    return at
+
+
 def _light_verb(word: str, before: str) -> bool:
     """A Kazakh auxiliary verb after a converb ("өшіріп тастадыңыздар", "сынып қалды", "істемей қалды"): it
     says how the action went, not what it was, so it is no term."""
@@ -195,11 +213,10 @@ def _terms(text: str) -> tuple[Term, ...]:
     for i, first in enumerate(words):  # phrases first
         for k in range(len(first), 1, -1):
             for seq, name in _PHRASES_BY_FIRST.get(first[:k], ()):
-                n = len(seq)
-                if i + n <= len(words) and not any(used[i : i + n]) and all(
-                        _phrase_word(words[i + j], seq[j], not j) for j in range(n)):
-                    for j in range(n):
-                        used[i + j] = True
+                at = _phrase_at(words, used, i, seq)
+                if at is not None:
+                    for j in at:
+                        used[j] = True
                     for part in name.split("+"):
                         if part != DROP:
                             out.setdefault(part, _concept((part,)))
@@ -228,7 +245,8 @@ def _terms(text: str) -> tuple[Term, ...]:
             out.setdefault(term.key if term.names else "w:" + term.key, term)
     named = {n for t in out.values() for n in t.names}
     for name, parts in _COMBINATIONS:  # "вернёте ... деньги": a refund, wherever the two words are
-        if parts <= named:
+        if parts <= named:  # the combination is what was asked: its parts are no terms of their own
+            out = {k: t for k, t in out.items() if not t.names or not t.names <= parts}
             out.setdefault(name, _concept((name,)))
     return tuple(out.values())
 
@@ -237,6 +255,8 @@ def _word_term(word: str, raw: str) -> Term | None:
     """The term of one word: a concept of the word, else of its normal form (Russian lemma or Kazakh stem, see
     morphology.py); else the stem of the normal form as a plain word; None for a filler."""
     forms = normal_forms(raw)
+    if russian_pos(raw) == "NUMR":  # a number said as words carries no topic, like one said in digits
+        return None
     normal = fold(forms[-1]) if len(forms) > 1 else word
     if normal != word and normal in _FILLERS and not concepts_of(word):  # "тұрады" (costs) is a concept, "тұр" no
         return None
