@@ -43,6 +43,8 @@ POS_WEIGHT = {"ADVB": 0.5, "PRED": 0.5, "COMP": 0.5, "NUMR": 0.3, "VERB": 0.5, "
 POS_DROPPED = frozenset({"NPRO", "CONJ", "PRCL", "PREP", "INTJ"})  # pronouns and function words carry no topic
 UNSEEN_WEIGHT = 1.5  # a plain word no candidate article has: most likely what the question is really about
 UNSEEN_NOUN_WEIGHT = 2.0  # ... and more so a Russian noun or adjective ("коммуналку", "торговый"): the thing asked about
+LOCATED_PLACE_WEIGHT = 3.0  # a place named in a question about where something is (an office): it must match
+LOCATED = ("centre",)  # the concepts of such a question: an office, a service centre
 MIN_STEM = 4
 MIN_SHARED = 5  # plain words shorter than this match only whole
 STEM_TAIL = 2  # letters a plain word may have beyond a shared stem
@@ -120,6 +122,9 @@ def _build() -> tuple[frozenset[str], dict[str, tuple[tuple[str, ...], bool]], d
 
 _FILLERS, _INDEX, _WEIGHTS, _SURFACE, _PHRASES, _NEGATORS, _NEG_VERBS, _NEG_NOUNS = _build()
 _PLACES = frozenset(lexicon.PLACES.split())
+_LOCATED = frozenset(LOCATED)
+_IMPLIES = [(name.strip(), implied.strip()) for name, _, implied in
+            (line.partition(":") for line in lexicon.IMPLIES.strip().splitlines())]
 _PHRASE_GAP = frozenset(_fold_words(lexicon.PHRASE_GAP))
 LIGHT_VERB_TAIL = 10  # letters of tense, person and number an auxiliary verb may carry ("тастадыңыздар")
 _LIGHT_VERBS = tuple(_fold_words(lexicon.LIGHT_VERBS))
@@ -304,6 +309,7 @@ def doc_terms(text: str) -> DocTerms:
             concepts |= t.names
         else:
             prefixes |= _prefixes(t.key)
+    concepts |= {implied for name, implied in _IMPLIES if name in concepts}
     return DocTerms(frozenset(concepts), frozenset(prefixes))
 
 
@@ -334,9 +340,12 @@ def relevance(question: str, title: str, text: str, unseen: frozenset[str] = fro
     """The relevance of the article (`title`, `text`) to `question` (see the module docstring). `unseen`: the
     question's plain words that none of the search's candidate articles has (`unseen_words`); they weigh
     `UNSEEN_WEIGHT`: "брачный договор" is not the contract the knowledge base knows."""
+    asked = terms(question)
+    located = any(t.names & _LOCATED for t in asked)  # "офис в Таразе": the place is what must match
     wanted = [Term(t.key, t.names, (UNSEEN_NOUN_WEIGHT if t.noun else UNSEEN_WEIGHT) * t.weight)
-              if not t.names and t.key in unseen else t
-              for t in terms(question)]
+              if not t.names and t.key in unseen else
+              Term(t.key, t.names, LOCATED_PLACE_WEIGHT * t.weight) if located and t.names & _PLACES else t
+              for t in asked]
     total = sum(t.weight for t in wanted)
     if total <= 0:
         return Relevance(0.0)
