@@ -25,6 +25,9 @@ _MARKERS_TEXT = """
 кешириниз кате|кате айттым
 """
 MARKERS = tuple(tuple(m.split()) for m in _MARKERS_TEXT.replace("\n", "").split("|") if m.strip())
+_MARKERS_BY_FIRST: dict[str, list[tuple[str, ...]]] = {}
+for _marker in MARKERS:
+    _MARKERS_BY_FIRST.setdefault(_marker[0], []).append(_marker)
 RU_NEGATOR = "не"
 KK_NEGATOR = "емес"
 CONTRAST = frozenset({"а", "но", "ал"})
@@ -47,8 +50,8 @@ def _has_content(words: list[str]) -> bool:
 def _after_marker(folded: list[str]) -> int:
     """The index after the last self-correction marker whose rest has content, 0 when none."""
     start = 0
-    for i in range(len(folded)):
-        for marker in MARKERS:
+    for i, word in enumerate(folded):
+        for marker in _MARKERS_BY_FIRST.get(word, ()):
             if tuple(folded[i : i + len(marker)]) == marker and i + len(marker) < len(folded):
                 if marker == ("то", "есть") and folded[i + 2 : i + 3] == ["то"]:
                     continue  # "то есть то нет": on and off, no correction
