@@ -44,7 +44,7 @@ POS_DROPPED = frozenset({"NPRO", "CONJ", "PRCL", "PREP", "INTJ"})  # pronouns an
 UNSEEN_WEIGHT = 1.5  # a plain word no candidate article has: most likely what the question is really about
 UNSEEN_NOUN_WEIGHT = 2.0  # ... and more so a Russian noun or adjective ("коммуналку", "торговый"): the thing asked about
 LOCATED_PLACE_WEIGHT = 3.0  # a place named in a question about where something is (an office): it must match
-LOCATED = ("centre",)  # the concepts of such a question: an office, a service centre
+LOCATED = frozenset({"centre"})  # the concepts of such a question: an office, a service centre
 MIN_STEM = 4
 MIN_SHARED = 5  # plain words shorter than this match only whole
 STEM_TAIL = 2  # letters a plain word may have beyond a shared stem
@@ -122,10 +122,8 @@ def _build() -> tuple[frozenset[str], dict[str, tuple[tuple[str, ...], bool]], d
 
 _FILLERS, _INDEX, _WEIGHTS, _SURFACE, _PHRASES, _NEGATORS, _NEG_VERBS, _NEG_NOUNS = _build()
 _PLACES = frozenset(lexicon.PLACES.split())
-_LOCATED = frozenset(LOCATED)
-_IMPLIES = [(name.strip(), implied.strip()) for name, _, implied in
-            (line.partition(":") for line in lexicon.IMPLIES.strip().splitlines())]
-_PHRASE_GAP = frozenset(_fold_words(lexicon.PHRASE_GAP))
+_IMPLIES = [tuple(part.strip() for part in line.split(":")) for line in lexicon.IMPLIES.strip().splitlines()]
+_PHRASE_GAP = (frozenset(_fold_words(lexicon.PHRASE_GAP)) | _FILLERS) - _NEGATORS  # "не" is never passed over
 LIGHT_VERB_TAIL = 10  # letters of tense, person and number an auxiliary verb may carry ("тастадыңыздар")
 _LIGHT_VERBS = tuple(_fold_words(lexicon.LIGHT_VERBS))
 _DETACHED = frozenset(lexicon.DETACHED_ENDINGS.split())  # compared unfolded: "ден" is not "день"
@@ -179,14 +177,12 @@ def _phrase_word(word: str, part: str, first: bool) -> bool:
 
 
 def _phrase_at(words: list[str], used: list[bool], i: int, seq: tuple[str, ...]) -> list[int] | None:
-    """The positions of `seq` in `words` from `i` (up to `PHRASE_GAP_WORDS` prepositions or fillers between two
-    of its words are passed over: "ремонт на сети", "жылдамдығын қалай дұрыс тексеремін"); None when it is not there or a word of it is used already."""
+    """Where `seq` is in `words` from `i`, passing over up to `PHRASE_GAP_WORDS` prepositions or fillers between
+    its words ("ремонт на сети", "жылдамдығын қалай дұрыс тексеремін"); None if absent or a word of it is used."""
     at, j = [], i
     for n, part in enumerate(seq):
         for _ in range(PHRASE_GAP_WORDS if n else 0):
-            if j < len(words) and (words[j] in _PHRASE_GAP or words[j] in _FILLERS) and not _phrase_word(
-                    words[j], part, False):
-                j += 1
+            j += j < len(words) and words[j] in _PHRASE_GAP and not words[j].startswith(part)
         if j >= len(words) or used[j] or not _phrase_word(words[j], part, not n):
             return None
         at.append(j)
@@ -218,10 +214,8 @@ def _terms(text: str) -> tuple[Term, ...]:
     for i, first in enumerate(words):  # phrases first
         for k in range(len(first), 1, -1):
             for seq, name in _PHRASES_BY_FIRST.get(first[:k], ()):
-                at = _phrase_at(words, used, i, seq)
-                if at is not None:
-                    for j in at:
-                        used[j] = True
+                if (at := _phrase_at(words, used, i, seq)) is not None:
+                    used[at[0] : at[-1] + 1] = [True] * (at[-1] + 1 - at[0])  # a passed-over filler too
                     for part in name.split("+"):
                         if part != DROP:
                             out.setdefault(part, _concept((part,)))
@@ -260,11 +254,9 @@ def _word_term(word: str, raw: str) -> Term | None:
     """The term of one word: a concept of the word, else of its normal form (Russian lemma or Kazakh stem, see
     morphology.py); else the stem of the normal form as a plain word; None for a filler."""
     forms = normal_forms(raw)
-    if russian_pos(raw) == "NUMR":  # a number said as words carries no topic, like one said in digits
-        return None
     normal = fold(forms[-1]) if len(forms) > 1 else word
-    if normal != word and normal in _FILLERS and not concepts_of(word):  # "тұрады" (costs) is a concept, "тұр" no
-        return None
+    if russian_pos(raw) == "NUMR" or (normal != word and normal in _FILLERS and not concepts_of(word)):
+        return None  # a number said carries no topic (like digits); "тұрады" (costs) is a concept, "тұр" no
     if is_kazakh(raw) or normal == word or not russian_pos(raw):  # a Kazakh stem may be cut short: the word first
         names = concepts_of(word) or (concepts_of(normal) if normal != word else ())
     else:  # a Russian lemma first: "закинуть" (pay), not the prefix of "закинул"
@@ -340,12 +332,11 @@ def relevance(question: str, title: str, text: str, unseen: frozenset[str] = fro
     """The relevance of the article (`title`, `text`) to `question` (see the module docstring). `unseen`: the
     question's plain words that none of the search's candidate articles has (`unseen_words`); they weigh
     `UNSEEN_WEIGHT`: "брачный договор" is not the contract the knowledge base knows."""
-    asked = terms(question)
-    located = any(t.names & _LOCATED for t in asked)  # "офис в Таразе": the place is what must match
+    located = any(t.names & LOCATED for t in terms(question))  # "офис в Таразе": the place must match
     wanted = [Term(t.key, t.names, (UNSEEN_NOUN_WEIGHT if t.noun else UNSEEN_WEIGHT) * t.weight)
               if not t.names and t.key in unseen else
               Term(t.key, t.names, LOCATED_PLACE_WEIGHT * t.weight) if located and t.names & _PLACES else t
-              for t in asked]
+              for t in terms(question)]
     total = sum(t.weight for t in wanted)
     if total <= 0:
         return Relevance(0.0)
@@ -358,7 +349,6 @@ def relevance(question: str, title: str, text: str, unseen: frozenset[str] = fro
     sentence = max((s for s, _ in sentence_shares(matched, text, total)), default=0.0)
     return Relevance(round(score, 4), round(title_share, 4), tuple(t.key for t in matched),
                      tuple(t.key for t in wanted if t not in matched), round(sentence, 4))
-
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")

@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import re
 
-from ai_operator.kb.kazakh import is_kazakh
-from ai_operator.kb.morphology import russian_pos
-from ai_operator.kb.relevance import terms
+from ai_operator.kb.relevance import is_kazakh, russian_pos, terms  # the one runtime helper a policy may use
 
 # self-correction markers (folded like `_words`), each a word sequence; the rest after the last one is the question
 _MARKERS_TEXT = """
