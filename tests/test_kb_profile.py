@@ -51,6 +51,9 @@ york 1.0: york
     NEGATED_VERBS = "work"
     NEGATED_NOUNS = ""
     ENDINGS = "s es ed ing"
+    PHRASE_GAP = ""
+    IMPLIES = ""
+    LOCATED = ""
 
 
 class NoMorphology:

@@ -89,10 +89,12 @@ def test_relevance_is_deterministic_bounded_and_reports_terms() -> None:
 # lines written before the first tuning, 142 after it; 80 before the second round, hD-kb-recall, 62 after it).
 # The first 485 held-out lines before morphology and place knowledge (main at 69d7e86): precision 0.924, recall
 # 0.675, out-of-scope rejected 0.975; after them 0.907, 0.783, 0.944; after the second round 0.907, 0.845, 0.938.
-# All 627 held-out lines before the second round 0.920, 0.798, 0.948; after it 0.923, 0.857, 0.948. `TARGET` is
-# what issue 27 asks of the held-out half; the report says whether it is met.
-CALIBRATION_MIN = {"precision": 0.93, "recall": 0.92, "rejection": 0.94}
-HELD_OUT_MIN = {"precision": 0.91, "recall": 0.85, "rejection": 0.94}
+# All 627 held-out lines before the second round 0.920, 0.798, 0.948; after it 0.923, 0.857, 0.948; after the
+# third round (hH-kb-recall2: the later clause wins, phrases across prepositions, numbers said as words, lexicon
+# families) 0.951, 0.936, 0.984. "held-out-2" (91 lines written after that round, run once, never tuned on):
+# 0.925, 0.845, 0.939. `TARGET` is what issue 27 asks of the held-out half; the report says whether it is met.
+CALIBRATION_MIN = {"precision": 0.94, "recall": 0.94, "rejection": 0.95}
+HELD_OUT_MIN = {"precision": 0.94, "recall": 0.92, "rejection": 0.97}
 TARGET = {"precision": 0.95, "recall": 0.90, "rejection": 0.97}
 
 
@@ -167,3 +169,21 @@ async def test_the_callers_own_regional_article_comes_first_when_it_covers_more(
     assert hits[0].entry_id == "kk-outage-karaganda" and hits[0].relevance >= RELEVANCE_GATE
     elsewhere = await kb.search("наурызда интернет өшеді ме", "kk", "KZ-71", fallback_languages=("ru",))
     assert all(h.entry_id != "kk-outage-karaganda" for h in elsewhere)
+
+
+def test_phrases_pass_over_prepositions_and_a_combination_replaces_its_parts() -> None:
+    assert keys("ремонт на сети") == ["maintenance"] and keys("денег на лицевом счете") == ["balance"]
+    assert keys("вы деньги за эти дни вернете") == ["day", "refund"]  # not "money" and "return" besides
+    assert keys("гигабит за четырнадцать девятьсот девяносто") == ["gigabit"]  # a number said carries no topic
+
+
+def test_a_complaint_of_slowness_is_not_answered_by_a_list_of_speeds() -> None:
+    q = "короче интернет тормозит жесть"
+    assert rel(q, "ru-wifi-slow") >= RELEVANCE_GATE > rel(q, "ru-internet-tariffs")
+    assert rel("какая скорость у тарифов", "ru-internet-tariffs") >= RELEVANCE_GATE
+
+
+def test_an_office_in_a_place_no_article_covers_is_no_answer() -> None:
+    assert rel("адрес офиса в Жамбылская", "ru-centre-astana") < RELEVANCE_GATE
+    assert rel("адрес офиса в Астана", "ru-centre-astana") >= RELEVANCE_GATE
+    assert rel("как заключить договор аренды квартиры", "ru-contract") < RELEVANCE_GATE

@@ -118,3 +118,25 @@ async def test_in_its_own_region_the_same_question_is_answered(kb: KnowledgeBase
     conv = await conversation(kb, language, region)
     out = await conv.utterance(question)
     assert out.reply.fields["citations"][0]["id"] == entry, out.reply.text
+
+
+# (language, a question the caller corrects or narrows as they speak, the entry of what they settled on)
+SETTLED = [
+    (RU, "не не про тариф а про баланс как его проверить", "ru-balance"),
+    (RU, "сколько стоит ой нет подождите как вайфай пароль поменять", "ru-router-setup"),
+    (RU, "не про оплату а про роутер его можно в аренду взять", "ru-router-rent"),
+    (RU, "хочу тариф сменить вернее переехать хочу как перенести интернет", "ru-moving"),
+    (RU, "интернет пропал а роутер мигает красным", "ru-no-internet"),  # a negated verb is no correction
+    (KK, "тариф емес теңгерімді қалай білемін", "kk-balance"),
+    (KK, "роуминг емес ұялы байланыс тарифтері қандай", "kk-mobile-tariffs"),
+    (KK, "төлем туралы жоқ кешіріңіз роутерді қалай баптаймын", "kk-router-setup"),
+]
+
+
+@pytest.mark.parametrize(("language", "question", "entry"), SETTLED)
+async def test_the_later_clause_is_what_is_answered(kb: KnowledgeBase, language: str, question: str,
+                                                    entry: str) -> None:
+    conv = await conversation(kb, language, "Астана")
+    out = await conv.utterance(question)
+    assert out.reply.fields["answer"] in ("kb", "kb_fallback"), out.reply.text
+    assert out.reply.fields["citations"][0]["id"] == entry, out.reply.fields["citations"]

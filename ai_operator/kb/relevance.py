@@ -9,17 +9,21 @@ Kazakh morphology (policies/operator/knowledge.py); the policy hands it to the r
 
 1. Both texts are folded (lower case, the analysis's letter folding, e.g. `ё`->`е` and Kazakh letters onto
    Russian ones, punctuation -> spaces) and cut into words; digits are dropped.
-2. Word sequences of `lexicon.PHRASES` become one concept; a negator next to a "works"/"internet" word makes
+2. Word sequences of `lexicon.PHRASES` become one concept (up to two `PHRASE_GAP` words or fillers may stand
+   between their words: "ремонт на сети"); a negator next to a "works"/"internet" word makes
    "does not work" (`broken`); every other word is a concept of `lexicon.CONCEPTS` (Russian and Kazakh
    synonyms in one set, by stem), a filler (dropped; so are a Kazakh auxiliary verb after a converb and a case
    ending written apart), or else a plain word compared by its stem (Russian and Kazakh endings stripped, two
-   letters of tail tolerated).
+   letters of tail tolerated); a number said as a word carries no topic, like digits. Where the question has all
+   the parts of a `lexicon.COMBINATIONS` line, the combination replaces them ("вернёте ... деньги": a refund).
 3. Each question term weighs what its concept says (topic 1.0; facets such as price, time, place and words all
    articles share less; products and companies that are not ours a lot more), a plain word 1.0 (a verb, Russian
    by its part of speech or Kazakh by its suffixes, half: it says less of what is asked about than a noun; a
    word no candidate article has more, a Russian noun or adjective most). The relevance is the weight of the
    question terms the article has over the weight of all of them, halved when what matched weighs less than one
-   topic word: an article that only shares "price" or a city does not answer.
+   topic word: an article that only shares "price" or a city does not answer. In a question about where
+   something is (`lexicon.LOCATED`: an office) the place named weighs 3x; an article has the concepts its own
+   concepts imply (`lexicon.IMPLIES`: slow -> speed).
 4. Among the candidates the store orders by `Relevance.rank`: the score, then the share of the question the
    title holds (which article is *about* it), then the best single sentence.
 
@@ -45,11 +49,13 @@ POS_WEIGHT = {"ADVB": 0.5, "PRED": 0.5, "COMP": 0.5, "NUMR": 0.3, "VERB": 0.5, "
 POS_DROPPED = frozenset({"NPRO", "CONJ", "PRCL", "PREP", "INTJ"})  # pronouns and function words carry no topic
 UNSEEN_WEIGHT = 1.5  # a plain word no candidate article has: most likely what the question is really about
 UNSEEN_NOUN_WEIGHT = 2.0  # ... and more so a noun or adjective ("коммуналку", "торговый"): the thing asked about
+LOCATED_PLACE_WEIGHT = 3.0  # a place named in a question about where something is (an office): it must match
 MIN_SHARED = 5  # plain words shorter than this match only whole
 STEM_TAIL = 2  # letters a plain word may have beyond a shared stem
 TITLE_BONUS = 0.6  # ordering only: the share of the question its title has says which article is about it
 SENTENCE_BONUS = 0.1  # ordering only: an article with one sentence that holds the question answers it better
 SYNONYMS_PER_SET = 2  # stems of a synonym set added to the full-text query (the first listed: the commonest)
+PHRASE_GAP_WORDS = 2  # fillers or prepositions a phrase may have between two of its words
 BROKEN = "broken"
 LIGHT_VERB_TAIL = 10  # letters of tense, person and number an auxiliary verb may carry ("тастадыңыздар")
 
@@ -144,6 +150,20 @@ class Scorer:
     def _concept(self, names: tuple[str, ...]) -> Term:
         return Term("|".join(names), frozenset(names), max(self.vocabulary.weights[n] for n in names))
 
+    def _phrase_at(self, words: list[str], used: list[bool], i: int, seq: tuple[str, ...]) -> list[int] | None:
+        """Where `seq` is in `words` from `i`, passing over up to `PHRASE_GAP_WORDS` words of the lexicon's
+        `PHRASE_GAP` or fillers between its words ("ремонт на сети", "жылдамдығын қалай дұрыс тексеремін"); None
+        if absent or a word of it is used."""
+        at, j = [], i
+        for n, part in enumerate(seq):
+            for _ in range(PHRASE_GAP_WORDS if n else 0):
+                j += j < len(words) and words[j] in self.vocabulary.phrase_gap and not words[j].startswith(part)
+            if j >= len(words) or used[j] or not _phrase_word(words[j], part, not n):
+                return None
+            at.append(j)
+            j += 1
+        return at
+
     def _light_verb(self, word: str, before: str) -> bool:
         """An auxiliary verb after a converb (Kazakh "өшіріп тастадыңыздар", "сынып қалды", "істемей қалды"): it
         says how the action went, not what it was, so it is no term."""
@@ -165,11 +185,8 @@ class Scorer:
         for i, first in enumerate(words):  # phrases first
             for k in range(len(first), 1, -1):
                 for seq, name in v.phrases_by_first.get(first[:k], ()):
-                    n = len(seq)
-                    if i + n <= len(words) and not any(used[i : i + n]) and all(
-                            _phrase_word(words[i + j], seq[j], not j) for j in range(n)):
-                        for j in range(n):
-                            used[i + j] = True
+                    if (at := self._phrase_at(words, used, i, seq)) is not None:
+                        used[at[0] : at[-1] + 1] = [True] * (at[-1] + 1 - at[0])  # a passed-over filler too
                         for part in name.split("+"):
                             if part != DROP:
                                 out.setdefault(part, self._concept((part,)))
@@ -198,7 +215,8 @@ class Scorer:
                 out.setdefault(term.key if term.names else "w:" + term.key, term)
         named = {n for t in out.values() for n in t.names}
         for name, parts in v.combinations:  # "вернёте ... деньги": a refund, wherever the two words are
-            if parts <= named:
+            if parts <= named:  # the combination is what was asked: its parts are no terms of their own
+                out = {k: t for k, t in out.items() if not t.names or not t.names <= parts}
                 out.setdefault(name, self._concept((name,)))
         return tuple(out.values())
 
@@ -208,9 +226,10 @@ class Scorer:
         forms = self.words.normal_forms(raw)
         concepts_of = self.concepts_of
         normal = self.fold(forms[-1]) if len(forms) > 1 else word
-        if normal != word and normal in self.vocabulary.fillers and not concepts_of(word):  # "тұрады" (costs)
-            return None
         dictionary_pos = self.words.dictionary_pos(raw)
+        if dictionary_pos == "NUMR" or (normal != word and normal in self.vocabulary.fillers
+                                        and not concepts_of(word)):
+            return None  # a number said carries no topic (like digits); "тұрады" (costs) is a concept, "тұр" no
         if self.words.stem_first(raw) or normal == word or not dictionary_pos:  # a cut stem: the word first
             names = concepts_of(word) or (concepts_of(normal) if normal != word else ())
         else:  # a dictionary's lemma first: "закинуть" (pay), not the prefix of "закинул"
@@ -238,14 +257,18 @@ class Scorer:
                 concepts |= t.names
             else:
                 prefixes |= _prefixes(t.key)
+        concepts |= {implied for name, implied in self.vocabulary.implies if name in concepts}
         return DocTerms(frozenset(concepts), frozenset(prefixes))
 
     def relevance(self, question: str, title: str, text: str, unseen: frozenset[str] = frozenset()) -> Relevance:
         """The relevance of the article (`title`, `text`) to `question` (see the module docstring). `unseen`: the
         question's plain words that none of the search's candidate articles has (`unseen_words`); they weigh
         `UNSEEN_WEIGHT`: "брачный договор" is not the contract the knowledge base knows."""
+        located = any(t.names & self.vocabulary.located for t in self.terms(question))  # "офис в Таразе": the place must match
         wanted = [Term(t.key, t.names, (UNSEEN_NOUN_WEIGHT if t.noun else UNSEEN_WEIGHT) * t.weight)
-                  if not t.names and t.key in unseen else t
+                  if not t.names and t.key in unseen else
+                  Term(t.key, t.names, LOCATED_PLACE_WEIGHT * t.weight)
+                  if located and t.names & self.vocabulary.places else t
                   for t in self.terms(question)]
         total = sum(t.weight for t in wanted)
         if total <= 0:

@@ -20,7 +20,7 @@ _NON_WORD = re.compile(r"[^\w]+|_", re.UNICODE)
 
 class Lexicon(Protocol):
     """The tables of a policy's lexicon module (whitespace-separated words; `CONCEPTS` blocks "name weight:
-    stems", `PHRASES`/`COMBINATIONS` lines "name: words")."""
+    stems", `PHRASES`/`COMBINATIONS` lines "name: words", `IMPLIES` lines "concept: implied concept")."""
 
     MAX_CONCEPT_TAIL: int
     FILLER_WORDS: str
@@ -34,6 +34,9 @@ class Lexicon(Protocol):
     NEGATED_VERBS: str
     NEGATED_NOUNS: str
     ENDINGS: str
+    PHRASE_GAP: str  # words a phrase may have between two of its words (besides fillers): prepositions
+    IMPLIES: str  # an article with the first concept also has the second ("slow: speed")
+    LOCATED: str  # concepts of a question about where something is (an office): the place named must match
 
 
 class WordAnalysis(Protocol):
@@ -113,6 +116,10 @@ class Vocabulary:
         self.places = frozenset(lexicon.PLACES.split())
         self.light_verbs = tuple(self.fold_words(lexicon.LIGHT_VERBS))
         self.detached = frozenset(lexicon.DETACHED_ENDINGS.split())  # compared unfolded: "ден" is not "день"
+        self.phrase_gap = (frozenset(self.fold_words(lexicon.PHRASE_GAP)) | self.fillers) - self.negators
+        self.implies = [(name.strip(), implied.strip()) for name, _, implied in
+                        (line.partition(":") for line in lexicon.IMPLIES.strip().splitlines())]
+        self.located = frozenset(lexicon.LOCATED.split())
         self.combinations = [(name.strip(), frozenset(parts.split())) for name, _, parts in
                              (line.partition(":") for line in lexicon.COMBINATIONS.strip().splitlines())]
 

@@ -5,13 +5,15 @@ Knowledge-base articles name a region the way its title does ("Плановые 
 ("Целиноград"), an abbreviation ("ВКО") or "the capital" ("в столице", "елордада"). `knowledge_query` replaces
 each place the region resolver finds (`regions.places_in`: streets and people's names are not places) by the
 region's own name in the caller's language ("Карагандинская", "Астана"), so the relevance score compares one
-region word with another. Everything else of the question is kept as said.
+region word with another. What the caller took back ("не про оплату а про роутер", "нет подождите ...") is
+dropped first (kb_correction.py); everything else of the question is kept as said.
 """
 
 from __future__ import annotations
 
 import re
 
+from policies.operator.kb_correction import settled_question
 from policies.operator.region_data import REGIONS_BY_CODE
 from policies.operator.regions import places_in
 from policies.operator.text import fold
@@ -26,7 +28,9 @@ def region_word(code: str, language: str) -> str:
 
 
 def knowledge_query(question: str, language: str) -> str:
-    """`question` with each place named in it replaced by its region's name (see the module docstring)."""
+    """`question` as finally asked (`kb_correction.settled_question`: what the caller took back is dropped), each
+    place named in it replaced by its region's name (see the module docstring)."""
+    question = settled_question(question)
     places = places_in(question)
     if not places:
         return question
