@@ -3,7 +3,7 @@
 At start (in the background: readiness and calls never wait for it) each enabled route's policy lists its lines
 (as far as TTS_PREWARM goes; `auto`: all of them for a remote voice, the canned ones for a voice on this host):
 `canned_lines` (greeting, closing lines) first, then, when the policy offers them (`ListsFixedReplies`,
-`AnswersFromKnowledge` in ai_operator/dialogue.py), every fixed reply and the answer it would read from each
+`AnswersFromKnowledge` in ai_operator/dialogue/), every fixed reply and the answer it would read from each
 knowledge-base entry. Each reply is voiced as a call voices it (`voice_segments`), so the cache keys (provider,
 voice, text) are the ones a call looks up. The lines go to the route's TTS in batches of `BATCH_LINES` (the cache
 synthesises a few at once and keeps the pinned lines within its budget, speech/cache.py); between batches the

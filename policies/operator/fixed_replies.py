@@ -1,5 +1,5 @@
 """Every reply the operator can say without a model, and how it reads out a knowledge-base entry, for the TTS
-cache to synthesise ahead (`ListsFixedReplies`, `AnswersFromKnowledge` in ai_operator/dialogue.py). Pure.
+cache to synthesise ahead (`ListsFixedReplies`, `AnswersFromKnowledge` in ai_operator/dialogue/). Pure.
 
 The lists are built from the same catalog and the same functions the session speaks with, so a prewarmed text
 is exactly the text a call asks for: each catalog line in each language and both languages together (before a
