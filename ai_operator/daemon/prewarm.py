@@ -12,7 +12,9 @@ prewarm waits while the daemon is behind (LoadState), so live calls keep the loo
 
 After that the knowledge base is watched (`KB_POLL_S`: one count/max query): when an ingestion changed it (or the
 database came up late), the knowledge-base answers are prewarmed again; the lines cached already cost a lookup.
-This module knows no policy: it only asks the contract.
+Each pass first reads the knowledge base's articles for relevance (`kb.relevance.learn`, one article per loop
+turn), so a caller's first question does not pay pymorphy3's cold readings (~10 ms an article, measured 240 ms on
+a first search). This module knows no policy: it only asks the contract.
 """
 
 from __future__ import annotations
@@ -105,6 +107,7 @@ class Prewarmer:
         routes = [r for r in self._settings().routes.values() if r.enabled]
         scopes = {r.name: self._scope(r) for r in routes}
         entries = await self._entries() if "all" in scopes.values() else []
+        await self._learn(entries or await self._entries())
         totals = dict.fromkeys(OUTCOMES, 0)
         lines_total = 0
         for route in routes:
@@ -122,6 +125,15 @@ class Prewarmer:
         log.info("tts_prewarmed", scopes=scopes, kb_only=kb_only, lines=lines_total,
                  kb_entries=len(entries), seconds=round(time.monotonic() - started, 2), **totals)
         return totals["made"]
+
+    async def _learn(self, entries: list[KnowledgeHit]) -> None:
+        """The knowledge base's articles read for relevance ahead (`kb.relevance.learn`), one at a time so live
+        calls' ticks go between them: a caller's first questions after a start (or an ingestion) do not pay it."""
+        from ai_operator.kb.relevance import learn
+
+        for entry in entries:
+            learn(entry.title, entry.text)
+            await asyncio.sleep(0)
 
     async def _synthesise(self, tts: Any, lines: list[tuple[str, str]], totals: dict[str, int]) -> None:
         for start in range(0, len(lines), BATCH_LINES):
