@@ -18,3 +18,21 @@ async def test_greetings_and_shutdown_lines_are_cached_at_start(daemon_base) -> 
         assert {*parts, (say("shutdown", "ru"), "ru"), (say("shutdown", "kk"), "kk")} <= set(expected)
         await eventually(lambda: all(tts.is_cached(text, lang) for text, lang in expected), what="canned lines cached")
         assert await stage.daemon.prewarm() == 0  # nothing left to synthesise
+
+
+async def test_the_knowledge_bases_articles_are_read_for_relevance_at_start(daemon_base) -> None:
+    """A caller's first question does not pay for reading the articles (pymorphy3, ~10 ms an article cold)."""
+    from policies.operator.knowledge import SCORER
+
+    doc_terms = SCORER.doc_terms
+    async with stage_for(daemon_base) as stage:
+        prewarmer = stage.daemon.prewarmer
+        assert prewarmer is not None
+        await eventually(lambda: prewarmer.passes >= 1, timeout=120, what="the start-up pass")
+        entries = await stage.svc.knowledge.entries()
+        assert entries
+        before = doc_terms.cache_info()  # type: ignore[attr-defined]
+        for entry in entries:
+            doc_terms(f"{entry.title}. {entry.text}")
+        after = doc_terms.cache_info()  # type: ignore[attr-defined]
+        assert after.misses == before.misses and after.hits == before.hits + len(entries)

@@ -260,6 +260,11 @@ class Scorer:
         concepts |= {implied for name, implied in self.vocabulary.implies if name in concepts}
         return DocTerms(frozenset(concepts), frozenset(prefixes))
 
+    def learn(self, title: str, text: str) -> None:
+        """An article's terms worked out ahead of its first search: cold, each of its words costs a pymorphy3
+        reading (about 10 ms an article, in the event loop) that a caller's first question would otherwise pay."""
+        self.doc_terms(f"{title}. {text}")
+
     def relevance(self, question: str, title: str, text: str, unseen: frozenset[str] = frozenset()) -> Relevance:
         """The relevance of the article (`title`, `text`) to `question` (see the module docstring). `unseen`: the
         question's plain words that none of the search's candidate articles has (`unseen_words`); they weigh

@@ -166,7 +166,7 @@ def cases() -> list[SelfTestCase]:
         case("ENDED ignores further events", _ended_immutable),
         case("no knowledge base: says so and offers a human", _no_kb),
         case("knowledge gate: no answer below it, a specialist offered; repeat; kk -> ru note", _knowledge_gate),
-        case("model path: guardrail before region, args overridden, fallback", _model_path),
+        case("model path: guardrail before region, the policy searches first, args overridden, fallback", _model_path),
         case("silence: two re-prompts then give up", _silence),
         case("closing in Kazakh hangs up", _closing),
         *rule_cases(),
