@@ -30,8 +30,12 @@ lock:
 	  build/lock-venv/bin/pip freeze --all --exclude-editable | grep -v '^setuptools=='; } > constraints.txt
 	rm -rf build/lock-venv
 
+# Two pytest workers (pytest-xdist): the calls run in real time and mostly wait, so two halve the wall time on
+# two cores. Every test is isolated (ports from the OS, its own tmp dirs, an embedded PostgreSQL per worker); the
+# real-Asterisk tests and the cluster tests each share one stack, so each folder runs on one worker
+# (--dist loadgroup: tests/support/worker_groups.py).
 test: install
-	$(BIN)/pytest
+	$(BIN)/pytest -n 2 --dist loadgroup
 
 # Asterisk 22.10.1 built into $(ASTERISK_PREFIX) (once; about 15-25 minutes on two cores), then the tests that
 # place whole calls through it (tests/asterisk/). `make test` runs them too, and fails without the build unless

@@ -55,6 +55,16 @@ def daemon_base() -> Iterator[DaemonBase]:
         shutil.rmtree(base.state_dir, ignore_errors=True)
 
 
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: only called when it distributes the tests
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """`--dist loadgroup` (make test): each shared-stack folder on one worker (tests/support/worker_groups.py)."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from tests.support.worker_groups import SharedStackScheduling
+
+    return SharedStackScheduling(config, log)
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """Figures a test measured (`record_property("report", line)`, e.g. the knowledge-base relevance gate's
     precision and recall) are printed at the end of every run, whatever the verbosity."""

@@ -92,6 +92,9 @@ async def test_a_refused_call_falls_over_to_the_next_daemon_unanswered(daemon_ba
 
         managers = one.manager, two.manager
         calls = managers[0].calls[first.channel_id], managers[1].calls[cid]
+        endpoints = [call.media.endpoint for call in calls]  # a loaded machine could hang up before any RTP
+        await eventually(lambda: all(e is not None and e.stats.received > 0 for e in endpoints),
+                         what="the caller's RTP at both daemons")
         for sim in (first, second):
             await sim.hangup()
         await eventually(lambda: not managers[0].calls and not managers[1].calls, timeout=20)
