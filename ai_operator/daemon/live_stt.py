@@ -28,6 +28,7 @@ from ai_operator.media.vad import UtteranceEnded
 from ai_operator.providers.health import watch_call
 
 COMMIT, FINISH = "commit", "finish"
+KEPT_ENDED = 2  # streams of utterances that ended (or were dropped) and were not taken yet: the call may be busy
 Key = tuple[float, int]  # (last speech frame's time, samples): which audio a transcript is of
 
 
@@ -72,7 +73,8 @@ class LiveTranscript:
         self._open_stream = open_stream  # -> awaitable SttStream, in the call's context
         self._count = count
         self._forced = forced  # the early turn ended this utterance at its pause
-        self._u: _Utterance | None = None
+        self._u: _Utterance | None = None  # the utterance in progress
+        self._ended: list[_Utterance] = []  # earlier ones, not taken yet (oldest first)
         self.on_ready: Callable[[str], None] | None = None
 
     @classmethod
@@ -94,7 +96,10 @@ class LiveTranscript:
         u = self._u
         started_at, new = segmenter.frames_since(0 if u is None else u.frames)
         if u is None or u.started_at != started_at:
-            self._drop("wasted")  # an utterance that was dropped (too short, noise): its stream is not used
+            if u is not None:  # ended (its turn not taken yet: the call is busy) or dropped (too short, noise)
+                self._ended.append(u)
+                while len(self._ended) > KEPT_ENDED:
+                    self._stop(self._ended.pop(0), "wasted")
             u = self._u = _Utterance(started_at)
             u.task = asyncio.get_running_loop().create_task(self._run(u))
             new = segmenter.frames_since(0)[1]
@@ -158,11 +163,16 @@ class LiveTranscript:
     async def take(self, ended: UtteranceEnded) -> str | None:
         """The transcript of `ended` from its stream (None: it had none, transcribe it now); raises what the
         stream failed with."""
-        u, self._u = self._u, None
-        if u is None or u.started_at != ended.speech_started_at:
-            self._u = u
-            self._drop("wasted")
+        u = next((c for c in (self._u, *self._ended) if c is not None and c.started_at == ended.speech_started_at),
+                 None)
+        for earlier in [c for c in self._ended if u is None or c.started_at <= u.started_at]:
+            self._ended.remove(earlier)
+            if earlier is not u:
+                self._stop(earlier, "wasted")  # dropped utterances before this one
+        if u is None:
             return None
+        if u is self._u:
+            self._u = None
         key = (ended.speech_ended_at, len(ended.audio))
         if u.offered is not None and u.offered[0] == key and self._forced(ended):
             u.queue.put_nowait(FINISH)  # the rest of the stream is not waited for
@@ -178,14 +188,14 @@ class LiveTranscript:
         self._count("used")
         return " ".join(t for t in u.finals if t)
 
-    def _drop(self, outcome: str) -> None:
-        u, self._u = self._u, None
-        if u is None:
-            return
+    def _stop(self, u: _Utterance, outcome: str) -> None:
         self._count(outcome)
         if u.task is not None and not u.task.done():
             u.task.cancel()
 
     def close(self) -> None:
         """The call ended: nothing more will be taken."""
-        self._drop("wasted")
+        for u in (*self._ended, self._u):
+            if u is not None:
+                self._stop(u, "wasted")
+        self._u, self._ended = None, []
