@@ -28,6 +28,7 @@ from ai_operator.media.vad import UtteranceEnded
 from ai_operator.providers.health import watch_call
 
 COMMIT, FINISH = "commit", "finish"
+FEED_MS = 100  # audio goes to the provider in pieces this long (5 frames: a fifth of the messages), or at a pause
 KEPT_ENDED = 2  # streams of utterances that ended (or were dropped) and were not taken yet: the call may be busy
 Key = tuple[float, int]  # (last speech frame's time, samples): which audio a transcript is of
 
@@ -44,6 +45,7 @@ class _Utterance:
         self.frames = 0  # segmenter frames queued
         self.samples = 0
         self.queue: asyncio.Queue[np.ndarray | str] = asyncio.Queue()
+        self.buffered: list[np.ndarray] = []  # frames not queued yet (less than FEED_MS of them)
         self.finals: list[str] = []
         self.partial = ""
         self.commits_done = 0
@@ -58,10 +60,21 @@ class _Utterance:
         return " ".join(t for t in (*self.finals, self.partial) if t.strip()).strip()
 
     def queue_audio(self, frames: list[np.ndarray]) -> None:
-        for frame in frames:
-            self.queue.put_nowait(frame)
-            self.samples += len(frame)
+        self.buffered.extend(frames)
+        self.samples += sum(len(frame) for frame in frames)
         self.frames += len(frames)
+        if len(self.buffered) * FRAME_MS >= FEED_MS:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.buffered:
+            self.queue.put_nowait(np.concatenate(self.buffered))
+            self.buffered = []
+
+    def mark(self, what: str) -> None:
+        """COMMIT or FINISH, after all the audio before it."""
+        self.flush()
+        self.queue.put_nowait(what)
 
 
 class LiveTranscript:
@@ -107,7 +120,7 @@ class LiveTranscript:
         if self.pause_frames and segmenter.silent_frames == self.pause_frames:
             _, last_speech_at = segmenter.audio_so_far()
             u.pause_key, u.offered = (last_speech_at, u.samples), None
-            u.queue.put_nowait(COMMIT)
+            u.mark(COMMIT)
             self._offer(u)
 
     def _offer(self, u: _Utterance) -> None:
@@ -175,12 +188,12 @@ class LiveTranscript:
             self._u = None
         key = (ended.speech_ended_at, len(ended.audio))
         if u.offered is not None and u.offered[0] == key and self._forced(ended):
-            u.queue.put_nowait(FINISH)  # the rest of the stream is not waited for
+            u.mark(FINISH)  # the rest of the stream is not waited for
             self._count("partial")
             return u.offered[1]
         rest = np.asarray(ended.audio[u.samples:], dtype=np.int16)
         u.queue_audio([rest[i : i + FRAME_SAMPLES] for i in range(0, len(rest), FRAME_SAMPLES)])
-        u.queue.put_nowait(FINISH)
+        u.mark(FINISH)
         await u.done.wait()
         if u.error is not None and not isinstance(u.error, asyncio.CancelledError):
             self._count("failed")
