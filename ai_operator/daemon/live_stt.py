@@ -6,8 +6,8 @@ starts and fed every frame the segmenter keeps. At `VAD_EARLY_STT_MS` of silence
 (the provider settles it while the pause runs: no upload, no second request) and the text heard so far - the
 latest partial - goes to `on_ready` (`early_turn.py` may end the turn on it); a provider that gives no partials
 before a commit offers its final transcript instead, when it comes. When the utterance ends, what is left is
-committed and its final transcript awaited; an utterance the early turn ended at its pause is decided on the
-text it was decided on. If the caller goes on after a pause, the same stream goes on (a commit is not an end).
+committed and its final transcript awaited; an utterance the early turn ended at its pause (on the partial)
+gets its final text too. If the caller goes on after a pause, the same stream goes on (a commit is not an end).
 Failures (the provider refused, closed or timed out) are what `take` raises, as a batch STT's would be.
 Counted as `ai_operator_early_stt_total{outcome}`: used, partial (decided on the partial), wasted, failed.
 """
@@ -187,10 +187,9 @@ class LiveTranscript:
         if u is self._u:
             self._u = None
         key = (ended.speech_ended_at, len(ended.audio))
-        if u.offered is not None and u.offered[0] == key and self._forced(ended):
-            u.mark(FINISH)  # the rest of the stream is not waited for
-            self._count("partial")
-            return u.offered[1]
+        # ended at its pause on the partial: the turn still gets the final text (150-250 ms after that pause's
+        # commit; a partial can lag the speech, and the record keeps what was said)
+        decided_on_partial = u.offered is not None and u.offered[0] == key and self._forced(ended)
         rest = np.asarray(ended.audio[u.samples:], dtype=np.int16)
         u.queue_audio([rest[i : i + FRAME_SAMPLES] for i in range(0, len(rest), FRAME_SAMPLES)])
         u.mark(FINISH)
@@ -198,7 +197,7 @@ class LiveTranscript:
         if u.error is not None and not isinstance(u.error, asyncio.CancelledError):
             self._count("failed")
             raise u.error
-        self._count("used")
+        self._count("partial" if decided_on_partial else "used")
         return " ".join(t for t in u.finals if t)
 
     def _stop(self, u: _Utterance, outcome: str) -> None:
