@@ -15,7 +15,7 @@ from ai_operator.media.frames import FRAME_SAMPLES
 from ai_operator.sim.openai_server import FakeOpenAI
 from ai_operator.speech.errors import SpeechError
 from ai_operator.speech.openai_realtime_stt import OpenAIRealtimeSTT
-from ai_operator.speech.streaming_stt import SegmentedOverStreaming
+from ai_operator.speech.streaming_stt import SegmentedOverStreaming, Transcript
 from ai_operator.speech.wav import decode_wav
 
 KEY = "test-key"
@@ -140,3 +140,20 @@ async def test_a_refused_key_or_no_server_is_a_speech_error_without_the_key() ->
     assert "sk-wrong" not in str(refused.value)
     with pytest.raises(SpeechError, match="cannot connect"):
         await OpenAIRealtimeSTT(api_key=KEY, base_url=url, model="m", timeout_s=5).open("ru")
+
+
+async def test_finish_after_everything_was_final_ends_the_results() -> None:
+    async with FakeOpenAI(api_key=KEY) as fake:
+        fake.transcripts = lambda _wav, _f: "да"
+        stt = OpenAIRealtimeSTT(api_key=KEY, base_url=fake.base_url, model="m", timeout_s=5)
+        stream = await stt.open("ru")
+        for start in range(0, 4000, FRAME_SAMPLES):
+            await stream.feed(tone(0.5)[start : start + FRAME_SAMPLES])
+        await stream.commit()  # the caller's pause
+        results = stream.results()
+        assert await anext(results) == Transcript("да", final=False)  # heard while it arrived
+        assert await anext(results) == Transcript("да", final=True)  # the pause's commit, settled
+        await stream.feed(tone(0.05))  # post-roll: too little to commit
+        await stream.finish()  # nothing left to wait for: the reader is not left waiting for an event
+        assert [r async for r in results] == []
+        await stream.aclose()

@@ -6,8 +6,8 @@ starts and fed every frame the segmenter keeps. At `VAD_EARLY_STT_MS` of silence
 (the provider settles it while the pause runs: no upload, no second request) and the text heard so far - the
 latest partial - goes to `on_ready` (`early_turn.py` may end the turn on it); a provider that gives no partials
 before a commit offers its final transcript instead, when it comes. When the utterance ends, what is left is
-committed and its final transcript awaited; an utterance the early turn ended at its pause is decided on the
-text it was decided on. If the caller goes on after a pause, the same stream goes on (a commit is not an end).
+committed and its final transcript awaited; an utterance the early turn ended at its pause (on the partial)
+gets its final text too. If the caller goes on after a pause, the same stream goes on (a commit is not an end).
 Failures (the provider refused, closed or timed out) are what `take` raises, as a batch STT's would be.
 Counted as `ai_operator_early_stt_total{outcome}`: used, partial (decided on the partial), wasted, failed.
 """
@@ -28,6 +28,8 @@ from ai_operator.media.vad import UtteranceEnded
 from ai_operator.providers.health import watch_call
 
 COMMIT, FINISH = "commit", "finish"
+FEED_MS = 100  # audio goes to the provider in pieces this long (5 frames: a fifth of the messages), or at a pause
+KEPT_ENDED = 2  # streams of utterances that ended (or were dropped) and were not taken yet: the call may be busy
 Key = tuple[float, int]  # (last speech frame's time, samples): which audio a transcript is of
 
 
@@ -43,6 +45,7 @@ class _Utterance:
         self.frames = 0  # segmenter frames queued
         self.samples = 0
         self.queue: asyncio.Queue[np.ndarray | str] = asyncio.Queue()
+        self.buffered: list[np.ndarray] = []  # frames not queued yet (less than FEED_MS of them)
         self.finals: list[str] = []
         self.partial = ""
         self.commits_done = 0
@@ -57,10 +60,21 @@ class _Utterance:
         return " ".join(t for t in (*self.finals, self.partial) if t.strip()).strip()
 
     def queue_audio(self, frames: list[np.ndarray]) -> None:
-        for frame in frames:
-            self.queue.put_nowait(frame)
-            self.samples += len(frame)
+        self.buffered.extend(frames)
+        self.samples += sum(len(frame) for frame in frames)
         self.frames += len(frames)
+        if len(self.buffered) * FRAME_MS >= FEED_MS:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.buffered:
+            self.queue.put_nowait(np.concatenate(self.buffered))
+            self.buffered = []
+
+    def mark(self, what: str) -> None:
+        """COMMIT or FINISH, after all the audio before it."""
+        self.flush()
+        self.queue.put_nowait(what)
 
 
 class LiveTranscript:
@@ -72,7 +86,8 @@ class LiveTranscript:
         self._open_stream = open_stream  # -> awaitable SttStream, in the call's context
         self._count = count
         self._forced = forced  # the early turn ended this utterance at its pause
-        self._u: _Utterance | None = None
+        self._u: _Utterance | None = None  # the utterance in progress
+        self._ended: list[_Utterance] = []  # earlier ones, not taken yet (oldest first)
         self.on_ready: Callable[[str], None] | None = None
 
     @classmethod
@@ -94,7 +109,10 @@ class LiveTranscript:
         u = self._u
         started_at, new = segmenter.frames_since(0 if u is None else u.frames)
         if u is None or u.started_at != started_at:
-            self._drop("wasted")  # an utterance that was dropped (too short, noise): its stream is not used
+            if u is not None:  # ended (its turn not taken yet: the call is busy) or dropped (too short, noise)
+                self._ended.append(u)
+                while len(self._ended) > KEPT_ENDED:
+                    self._stop(self._ended.pop(0), "wasted")
             u = self._u = _Utterance(started_at)
             u.task = asyncio.get_running_loop().create_task(self._run(u))
             new = segmenter.frames_since(0)[1]
@@ -102,7 +120,7 @@ class LiveTranscript:
         if self.pause_frames and segmenter.silent_frames == self.pause_frames:
             _, last_speech_at = segmenter.audio_so_far()
             u.pause_key, u.offered = (last_speech_at, u.samples), None
-            u.queue.put_nowait(COMMIT)
+            u.mark(COMMIT)
             self._offer(u)
 
     def _offer(self, u: _Utterance) -> None:
@@ -158,34 +176,38 @@ class LiveTranscript:
     async def take(self, ended: UtteranceEnded) -> str | None:
         """The transcript of `ended` from its stream (None: it had none, transcribe it now); raises what the
         stream failed with."""
-        u, self._u = self._u, None
-        if u is None or u.started_at != ended.speech_started_at:
-            self._u = u
-            self._drop("wasted")
+        u = next((c for c in (self._u, *self._ended) if c is not None and c.started_at == ended.speech_started_at),
+                 None)
+        for earlier in [c for c in self._ended if u is None or c.started_at <= u.started_at]:
+            self._ended.remove(earlier)
+            if earlier is not u:
+                self._stop(earlier, "wasted")  # dropped utterances before this one
+        if u is None:
             return None
+        if u is self._u:
+            self._u = None
         key = (ended.speech_ended_at, len(ended.audio))
-        if u.offered is not None and u.offered[0] == key and self._forced(ended):
-            u.queue.put_nowait(FINISH)  # the rest of the stream is not waited for
-            self._count("partial")
-            return u.offered[1]
+        # ended at its pause on the partial: the turn still gets the final text (150-250 ms after that pause's
+        # commit; a partial can lag the speech, and the record keeps what was said)
+        decided_on_partial = u.offered is not None and u.offered[0] == key and self._forced(ended)
         rest = np.asarray(ended.audio[u.samples:], dtype=np.int16)
         u.queue_audio([rest[i : i + FRAME_SAMPLES] for i in range(0, len(rest), FRAME_SAMPLES)])
-        u.queue.put_nowait(FINISH)
+        u.mark(FINISH)
         await u.done.wait()
         if u.error is not None and not isinstance(u.error, asyncio.CancelledError):
             self._count("failed")
             raise u.error
-        self._count("used")
+        self._count("partial" if decided_on_partial else "used")
         return " ".join(t for t in u.finals if t)
 
-    def _drop(self, outcome: str) -> None:
-        u, self._u = self._u, None
-        if u is None:
-            return
+    def _stop(self, u: _Utterance, outcome: str) -> None:
         self._count(outcome)
         if u.task is not None and not u.task.done():
             u.task.cancel()
 
     def close(self) -> None:
         """The call ended: nothing more will be taken."""
-        self._drop("wasted")
+        for u in (*self._ended, self._u):
+            if u is not None:
+                self._stop(u, "wasted")
+        self._u, self._ended = None, []

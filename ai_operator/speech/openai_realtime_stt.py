@@ -65,6 +65,9 @@ class RealtimeStream:
     async def finish(self) -> None:
         await self.commit()
         self._finished = True
+        if self._pending == 0:  # nothing to wait for: a reader waiting for more events ends now
+            with contextlib.suppress(Exception):
+                await self._ws.close()
 
     async def results(self) -> AsyncIterator[Transcript]:
         while not (self._finished and self._pending == 0):
@@ -74,6 +77,8 @@ class RealtimeStream:
             except TimeoutError:
                 raise self._error(f"no transcript within {self._timeout_s:g} s of the commit") from None
             except ConnectionClosed as exc:
+                if self._finished and self._pending == 0:
+                    return
                 raise self._error(f"connection closed ({exc.rcvd.code if exc.rcvd else 'no close frame'})") from None
             try:
                 event = rp.parse_event(message)

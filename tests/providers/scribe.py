@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator
 import numpy as np
 
 from ai_operator.config import Settings
+from ai_operator.media.frames import FRAME_SAMPLES
 from ai_operator.providers.registry import ProviderSpec
 from ai_operator.sim.stage import ScriptedTranscripts
 from ai_operator.speech.errors import SpeechError
@@ -35,7 +36,11 @@ class ScribeStream:
         self.finished = False
         self.closed = False
 
-    async def feed(self, frame: np.ndarray) -> None:
+    async def feed(self, frame: np.ndarray) -> None:  # a frame, or several at once (live_stt sends 100 ms)
+        for _ in range(max(1, len(frame) // FRAME_SAMPLES)):
+            self._frame()
+
+    def _frame(self) -> None:
         self.frames += 1
         if self.frames % PARTIAL_EVERY == 0:
             words = (self.owner.script or HEARD.current).split()
