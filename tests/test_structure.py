@@ -169,3 +169,18 @@ def test_a_pure_helper_a_policy_may_import_stays_pure() -> None:
         if outside:
             reached[helper] = outside
     assert reached == {}
+
+
+def test_a_shipped_policys_test_folder_is_no_policy() -> None:
+    """tests/policies/<name>/ of a shipped policy holds that policy's tests. tests/policies is on POLICY_PATH in
+    the tests, and the loader takes only packages, so such a folder has no `__init__.py`: it neither shadows nor
+    duplicates the shipped policy (and pytest does not import it as a package named after it, e.g. `operator`)."""
+    import pkgutil
+
+    shipped = {p.name for p in (REPO / "policies").iterdir() if (p / "__init__.py").is_file()}
+    test_folders = {p.name for p in (REPO / "tests" / "policies").iterdir() if p.is_dir() and p.name in shipped}
+    assert test_folders == {"operator", "freight"}
+    assert not [name for name in test_folders if (REPO / "tests" / "policies" / name / "__init__.py").exists()]
+    # what the loader (`policies.available_policies`) finds in the folder: the test-only policies alone
+    found = {m.name for m in pkgutil.iter_modules([str(REPO / "tests" / "policies")]) if m.ispkg}
+    assert found == {"survey", "dispatch"}

@@ -19,6 +19,7 @@ def test_each_shared_stack_folder_is_one_unit_of_work_and_every_other_test_its_o
     assert scope("tests/cluster/test_a.py::t") != scope("tests/asterisk/test_a.py::t")
     assert scope("tests/test_daemon_endings.py::t[closing-start]") == "tests/test_daemon_endings.py::t[closing-start]"
     assert scope("tests/test_asterisk_gate.py::t") == "tests/test_asterisk_gate.py::t"
+    assert scope("tests/policies/operator/test_a.py::t") == "tests/policies/operator/test_a.py::t"
 
 
 def test_the_shared_stack_folders_exist_and_share_a_session_stack() -> None:

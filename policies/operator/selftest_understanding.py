@@ -2,7 +2,7 @@
 
 Each case drives a real `OperatorSession` with ASR-style phrasings (lower case, fillers, negation,
 self-correction, Kazakh case endings, Latin) and checks what the caller meant happened, plus phrasings that
-must *not* trigger. The full held-out sets live in `tests/test_operator_understanding_*.py`.
+must *not* trigger. The full held-out sets live in `tests/policies/operator/test_operator_understanding_*.py`.
 """
 
 from __future__ import annotations

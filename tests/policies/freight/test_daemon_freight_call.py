@@ -13,7 +13,7 @@ from policies.freight import ceiling_leaks
 from tests.support.daemon import Caller, stage_for
 from tests.support.wait import eventually
 
-LOAD = json.loads((Path(__file__).resolve().parents[1] / "etc/loads/sample.json").read_text())
+LOAD = json.loads((Path(__file__).resolve().parents[3] / "etc/loads/sample.json").read_text())
 
 
 @pytest.mark.slow

@@ -14,7 +14,7 @@ from typing import Any
 from tests.support.daemon import Caller, stage_for
 from tests.support.envfiles import example_text
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]  # tests/policies/ -> the checkout
 POLICY_DIR = REPO / "tests" / "policies"
 SURVEY_ROUTE: dict[str, Any] = {
     "POLICY_PATH": str(POLICY_DIR),
@@ -37,7 +37,7 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_the_test_policies_have_no_trace_outside_their_folders() -> None:
-    """(survey, and dispatch of tests/test_policy_file_options.py; what the runtime assumes of them is checked
+    """(survey, and dispatch of tests/policies/test_policy_file_options.py; what the runtime assumes of them is checked
     by tests/test_policy_contract.py)"""
     hits = subprocess.run(["grep", "-rIl", "--exclude-dir=.git", "--exclude-dir=.venv", "--exclude-dir=__pycache__",
                            "SurveySession\\|policies.survey\\|ROUTE_SURVEY\\|DispatchSession\\|policies.dispatch\\|"

@@ -19,11 +19,11 @@ from policies.freight import (
     say_rate,
 )
 from policies.freight.intents import utterance_may_continue
+from tests.policies.freight.test_freight_understanding_dangling import FRAGMENTS
+from tests.policies.freight.test_freight_understanding_refusal import REFUSALS
+from tests.policies.freight.test_freight_understanding_wrong_person import ASK, HOLD, LATER
 from tests.support.policies import freight_route
 from tests.support.policies import session as policy_session
-from tests.test_freight_understanding_dangling import FRAGMENTS
-from tests.test_freight_understanding_refusal import REFUSALS
-from tests.test_freight_understanding_wrong_person import ASK, HOLD, LATER
 
 TEXTS = st.sampled_from(
     [

@@ -16,7 +16,7 @@ from policies.operator.selftest_support import session_in
 from policies.operator.states import State
 from tests.support.policies import operator_route, session
 
-SAMPLE = Path(__file__).resolve().parent.parent / "etc" / "kb" / "sample.jsonl"
+SAMPLE = Path(__file__).resolve().parents[3] / "etc" / "kb" / "sample.jsonl"
 GATE = 0.6
 
 

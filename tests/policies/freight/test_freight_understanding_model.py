@@ -22,7 +22,7 @@ from tests.support.freight import CONFIRM, LOAD, started
 from tests.support.policies import freight_route
 from tests.support.policies import session as policy_session
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]  # tests/policies/freight/ -> the checkout
 FREIGHT = freight_route(REPO / "etc/loads/sample.json")
 UNREAD_OPENING = ["abhi khet mein paani laga raha hoon", "वो तो मेरे भाई का काम है", "umm kis company se"]
 UNREAD_PITCHED = ["vo sab chhodo yaar", "gaadiyan sab bahar gayi hui hain"]

@@ -15,7 +15,7 @@ from ai_operator.dialogue import AnswersFromKnowledge, KnowledgeHit, KnowledgeSe
 from policies import load_policy
 from tests.support.policies import operator_route, session, view
 
-SAMPLE = Path(__file__).resolve().parent.parent / "etc" / "kb" / "sample.jsonl"
+SAMPLE = Path(__file__).resolve().parents[3] / "etc" / "kb" / "sample.jsonl"
 POLICY = load_policy("operator")
 assert isinstance(POLICY, ListsFixedReplies) and isinstance(POLICY, AnswersFromKnowledge)
 AHEAD: ListsFixedReplies = POLICY

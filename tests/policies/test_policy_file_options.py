@@ -19,7 +19,7 @@ from ai_operator.daemon.dial import dial
 from tests.support.daemon import Caller, stage_for
 from tests.support.envfiles import example_text
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]  # tests/policies/ -> the checkout
 TEST_POLICIES = REPO / "tests" / "policies"
 STOP = {"driver": "Aidos", "address": "12 Abai Avenue", "time": "9 am"}
 

@@ -10,7 +10,7 @@ from policies.operator.permissions import MATRIX, expected_allowed, guardrail
 from policies.operator.selftest_support import session_in
 from policies.operator.states import State
 
-SPEC = Path(__file__).resolve().parent / "data" / "specs" / "operator-permission-matrix.md"  # from seed 003
+SPEC = Path(__file__).resolve().parents[2] / "data" / "specs" / "operator-permission-matrix.md"  # from seed 003
 
 
 def test_the_one_permission_table_is_the_specs() -> None:
