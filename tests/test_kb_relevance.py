@@ -187,3 +187,22 @@ def test_an_office_in_a_place_no_article_covers_is_no_answer() -> None:
     assert rel("адрес офиса в Жамбылская", "ru-centre-astana") < RELEVANCE_GATE
     assert rel("адрес офиса в Астана", "ru-centre-astana") >= RELEVANCE_GATE
     assert rel("как заключить договор аренды квартиры", "ru-contract") < RELEVANCE_GATE
+
+
+def test_a_bank_card_blocked_is_the_banks_not_an_internet_block() -> None:
+    for q in ("заблокируйте мне карточку сбербанка", "каспи картасын қалай бұғаттауға болады"):
+        assert max(rel(q, e) for e in ENTRIES) < RELEVANCE_GATE, q
+    assert rel("интернет заблокировали за долг", "ru-debt-block") >= RELEVANCE_GATE
+
+
+def test_the_cheapest_is_asked_of_the_tariff_list() -> None:
+    for q, entry in (("а подешевле интернет у вас бывает", "ru-internet-tariffs"),
+                     ("ең арзан үй интернеті қайсы", "kk-internet-tariffs")):
+        assert rel(q, entry) >= RELEVANCE_GATE, q
+    assert rel("где дешевле купить холодильник", "ru-internet-tariffs") < RELEVANCE_GATE
+
+
+def test_discourse_frames_carry_no_terms() -> None:
+    for frame in ("хотел спросить подскажите пожалуйста", "сұрағым келеді айтыңызшы", "сұрайын деп едім",
+                  "білгім келеді", "уточнить хотела будьте добры", "скока"):
+        assert terms(frame) == [], frame
