@@ -204,5 +204,5 @@ def test_the_cheapest_is_asked_of_the_tariff_list() -> None:
 
 def test_discourse_frames_carry_no_terms() -> None:
     for frame in ("хотел спросить подскажите пожалуйста", "сұрағым келеді айтыңызшы", "сұрайын деп едім",
-                  "білгім келеді", "уточнить хотела будьте добры", "скока"):
+                  "білгім келеді", "уточнить хотела будьте добры", "скока", "қайырлы күн", "добрый вечер"):
         assert terms(frame) == [], frame

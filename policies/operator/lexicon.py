@@ -321,6 +321,12 @@ calls: қоңырау шал
 pay: ақша сал
 broken: то есть то нет
 works: жұмыс істе
+_: қайырлы күн
+_: қайырлы таң
+_: қайырлы кеш
+_: добр ден
+_: добр вечер
+_: добр утр
 """
 
 # concept: two concepts that name it when a question has both, anywhere ("деньги за те дни вернёте")
