@@ -35,3 +35,15 @@ def test_what_is_no_correction_is_kept_as_said(said: str) -> None:
 
 def test_the_knowledge_query_drops_the_taken_back_place_too() -> None:
     assert knowledge_query("не про астану а про павлодар где офис", "ru") == "про Павлодарская где офис"
+
+
+@pytest.mark.parametrize("said", [
+    "договор расторгнуть хочу то есть вообще отключиться",  # restated, no topic of its own: both parts
+    "тарифті ауыстыру яғни өзгерту керек",
+])
+def test_a_clarifier_without_a_topic_of_its_own_keeps_both_parts(said: str) -> None:
+    assert settled_question(said) == said
+
+
+def test_a_clarifier_before_a_topic_of_its_own_still_cuts() -> None:
+    assert settled_question("подключить побыстрее в смысле тариф поменять") == "тариф поменять"

@@ -92,7 +92,9 @@ def test_relevance_is_deterministic_bounded_and_reports_terms() -> None:
 # All 627 held-out lines before the second round 0.920, 0.798, 0.948; after it 0.923, 0.857, 0.948; after the
 # third round (hH-kb-recall2: the later clause wins, phrases across prepositions, numbers said as words, lexicon
 # families) 0.951, 0.936, 0.984. "held-out-2" (91 lines written after that round, run once, never tuned on):
-# 0.925, 0.845, 0.939. `TARGET` is what issue 27 asks of the held-out half; the report says whether it is met.
+# 0.925, 0.845, 0.939; after the fourth round (hO-kb-round3: bank-card blocking, "the cheapest", discourse frames,
+# clarifiers; classes from held-out-2's failures) 0.982, 0.931, 1.000, held-out 0.951, 0.938, 0.984. "held-out-3"
+# (97 lines written after that round, run once): 0.937, 0.894, 0.935. `TARGET` is what issue 27 asks of the held-out half; the report says whether it is met.
 CALIBRATION_MIN = {"precision": 0.94, "recall": 0.94, "rejection": 0.95}
 HELD_OUT_MIN = {"precision": 0.94, "recall": 0.92, "rejection": 0.97}
 TARGET = {"precision": 0.95, "recall": 0.90, "rejection": 0.97}
@@ -187,3 +189,22 @@ def test_an_office_in_a_place_no_article_covers_is_no_answer() -> None:
     assert rel("адрес офиса в Жамбылская", "ru-centre-astana") < RELEVANCE_GATE
     assert rel("адрес офиса в Астана", "ru-centre-astana") >= RELEVANCE_GATE
     assert rel("как заключить договор аренды квартиры", "ru-contract") < RELEVANCE_GATE
+
+
+def test_a_bank_card_blocked_is_the_banks_not_an_internet_block() -> None:
+    for q in ("заблокируйте мне карточку сбербанка", "каспи картасын қалай бұғаттауға болады"):
+        assert max(rel(q, e) for e in ENTRIES) < RELEVANCE_GATE, q
+    assert rel("интернет заблокировали за долг", "ru-debt-block") >= RELEVANCE_GATE
+
+
+def test_the_cheapest_is_asked_of_the_tariff_list() -> None:
+    for q, entry in (("а подешевле интернет у вас бывает", "ru-internet-tariffs"),
+                     ("ең арзан үй интернеті қайсы", "kk-internet-tariffs")):
+        assert rel(q, entry) >= RELEVANCE_GATE, q
+    assert rel("где дешевле купить холодильник", "ru-internet-tariffs") < RELEVANCE_GATE
+
+
+def test_discourse_frames_carry_no_terms() -> None:
+    for frame in ("хотел спросить подскажите пожалуйста", "сұрағым келеді айтыңызшы", "сұрайын деп едім",
+                  "білгім келеді", "уточнить хотела будьте добры", "скока", "қайырлы күн", "добрый вечер"):
+        assert terms(frame) == [], frame

@@ -3,7 +3,8 @@
 A transcript keeps everything said: "сколько стоит ой нет подождите как баланс узнать", "не про оплату а про
 роутер", "тариф емес теңгерім туралы". The knowledge base should be asked only what the caller settled on, so
 `settled_question` keeps the words after the last self-correction marker ("нет подождите", "то есть",
-"вернее", "точнее", "в смысле", "жоқ кешіріңіз", "дұрысы", "яғни", ...), and drops a negated topic before a
+"вернее", "точнее", "в смысле", "жоқ кешіріңіз", "дұрысы", "яғни", ...; a marker that may only restate, such
+as "то есть", "в смысле", "яғни", only when what follows carries a topic of its own), and drops a negated topic before a
 contrast ("не X а Y": Y; "X емес Y": Y). A negation of a verb is not a contrast of topics ("интернет не работает
 а роутер горит" keeps both), a bare "нет" is not a correction ("нет интернета"), and a cut is made only when the
 rest still has a content term; otherwise the question is kept as said.
@@ -25,6 +26,11 @@ _MARKERS_TEXT = """
 кешириниз кате|кате айттым
 """
 MARKERS = tuple(tuple(m.split()) for m in _MARKERS_TEXT.replace("\n", "").split("|") if m.strip())
+# markers that may only restate ("расторгнуть договор ну то есть совсем отключиться"): they cut only when what
+# follows carries a topic of its own (two content terms, one a topic word); otherwise both parts are kept
+CLARIFIERS = frozenset({("то", "есть"), ("в", "смысле"), ("имею", "в", "виду"), ("я", "имею", "в", "виду"),
+                        ("ягни",)})
+OWN_TOPIC_TERMS = 2
 _MARKERS_BY_FIRST: dict[str, list[tuple[str, ...]]] = {}
 for _marker in MARKERS:
     _MARKERS_BY_FIRST.setdefault(_marker[0], []).append(_marker)
@@ -47,14 +53,22 @@ def _has_content(words: list[str]) -> bool:
     return bool(SCORER.terms(" ".join(words)))
 
 
-def _after_marker(folded: list[str]) -> int:
-    """The index after the last self-correction marker whose rest has content, 0 when none."""
+def _own_topic(words: list[str]) -> bool:
+    terms = SCORER.terms(" ".join(words))
+    return len(terms) >= OWN_TOPIC_TERMS and any(t.names and t.weight >= 1.0 for t in terms)
+
+
+def _after_marker(folded: list[str], raw: list[str]) -> int:
+    """The index after the last self-correction marker whose rest has content (a clarifier's: its own topic),
+    0 when none."""
     start = 0
     for i, word in enumerate(folded):
         for marker in _MARKERS_BY_FIRST.get(word, ()):
             if tuple(folded[i : i + len(marker)]) == marker and i + len(marker) < len(folded):
                 if marker == ("то", "есть") and folded[i + 2 : i + 3] == ["то"]:
                     continue  # "то есть то нет": on and off, no correction
+                if marker in CLARIFIERS and not _own_topic(raw[i + len(marker) :]):
+                    continue  # a restatement ("то есть совсем отключиться"): both parts are what was asked
                 start = max(start, i + len(marker))
     return start
 
@@ -80,7 +94,7 @@ def _after_contrast(raw: list[str], folded: list[str]) -> int:
 def settled_question(question: str) -> str:
     """`question` without what the caller took back (see the module docstring)."""
     raw, folded = _words(question)
-    start = max(_after_marker(folded), _after_contrast(raw, folded))
+    start = max(_after_marker(folded, raw), _after_contrast(raw, folded))
     if start == 0 or start >= len(raw) or not _has_content(raw[start:]):
         return question
     return " ".join(raw[start:])
