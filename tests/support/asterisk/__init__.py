@@ -8,7 +8,8 @@ API (stable; `tests/asterisk/conftest.py` gives the fixtures):
     `pbx.ports` (sip, http, rtp range), `pbx.creds`, `pbx.ari(method, path)`, `pbx.channels()`,
     `pbx.bridges()`, `pbx.cli("core show channels")`, `pbx.restart()`, `pbx.crash()`, `pbx.stop()`.
   - `stack.openai`: `LocalOpenAI` (speech.py), the STT the daemon uses; `stack.openai.recogniser.expect(text,
-    pcm)` arms a clip (`SipCaller`-side `stack.say` does it for you).
+    pcm)` arms a clip (`SipCaller`-side `stack.say` does it for you); `Stack.start(recogniser=LineRecogniser())`
+    for a streaming STT (`STT_PROVIDER=openai_realtime`).
   - `stack.daemon`: `DaemonProcess` (daemon_proc.py), `ai-operator run --env stack.env_file`, started after
     `ai-operator kb ingest`; `daemon.events("call_ended")`, `daemon.wait_event(...)`, `daemon.signal(SIGHUP)`,
     `daemon.stop()` (SIGTERM, returns the exit code). `stack.start_daemon()` starts it again (same env file).

@@ -16,7 +16,7 @@ from tests.support.asterisk.caller import SipCaller
 from tests.support.asterisk.daemon_proc import DaemonProcess, daemon_env, kb_ingest
 from tests.support.asterisk.pbx import Asterisk, new_run_dir
 from tests.support.asterisk.rtp_peer import Said
-from tests.support.asterisk.speech import LocalOpenAI, caller_clip
+from tests.support.asterisk.speech import ClipRecogniser, LocalOpenAI, caller_clip
 from tests.support.wait import eventually_sync
 
 RECORD_TIMEOUT_S = 60.0
@@ -50,12 +50,14 @@ class Stack:
         self.callers: list[SipCaller] = []
 
     @classmethod
-    def start(cls, work_dir: Path | None = None, *, daemon: bool = True, **env_values: str) -> Stack:
+    def start(cls, work_dir: Path | None = None, *, daemon: bool = True, recogniser: ClipRecogniser | None = None,
+              **env_values: str) -> Stack:
         """Asterisk up (ARI answering, fully booted), the sample KB ingested, the daemon `ready` (unless
-        `daemon=False`). `env_values` override keys of the daemon's env file."""
+        `daemon=False`). `env_values` override keys of the daemon's env file; `recogniser` is the STT's script
+        (`speech.LineRecogniser` for a streaming STT)."""
         work_dir = work_dir or Path(tempfile.mkdtemp(prefix="ai-operator-asterisk-tests-"))
         pbx = Asterisk(new_run_dir())
-        openai = LocalOpenAI()
+        openai = LocalOpenAI(recogniser)
         stack = cls(work_dir, pbx, openai, work_dir / "ai-operator.env")
         try:
             pbx.start()
