@@ -12,13 +12,13 @@ report renders. The rendering and the edits are pure (text in, text out).
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 from pathlib import Path
 from typing import Any
 
 from benchmarks.knee import summary_lines
+from benchmarks.readme_table import committed_report
 from benchmarks.report import cell
 
 REPO = Path(__file__).resolve().parent.parent
@@ -159,14 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     texts = {k: p.read_text(encoding="utf-8") for k, p in FILES.items()}
     found = BLOCK.search(texts["readme"])
     source = args.report or (found.group("source") if found else None)
-    if source is None:
-        raise SystemExit("no report: pass --report benchmarks/reports/NAME.json")
-    path = Path(source) if Path(source).is_absolute() else REPO / source
-    try:
-        rel = path.resolve().relative_to(REPO).as_posix()
-    except ValueError:
-        raise SystemExit(f"{source}: not in this repository; copy it to benchmarks/reports/ and commit it") from None
-    report = json.loads(path.read_text(encoding="utf-8"))
+    report, rel = committed_report(source, REPO)
     new = sized(texts, report, rel)
     if args.check:
         stale = [str(FILES[k].relative_to(REPO)) for k in FILES if new[k] != texts[k]]

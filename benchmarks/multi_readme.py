@@ -8,13 +8,13 @@ report; `--check` exits 1 when the README's block differs from what its report r
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 from pathlib import Path
 from typing import Any
 
 from benchmarks.multi_daemon import comparison
+from benchmarks.readme_table import committed_report
 from benchmarks.report import cell
 
 REPO = Path(__file__).resolve().parent.parent
@@ -97,14 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     readme = README.read_text()
     found = BLOCK.search(readme)
     source = args.report or (found.group("source") if found else None)
-    if source is None:
-        raise SystemExit("no report: pass --report benchmarks/reports/NAME.json")
-    path = Path(source) if Path(source).is_absolute() else REPO / source
-    try:
-        rel = path.resolve().relative_to(REPO).as_posix()
-    except ValueError:
-        raise SystemExit(f"{source}: not in this repository; copy it to benchmarks/reports/ and commit it") from None
-    report = json.loads(path.read_text())
+    report, rel = committed_report(source, REPO)
     if not (args.check or args.write):
         sys.stdout.write(render(report, rel) + "\n")
         return 0

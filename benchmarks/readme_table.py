@@ -38,6 +38,19 @@ COLUMNS: tuple[tuple[str, tuple[str, ...], str], ...] = (
 )
 
 
+def committed_report(source: str | None, repo: Path = REPO) -> tuple[dict[str, Any], str]:
+    """The committed report `source` names (absolute, or relative to `repo`) and its path relative to `repo`: a
+    README block names only what is committed (a one-line exit otherwise). Shared by the README generators."""
+    if source is None:
+        raise SystemExit("no report: pass --report benchmarks/reports/NAME.json")
+    path = Path(source) if Path(source).is_absolute() else repo / source
+    try:
+        rel = path.resolve().relative_to(repo).as_posix()
+    except ValueError:
+        raise SystemExit(f"{source}: not in this repository; copy it to benchmarks/reports/ and commit it") from None
+    return json.loads(path.read_text(encoding="utf-8")), rel
+
+
 def _get(run: dict[str, Any], path: tuple[str, ...]) -> Any:
     value: Any = run
     for key in path:
