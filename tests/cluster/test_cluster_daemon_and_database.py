@@ -49,9 +49,17 @@ def test_stopped_daemon_drains_and_its_sibling_takes_its_share(cluster: Cluster,
     running = [dial(hangup_after_s=12.0) for _ in range(4)]  # round-robin twice over: one per daemon
     for caller in running:
         caller.locate(timeout=60)
-    on_stopped = [c for c in running
-                  if c.node() == node and cluster.events(node, 1, "call_started", call_id=c.channel_id())]
-    assert on_stopped, [c.locate() for c in running]
+
+    def started_on(caller: Any) -> int | None:
+        """Which of the node's daemons logged the call's start (None: neither yet; a call is up on Asterisk
+        before its daemon has written that line)."""
+        return next((i for i in (1, 2) if cluster.events(node, i, "call_started", call_id=caller.channel_id())), None)
+
+    on_node = [c for c in running if c.node() == node]
+    for caller in on_node:
+        poll(lambda c=caller: started_on(c) is not None, 60, what=f"{caller.name} started by a daemon of {node}")
+    on_stopped = [c for c in on_node if started_on(c) == 1]
+    assert on_stopped, [(c.locate(), started_on(c)) for c in running]
     try:
         os.kill(pid, signal.SIGTERM)
         poll(lambda: cluster.events(node, 1, "draining"), 60, what=f"{node} {stopped} draining")
