@@ -20,7 +20,8 @@ from benchmarks.report import cell
 REPO = Path(__file__).resolve().parent.parent
 README = REPO / "README.md"
 BLOCK = re.compile(r"<!-- bench-table source=(?P<source>\S+) -->\n.*?<!-- bench-table end -->", re.S)
-COLUMNS: tuple[tuple[str, tuple[str, ...], str], ...] = (
+Column = tuple[str, tuple[str, ...], str]  # header, path in a run of the report, format
+COLUMNS: tuple[Column, ...] = (
     ("N callers", ("calls",), "{}"),
     ("calls placed in window", ("figures", "calls", "placed_in_window"), "{}"),
     ("mean concurrent", ("figures", "calls", "mean_concurrent"), "{:.0f}"),
@@ -51,7 +52,8 @@ def committed_report(source: str | None, repo: Path = REPO) -> tuple[dict[str, A
     return json.loads(path.read_text(encoding="utf-8")), rel
 
 
-def _get(run: dict[str, Any], path: tuple[str, ...]) -> Any:
+def figure(run: dict[str, Any], path: tuple[str, ...]) -> Any:
+    """The value at `path` in a run of a report (None when any step is missing)."""
     value: Any = run
     for key in path:
         value = value.get(key) if isinstance(value, dict) else None
@@ -65,7 +67,7 @@ def _load(avg: list[float] | None) -> str:
 def knee_run(runs: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The run with the largest N whose budgets all PASS in a valid run (what `MAX_CALLS` is sized to), or None.
     An overload run (`--max-calls` below N: the calls past it were refused) carries fewer than N: never the knee."""
-    clean = [r for r in runs if r.get("verdict") == "PASS" and _get(r, ("valid", "ok"))
+    clean = [r for r in runs if r.get("verdict") == "PASS" and figure(r, ("valid", "ok"))
              and not (r.get("max_calls") or r["calls"]) < r["calls"]]
     return max(clean, key=lambda run: run["calls"]) if clean else None
 
@@ -89,20 +91,20 @@ def render(report: dict[str, Any], source: str) -> str:
     for run in runs:
         failed = [name for name, v in (run.get("budgets") or {}).items() if v["verdict"] != "PASS"]
         verdict = "PASS" if not failed else "FAIL: " + ", ".join(failed)
-        cells = [cell(_get(run, path), fmt) for _, path, fmt in COLUMNS]
+        cells = [cell(figure(run, path), fmt) for _, path, fmt in COLUMNS]
         lines.append("| " + " | ".join(cells) + f" | {verdict} |")
     lines.append("")
     for run in runs:
         load = (run.get("load_average") or {}).get("window_start")
         lines.append(f"- N = {run['calls']}: {run['window_s']:g} s window after {run['warmup_s']:g} s of warm-up, "
                      f"load average {_load(load)} when it opened; other processes used "
-                     f"{cell(_get(run, ('contention', 'other_processes_cores')), '{:.2f}')} cores meanwhile and the "
-                     f"daemon's loop waited for a CPU {cell(_get(run, ('contention', 'daemon_runqueue_wait_pct')), '{:.0f}')} % "
+                     f"{cell(figure(run, ('contention', 'other_processes_cores')), '{:.2f}')} cores meanwhile and the "
+                     f"daemon's loop waited for a CPU {cell(figure(run, ('contention', 'daemon_runqueue_wait_pct')), '{:.0f}')} % "
                      f"of the window; daemon pinned to CPU {run['pinning'].get('daemon') or 'none'}, its database to "
                      f"{run['pinning'].get('database', run['pinning'].get('daemon')) or 'none'}, callers to "
                      f"{run['pinning'].get('callers') or 'none'} (callers used "
-                     f"{cell(_get(run, ('cpu', 'callers_cores')), '{:.2f}')} cores).")
-    sizing = [r for r in runs if _get(r, ("cpu", "s_per_call_minute"))]
+                     f"{cell(figure(run, ('cpu', 'callers_cores')), '{:.2f}')} cores).")
+    sizing = [r for r in runs if figure(r, ("cpu", "s_per_call_minute"))]
     knee = knee_run(sizing)
     if knee is not None:
         r = knee
