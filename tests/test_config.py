@@ -19,7 +19,7 @@ from ai_operator.config import (
     parse_env_text,
     reload_settings,
 )
-from ai_operator.config.schema import DECLARED, default_text
+from ai_operator.config.schema import declared, default_text
 from ai_operator.route_binding import bind_routes
 
 REPO = Path(__file__).resolve().parents[1]
@@ -238,11 +238,11 @@ def test_with_values_rebuilds_and_checks():
 def test_example_env_documents_every_declared_key_with_a_valid_value():
     text = EXAMPLE.read_text()
     documented = dict(re.findall(r"^([A-Z_]+)=(.*)$", text, re.M))
-    declared = {d.key for d in DECLARED}
-    for d in DECLARED:
+    keys = {d.key for d in declared()}
+    for d in declared():
         assert d.key in documented, f"{d.key} missing from {EXAMPLE.name}"
     for key in documented:
-        assert key in declared or key.startswith("ROUTE_"), f"{key} in {EXAMPLE.name} is not a declared setting"
+        assert key in keys or key.startswith("ROUTE_"), f"{key} in {EXAMPLE.name} is not a declared setting"
     for opt in ROUTE_OPTIONS:
         assert opt in text
     s = bind_routes(load_settings(EXAMPLE, environ={}))
@@ -270,7 +270,7 @@ def test_a_production_route_is_a_route_key_not_a_name():
 
 
 def test_defaults_are_valid_values():
-    for d in DECLARED:
+    for d in declared():
         from ai_operator.config.schema import parse_value
 
         assert parse_value(d, default_text(d)) == d.default or isinstance(d.default, Path), d.key

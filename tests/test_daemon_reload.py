@@ -16,7 +16,7 @@ import pytest
 from structlog.testing import capture_logs
 
 from ai_operator.config import load_settings
-from ai_operator.config.schema import BY_KEY
+from ai_operator.config.schema import by_key
 from ai_operator.daemon.app import Daemon
 from ai_operator.daemon.services import DaemonOverrides
 from ai_operator.sim.openai_server import FakeOpenAI
@@ -46,7 +46,7 @@ async def reloadable_stage(base: DaemonBase, tmp_path: Path, monkeypatch: pytest
                            **values: Any) -> AsyncIterator[ReloadStage]:
     """The daemon started from an env file (so SIGHUP re-reads it) against the simulated PBX and the local
     OpenAI-compatible server, which transcribes what the caller is saying for OLD_KEY."""
-    for key in BY_KEY:  # the file alone decides (a test runner's environment must not override it)
+    for key in by_key():  # the file alone decides (a test runner's environment must not override it)
         monkeypatch.delenv(key, raising=False)
     password = secrets.token_hex(8)
     pbx = SimulatedPbx(user="ai-operator", password=password)
@@ -187,13 +187,13 @@ async def test_a_reload_naming_a_missing_policy_changes_nothing(daemon_base, tmp
             assert (await caller.record())["route"] == "test"
 
 
-@pytest.mark.parametrize("key", sorted(k for k, d in BY_KEY.items() if d.spec.restart))
+@pytest.mark.parametrize("key", sorted(k for k, d in by_key().items() if d.spec.restart))
 def test_the_plan_keeps_each_restart_only_key_and_applies_the_rest(key: str, tmp_path) -> None:
     from ai_operator.daemon.reload import plan_reload
     from tests.support.daemon import ENV_EXAMPLE
 
     running = load_settings(ENV_EXAMPLE, environ={})
-    d = BY_KEY[key]
+    d = by_key()[key]
     changed = {"ARI_URL": "http://10.0.0.9:8088/ari", "ARI_USER": "other", "ARI_PASSWORD": "other-pw",
                "ARI_APP": "other-app", "RTP_HOST": "10.0.0.9", "RTP_PORT_MIN": 20001, "RTP_PORT_MAX": 20998,
                "RTP_CODEC": "alaw", "STATE_DIR": tmp_path, "DATABASE_URL": "postgresql://u:p@db/x",

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from ai_operator.config.schema import BY_KEY
+from ai_operator.config.schema import by_key
 from tests.support.checkout import clean_checkout, git_status
 from tests.support.wait import eventually_sync
 
@@ -47,7 +47,7 @@ def checkout(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def newcomer_environment(cache: Path) -> dict[str, str]:
     """The caller's environment without any setting that would override the env file (CI may export some)."""
-    env = {k: v for k, v in os.environ.items() if k not in BY_KEY and not k.startswith("ROUTE_")}
+    env = {k: v for k, v in os.environ.items() if k not in by_key() and not k.startswith("ROUTE_")}
     env["XDG_CACHE_HOME"] = str(cache)
     return env
 

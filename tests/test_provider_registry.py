@@ -13,7 +13,7 @@ import pytest
 from prometheus_client import CollectorRegistry
 
 from ai_operator.config import ConfigError, load_settings
-from ai_operator.config.schema import BY_KEY
+from ai_operator.config.schema import by_key
 from ai_operator.daemon.services import DaemonOverrides
 from ai_operator.doctor.speech_checks import speech_checks
 from ai_operator.providers import build_stt, registry, used_providers
@@ -48,7 +48,8 @@ def test_an_unregistered_provider_is_refused_naming_the_key_and_what_is_allowed(
 
 async def test_a_new_stt_provider_is_one_module_plus_one_registry_line(tmp_path: Path, scribe_registered) -> None:
     s = settings_from(tmp_path, "ROUTE_MAIN_ENABLED=true\nROUTE_MAIN_POLICY=operator\nROUTE_MAIN_STT=scribe\n"
-                                "ROUTE_FREIGHT_ENABLED=false\n")
+                                "ROUTE_FREIGHT_ENABLED=false\nSCRIBE_PARTIAL_EVERY=25\n")
+    assert s.warnings == ()  # its own key is declared by its settings group
     assert registry.choices("stt") == ("auto", "openai", "openai_realtime", "scribe", "none")
     assert ("scribe", "stt") in used_providers(s)
     board = ProviderBoard(failures_to_open=2, cooldown_s=60, check_timeout_s=1, metrics_registry=CollectorRegistry())
@@ -61,7 +62,7 @@ async def test_a_new_stt_provider_is_one_module_plus_one_registry_line(tmp_path:
     assert stream.language == "kk-KZ"  # the language hook: the policy's code -> the provider's
     assert stream.frames == 50 and stream.closed
     partials = [t.text for t in stream._results if not t.final]
-    assert partials[:2] == ["как", "как оплатить"]  # the streaming shape: partials, then the final
+    assert partials == ["как", "как оплатить"]  # the streaming shape: partials (every 25 frames), then the final
     double.fail = True
     for _ in range(2):
         with pytest.raises(Exception, match="scribe: down"):
@@ -70,6 +71,17 @@ async def test_a_new_stt_provider_is_one_module_plus_one_registry_line(tmp_path:
     await board.check(s, used_providers(s))
     checks = await speech_checks(s)
     assert [(c.name, c.status) for c in checks if "scribe" in c.name] == [("provider scribe (stt)", "OK")]
+
+
+def test_a_provider_declares_its_own_settings_checked_like_any_key(tmp_path: Path, scribe_registered) -> None:
+    with pytest.raises(ConfigError) as refused:
+        settings_from(tmp_path, "STT_PROVIDER=scribe\nSCRIBE_PARTIAL_EVERY=0\n")
+    assert str(refused.value) == (f"{tmp_path / 'ai-operator.env'}:2: SCRIBE_PARTIAL_EVERY='0': "
+                                  "'0' is out of range: allowed in 1..100")
+    assert settings_from(tmp_path, "").group(scribe.ScribeSettings).partial_every == scribe.PARTIAL_EVERY
+    registry.unregister("scribe")  # gone from the registry: its key is unknown again, like a typo
+    s = settings_from(tmp_path, "SCRIBE_PARTIAL_EVERY=5\n")
+    assert s.warnings == (f"{tmp_path / 'ai-operator.env'}:1: unknown key SCRIBE_PARTIAL_EVERY (typo?) - ignored",)
 
 
 async def test_a_call_is_heard_through_the_registered_streaming_provider(daemon_base, scribe_registered) -> None:
@@ -104,7 +116,7 @@ def test_every_provider_owns_declared_settings_that_the_env_example_documents() 
     example = (REPO / "etc" / "ai-operator.env.example").read_text(encoding="utf-8")
     for spec in registry.providers():
         for key in spec.settings_keys:
-            assert key in BY_KEY, f"{spec.name}: {key} is not declared in config/schema.py"
+            assert key in by_key(), f"{spec.name}: {key} is not a declared setting"
             assert f"\n{key}=" in example, f"{spec.name}: {key} is not in the env example"
         for kind in spec.kinds:
             assert spec.name in registry.choices(kind)

@@ -1,14 +1,19 @@
 """Every setting of the daemon, declared once: its env key, type (the annotation), default, allowed range or
 choices, a one-line doc, and whether a reload (SIGHUP) may apply it (`restart=True`: only a restart does).
-The settings groups are frozen dataclasses; a typo in an attribute is a type error.
+The settings groups are frozen dataclasses; a typo in an attribute is a type error. The runtime's groups are
+here (`GROUPS`); a speech provider declares its own group in its module (`providers/openai.py`:
+`OpenAISettings`) and the provider registry lists it, so `declared()` is the runtime's groups plus the
+registered providers' (read at call time: a provider registered later declares its keys too).
 `etc/ai-operator.env.example` documents the same keys and a test keeps the two in step.
 """
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
+import functools
 import typing
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -107,25 +112,13 @@ class CallSettings:
 
 @dataclass(frozen=True)
 class SpeechSettings:
-    openai_api_key: str = setting("OPENAI_API_KEY", "", "API key for OpenAI-compatible endpoints; empty = offline",
-                                  secret=True)
-    openai_base_url: str = setting("OPENAI_BASE_URL", "", "base URL of an OpenAI-compatible server; empty = OpenAI",
-                                   check=lambda raw: v.check_http_url(raw, optional=True))
     stt_provider: str = setting("STT_PROVIDER", "auto", "speech-to-text: openai (batch), openai_realtime "
                                 "(streaming), none, auto (openai when a key is set)",
                                 choices_from=provider_choices("stt"))
-    stt_model: str = setting("STT_MODEL", "whisper-1", "transcription model")
-    stt_timeout_s: float = setting("STT_TIMEOUT_S", 8.0, "transcription timeout per attempt", lo=0.1, hi=120)
     tts_provider: str = setting("TTS_PROVIDER", "auto", "text-to-speech: espeak, openai, auto (openai when a key is set)",
                                 choices_from=provider_choices("tts"))
-    tts_model: str = setting("TTS_MODEL", "gpt-4o-mini-tts", "speech model")
-    tts_voice: str = setting("TTS_VOICE", "alloy", "speech voice")
-    tts_timeout_s: float = setting("TTS_TIMEOUT_S", 10.0, "speech: opening a line and each later read; past it the "
-                                   "line is spoken in the local voice", lo=0.1, hi=120)
     llm_provider: str = setting("LLM_PROVIDER", "auto", "model: openai, none, auto (openai when a key is set)",
                                 choices_from=provider_choices("llm"))
-    llm_model: str = setting("LLM_MODEL", "gpt-4o-mini", "chat model")
-    llm_timeout_s: float = setting("LLM_TIMEOUT_S", 6.0, "model timeout per call", lo=0.1, hi=120)
     provider_failures_to_open: int = setting("PROVIDER_FAILURES_TO_OPEN", 3,
                                              "failed calls in a row that open a provider's breaker (a 401/403/404 "
                                              "opens it at once)", lo=1, hi=100)
@@ -194,22 +187,42 @@ class Declared:
     type: type
     default: Any
     spec: Spec
+    cls: builtins.type = object  # the group's dataclass (`Settings.group(cls)` holds its value)
 
     @property
     def key(self) -> str:
         return self.spec.key
 
 
-def declared() -> Iterator[Declared]:
-    """Every declared setting, in declaration order."""
-    for group, cls in GROUPS.items():
+def all_groups() -> dict[str, type]:
+    """The runtime's groups, then each registered provider's settings group (named after its provider)."""
+    from ai_operator.providers.registry import settings_groups  # at call time: providers import config
+
+    return {**GROUPS, **settings_groups()}
+
+
+@functools.lru_cache(maxsize=16)
+def _declared(groups: tuple[tuple[str, type], ...]) -> tuple[Declared, ...]:
+    out = []
+    for group, cls in groups:
         hints = typing.get_type_hints(cls)
-        for f in dataclasses.fields(cls):
-            yield Declared(group, f.name, hints[f.name], f.default, f.metadata["spec"])
+        out += [Declared(group, f.name, hints[f.name], f.default, f.metadata["spec"], cls) for f in dataclasses.fields(cls)]
+    return tuple(out)
 
 
-DECLARED: tuple[Declared, ...] = tuple(declared())
-BY_KEY: dict[str, Declared] = {d.key: d for d in DECLARED}
+@functools.lru_cache(maxsize=16)
+def _by_key(declared: tuple[Declared, ...]) -> dict[str, Declared]:
+    return {d.key: d for d in declared}
+
+
+def declared() -> tuple[Declared, ...]:
+    """Every declared setting, in declaration order: the runtime's groups, then the registered providers'."""
+    return _declared(tuple(all_groups().items()))
+
+
+def by_key() -> dict[str, Declared]:
+    """`declared()` by env key (do not change the dict: it is shared)."""
+    return _by_key(declared())
 
 
 def parse_value(d: Declared, raw: str) -> Any:

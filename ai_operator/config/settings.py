@@ -11,12 +11,13 @@ where the runtime is assembled, with the same one-line errors, from `Settings.li
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ai_operator.config.envfile import EnvEntry, EnvFileError, read_env_file
 from ai_operator.config.routes import (
@@ -26,8 +27,6 @@ from ai_operator.config.routes import (
     parse_runtime_option,
 )
 from ai_operator.config.schema import (
-    BY_KEY,
-    DECLARED,
     GROUPS,
     AriSettings,
     CallSettings,
@@ -36,10 +35,14 @@ from ai_operator.config.schema import (
     SpeechSettings,
     StorageSettings,
     VadSettings,
+    all_groups,
+    by_key,
+    declared,
     parse_value,
 )
 from ai_operator.config.values import parse_bool
 
+G = TypeVar("G")
 DEFAULT_ENV_PATH = "/etc/ai-operator/ai-operator.env"
 
 
@@ -58,6 +61,7 @@ class Settings:
     speech: SpeechSettings = field(default_factory=SpeechSettings)
     storage: StorageSettings = field(default_factory=StorageSettings)
     ops: OpsSettings = field(default_factory=OpsSettings)
+    providers: Mapping[type, Any] = field(default_factory=dict)  # each provider's settings group, by its class
     routes: Mapping[str, Route] = field(default_factory=dict)
     source: str = "<defaults>"
     warnings: tuple[str, ...] = ()
@@ -65,6 +69,22 @@ class Settings:
     file_values: Mapping[str, str] = field(default_factory=dict)  # what the env file itself said
     file_at_start: Mapping[str, str] = field(default_factory=dict)  # what it said when the process first read it
     lines: Mapping[str, int] = field(default_factory=dict)  # the env file's line of each key it set
+
+    def group(self, cls: type[G]) -> G:
+        """The settings group `cls`: one of the runtime's (`AriSettings`, ...) or a provider's (`OpenAISettings`),
+        its defaults when these settings were built without it."""
+        for name, core in GROUPS.items():
+            if core is cls:
+                value: G = getattr(self, name)
+                return value
+        held = self.providers.get(cls)
+        return held if isinstance(held, cls) else cls()
+
+    def with_groups(self, groups: Mapping[type, Any]) -> Settings:
+        """A copy with some groups replaced (a reload keeps the running value of a restart-only key)."""
+        core = {name: groups[cls] for name, cls in GROUPS.items() if cls in groups}
+        held = {cls: value for cls, value in groups.items() if cls not in GROUPS.values()}
+        return dataclasses.replace(self, **core, providers={**self.providers, **held})
 
     def route(self, name: str) -> Route | None:
         return self.routes.get(name.lower())
@@ -80,7 +100,7 @@ class Settings:
 
     def secrets(self) -> list[str]:
         """Values that must never be shown (passwords, keys, the DSN and its password)."""
-        out = [self.raw[d.key] for d in DECLARED if d.spec.secret and self.raw.get(d.key)]
+        out = [self.raw[d.key] for d in declared() if d.spec.secret and self.raw.get(d.key)]
         dsn = self.storage.database_url
         m = re.match(r"^[a-z]+://[^:/@]+:([^@]+)@", dsn) or re.search(r"(?:^|\s)password=(\S+)", dsn)
         if m:
@@ -99,7 +119,7 @@ class Settings:
 
 def _absolute_if_path(key: str, value: Any) -> Any:
     """`value` made absolute against the current directory when `key` is a folder setting and it is relative."""
-    d = BY_KEY.get(key)
+    d = by_key().get(key)
     if d is None or not str(value).strip():
         return value
     if key == "POLICY_PATH":  # ':'-separated folders
@@ -135,8 +155,9 @@ def merge_sources(
     raw: dict[str, str] = {}
     lines: dict[str, int] = {}
     warnings: list[str] = []
+    known = by_key()
     for e in entries:
-        if e.key not in BY_KEY and not ROUTE_KEY_RE.match(e.key):
+        if e.key not in known and not ROUTE_KEY_RE.match(e.key):
             warnings.append(f"{source}:{e.line}: unknown key {e.key} (typo?) - ignored")
             continue
         if e.key in raw and e.line:
@@ -145,7 +166,7 @@ def merge_sources(
         lines[e.key] = e.line
     file_values = dict(raw)
     for k, value in environ.items():
-        if k not in BY_KEY and not ROUTE_KEY_RE.match(k):
+        if k not in known and not ROUTE_KEY_RE.match(k):
             continue
         if file_at_start is not None and file_at_start.get(k) == value:
             continue  # a copy of the file as it was at start: the file (as it is now) wins
@@ -166,8 +187,8 @@ def build_settings(
     raw, lines, file_values, warnings = merge_sources(entries, env, source, file_at_start)
     base_dir = _base_dir(source)
 
-    groups: dict[str, dict[str, Any]] = {name: {} for name in GROUPS}
-    for d in DECLARED:
+    groups: dict[str, dict[str, Any]] = {name: {} for name in all_groups()}
+    for d in declared():
         if d.key not in raw:
             continue
         try:
@@ -175,22 +196,23 @@ def build_settings(
         except ValueError as exc:
             raise ConfigError(f"{_where(source, lines, d.key)}{d.key}={_shown(d.key, raw[d.key])}: {exc}") from None
         groups[d.group][d.attr] = value
-    for d in DECLARED:  # relative folders (given or default) are relative to the env file's folder
+    for d in declared():  # relative folders (given or default) are relative to the env file's folder
         value = groups[d.group].get(d.attr, d.default)
         if isinstance(value, Path) and not value.is_absolute():
             groups[d.group][d.attr] = base_dir / value
     built = {name: cls(**groups[name]) for name, cls in GROUPS.items()}
+    providers = {cls: cls(**groups[name]) for name, cls in all_groups().items() if name not in GROUPS}
     rtp = built["rtp"]
     if rtp.port_min > rtp.port_max:
         raise ConfigError(f"{_where(source, lines, 'RTP_PORT_MIN')}RTP_PORT_MIN/RTP_PORT_MAX: invalid range "
                           f"{rtp.port_min}-{rtp.port_max} (RTP_PORT_MIN must not exceed RTP_PORT_MAX)")
     routes = _build_routes(raw, lines, source, warnings)
-    return Settings(**built, routes=routes, source=source, warnings=tuple(warnings), raw=raw, lines=lines,
+    return Settings(**built, providers=providers, routes=routes, source=source, warnings=tuple(warnings), raw=raw, lines=lines,
                     file_values=file_values, file_at_start=file_values if file_at_start is None else file_at_start)
 
 
 def _shown(key: str, value: str) -> str:
-    d = BY_KEY.get(key)
+    d = by_key().get(key)
     return "<hidden>" if d is not None and d.spec.secret else repr(value)
 
 
@@ -258,8 +280,8 @@ def reload_settings(current: Settings, environ: Mapping[str, str] | None = None)
 def require(settings: Settings, *keys: str) -> None:
     """Raise `ConfigError` naming the first required key that is empty."""
     for key in keys:
-        d = BY_KEY[key]
-        if not getattr(getattr(settings, d.group), d.attr):
+        d = by_key()[key]
+        if not getattr(settings.group(d.cls), d.attr):
             raise ConfigError(f"{key}: required but not set in {settings.source} or the environment")
 
 

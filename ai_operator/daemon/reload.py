@@ -15,7 +15,7 @@ from typing import Any
 
 from ai_operator.config import Settings
 from ai_operator.config.routes import ROUTE_KEY_RE
-from ai_operator.config.schema import DECLARED
+from ai_operator.config.schema import Declared, declared
 
 EMBEDDER_KEYS = frozenset({"EMBEDDING_PROVIDER", "EMBEDDING_MODEL", "EMBEDDING_DIM", "OPENAI_API_KEY", "OPENAI_BASE_URL"})
 
@@ -33,23 +33,23 @@ class ReloadPlan:
         return any(k in keys for k in self.applied)
 
 
-def _value(settings: Settings, group: str, attr: str) -> Any:
-    return getattr(getattr(settings, group), attr)
+def _value(settings: Settings, d: Declared) -> Any:
+    return getattr(settings.group(d.cls), d.attr)
 
 
 def plan_reload(running: Settings, reread: Settings) -> ReloadPlan:
     """The settings to switch to, which keys they change and which changed keys wait for a restart."""
     applied: list[str] = []
     needs_restart: list[str] = []
-    pinned: dict[str, dict[str, Any]] = {}
+    pinned: dict[type, dict[str, Any]] = {}
     raw = dict(reread.raw)
-    for d in DECLARED:
-        old, new = _value(running, d.group, d.attr), _value(reread, d.group, d.attr)
+    for d in declared():
+        old, new = _value(running, d), _value(reread, d)
         if old == new:
             continue
         if d.spec.restart:
             needs_restart.append(d.key)
-            pinned.setdefault(d.group, {})[d.attr] = old
+            pinned.setdefault(d.cls, {})[d.attr] = old
             if d.key in running.raw:
                 raw[d.key] = running.raw[d.key]
             else:
@@ -58,8 +58,8 @@ def plan_reload(running: Settings, reread: Settings) -> ReloadPlan:
             applied.append(d.key)
     route_keys = {k for k in (*running.raw, *reread.raw) if ROUTE_KEY_RE.match(k)}
     applied += sorted(k for k in route_keys if running.raw.get(k) != reread.raw.get(k))
-    groups = {g: dataclasses.replace(getattr(reread, g), **attrs) for g, attrs in pinned.items()}
-    settings = dataclasses.replace(reread, **groups, raw=raw) if groups else reread
+    groups: dict[type, Any] = {cls: dataclasses.replace(reread.group(cls), **attrs) for cls, attrs in pinned.items()}
+    settings = dataclasses.replace(reread.with_groups(groups), raw=raw) if groups else reread
     return ReloadPlan(settings, tuple(applied), tuple(needs_restart))
 
 

@@ -19,12 +19,11 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from ai_operator.config.schema import DECLARED
+from ai_operator.config.schema import declared
 from ai_operator.dialogue import CheckResult
 from ai_operator.doctor.port_owner import held_by
 from ai_operator.storage.state_lock import holder_of
 
-SECRET_KEYS = tuple(d.key for d in DECLARED if d.spec.secret)  # ARI_PASSWORD, DATABASE_URL, OPENAI_API_KEY
 ENV_FILE_MODE_HINT = "chmod 0640 {path} && chown root:ai-operator {path}"
 ESPEAK_BINARY = "espeak-ng"
 ESPEAK_TIMEOUT_S = 10.0
@@ -34,14 +33,19 @@ MIN_FREE_BYTES = 1 << 30  # 1 GiB: the embedded database, spool and TTS cache li
 
 # Passwords shipped in samples (etc/ai-operator.env.example, Asterisk's ari.conf.sample): never the real one.
 PLACEHOLDER_PASSWORDS = frozenset({"change-me", "changeme", "password", "secret", "asterisk"})
-_SECRET_LINE = re.compile(r"^\s*(?:export\s+)?(" + "|".join(SECRET_KEYS) + r")\s*=\s*(.*?)\s*$")
 _EMPTY_VALUES = {"", '""', "''"}
+
+
+def _secret_keys() -> tuple[str, ...]:
+    """ARI_PASSWORD, DATABASE_URL, OPENAI_API_KEY (a provider's group declares its own)."""
+    return tuple(d.key for d in declared() if d.spec.secret)
 
 
 def _secrets_in(text: str) -> list[str]:
     found = []
+    secret_line = re.compile(r"^\s*(?:export\s+)?(" + "|".join(_secret_keys()) + r")\s*=\s*(.*?)\s*$")
     for line in text.splitlines():
-        m = _SECRET_LINE.match(line)
+        m = secret_line.match(line)
         if m and m.group(2).split(" #")[0].strip() not in _EMPTY_VALUES:
             found.append(m.group(1))
     return found

@@ -1,7 +1,8 @@
 """The provider registry: which speech and model providers exist, and what each one owns.
 
 A provider is one module (`ai_operator/providers/openai.py`, `espeak.py`, ...) exposing `PROVIDER`, a
-`ProviderSpec`: its name, the settings keys it reads (its settings group), a builder per kind it serves (`stt`,
+`ProviderSpec`: its name, its settings group (a frozen dataclass of `config.schema.setting` fields, declared in
+the provider's module and read with `settings.group(TheGroup)`), a builder per kind it serves (`stt`,
 `tts`, `llm`), its doctor/start check (an authenticated request: `None` when fine, else the reason) and the hook
 that maps a policy's language code to the provider's. The factory (`factory.py`), doctor, the start check and
 the env-example test are all built from this table; adding a provider is its module plus one line in
@@ -10,6 +11,7 @@ the env-example test are all built from this table; adding a provider is its mod
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -41,7 +43,7 @@ class ProviderSpec:
 
     name: str
     doc: str
-    settings_keys: tuple[str, ...] = ()
+    settings: type | None = None  # its settings group: the keys it reads (several providers may share one group)
     stt: Builder | None = None  # -> a `SpeechToText` (segmented) or a `StreamingSpeechToText`
     tts: Builder | None = None  # -> a `TextToSpeech`
     llm: Builder | None = None  # -> a chat model (`conversation.ChatModelLike`)
@@ -53,6 +55,13 @@ class ProviderSpec:
     def builder(self, kind: str) -> Builder | None:
         builder: Builder | None = getattr(self, kind)
         return builder
+
+    @property
+    def settings_keys(self) -> tuple[str, ...]:
+        """The env keys of its settings group."""
+        if self.settings is None:
+            return ()
+        return tuple(f.metadata["spec"].key for f in dataclasses.fields(self.settings))
 
     @property
     def kinds(self) -> tuple[str, ...]:
@@ -96,6 +105,15 @@ def get(name: str) -> ProviderSpec:
     return _REGISTRY[name]
 
 
+def settings_groups() -> dict[str, type]:
+    """The registered providers' settings groups, each once, named after the first provider declaring it."""
+    out: dict[str, type] = {}
+    for p in providers():
+        if p.settings is not None and p.settings not in out.values():
+            out[p.name] = p.settings
+    return out
+
+
 def names(kind: str) -> tuple[str, ...]:
     """The providers serving `kind`, in preference order."""
     return tuple(p.name for p in providers() if p.builder(kind) is not None)
@@ -107,4 +125,4 @@ def choices(kind: str) -> tuple[str, ...]:
 
 
 __all__ = ["AUTO", "BUILTIN_MODULES", "KINDS", "NONE", "ProviderSpec", "choices", "get", "names", "providers",
-           "register", "unregister"]
+           "register", "settings_groups", "unregister"]

@@ -22,6 +22,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from ai_operator.config import ConfigError, Settings
+from ai_operator.providers.openai import OpenAISettings
 from ai_operator.turn_driver import Turn
 from policies import load_policy
 
@@ -100,7 +101,7 @@ async def run_demo(settings: Settings, *, route_name: str, state_dir: str | None
             out.write(f"           cited: {cite['id']} {cite['source']}\n")
         out.flush()
 
-    async with simulated_stage(settings, state_dir=state, scripted_stt=not settings.speech.openai_api_key,
+    async with simulated_stage(settings, state_dir=state, scripted_stt=not settings.group(OpenAISettings).openai_api_key,
                                overrides=DaemonOverrides(observer=observe)) as stage:
         stt = "caller script via a local OpenAI-compatible test server (no STT configured)" if stage.transcripts else "OpenAI"
         out.write(f"  simulated PBX: {stage.settings.ari.url}   codec: {stage.settings.rtp.codec}   speech recognition: {stt}\n")

@@ -21,6 +21,7 @@ from ai_operator.config import Settings
 from ai_operator.daemon.app import Daemon
 from ai_operator.daemon.manager import CallManager
 from ai_operator.daemon.services import DaemonOverrides, Services
+from ai_operator.providers.openai import OpenAISettings
 from ai_operator.sim.pbx import SimCall, SimulatedPbx
 
 DAEMON_READY_TIMEOUT_S = 30.0
@@ -140,8 +141,9 @@ async def simulated_stage(
             transcripts = ScriptedTranscripts()
             fake.transcripts = transcripts
             base = await fake.start()
-            timeout_s = float(values.get("STT_TIMEOUT_S", settings.speech.stt_timeout_s))
-            stt = OpenAITranscriber(api_key=fake.api_key, base_url=base, model=settings.speech.stt_model,
+            account = settings.group(OpenAISettings)
+            timeout_s = float(values.get("STT_TIMEOUT_S", account.stt_timeout_s))
+            stt = OpenAITranscriber(api_key=fake.api_key, base_url=base, model=account.stt_model,
                                     timeout_s=timeout_s)
             overrides = dataclasses.replace(overrides, stt=stt)
         staged = settings.with_values(

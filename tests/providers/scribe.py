@@ -1,5 +1,6 @@
 """A test-only STT provider of the streaming shape: the whole of what adding a provider takes is this module and
-one `register(PROVIDER)` line (see tests/test_provider_registry.py).
+one `register(PROVIDER)` line (see tests/test_provider_registry.py). It declares its own settings group
+(`ScribeSettings`: `SCRIBE_PARTIAL_EVERY`), which the env file then accepts and checks like any key.
 
 `ScribeSTT` is the streaming test double: it hears the frames fed to it, yields a partial transcript every
 `PARTIAL_EVERY` frames and the scripted line as the final one when the stream is finished (`script`, or else
@@ -12,17 +13,19 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 
 import numpy as np
 
 from ai_operator.config import Settings
+from ai_operator.config.schema import setting
 from ai_operator.media.frames import FRAME_SAMPLES
 from ai_operator.providers.registry import ProviderSpec
 from ai_operator.sim.stage import ScriptedTranscripts
 from ai_operator.speech.errors import SpeechError
 from ai_operator.speech.streaming_stt import Transcript
 
-PARTIAL_EVERY = 10  # frames
+PARTIAL_EVERY = 10  # frames (the default of SCRIBE_PARTIAL_EVERY)
 LOCALES = {"ru": "ru-RU", "kk": "kk-KZ", "hi": "hi-IN"}
 HEARD = ScriptedTranscripts()
 
@@ -42,9 +45,10 @@ class ScribeStream:
 
     def _frame(self) -> None:
         self.frames += 1
-        if self.frames % PARTIAL_EVERY == 0:
+        every = self.owner.partial_every
+        if self.frames % every == 0:
             words = (self.owner.script or HEARD.current).split()
-            self._results.append(Transcript(" ".join(words[: self.frames // PARTIAL_EVERY]), final=False))
+            self._results.append(Transcript(" ".join(words[: self.frames // every]), final=False))
             self._new.set()
 
     async def finish(self) -> None:
@@ -71,10 +75,19 @@ class ScribeStream:
         self.closed = True
 
 
+@dataclass(frozen=True)
+class ScribeSettings:
+    """The provider's own settings group."""
+
+    partial_every: int = setting("SCRIBE_PARTIAL_EVERY", PARTIAL_EVERY, "frames between partial transcripts",
+                                 lo=1, hi=100)
+
+
 class ScribeSTT:
     name = "scribe"
 
-    def __init__(self) -> None:
+    def __init__(self, partial_every: int = PARTIAL_EVERY) -> None:
+        self.partial_every = partial_every
         self.script: str | None = None
         self.fail = False
         self.streams: list[ScribeStream] = []
@@ -88,8 +101,8 @@ class ScribeSTT:
 INSTANCES: list[ScribeSTT] = []
 
 
-def build_stt(_settings: Settings) -> ScribeSTT:
-    stt = ScribeSTT()
+def build_stt(settings: Settings) -> ScribeSTT:
+    stt = ScribeSTT(settings.group(ScribeSettings).partial_every)
     INSTANCES.append(stt)
     return stt
 
@@ -98,5 +111,5 @@ async def check(_settings: Settings) -> str | None:
     return None
 
 
-PROVIDER = ProviderSpec(name="scribe", doc="test-only streaming recognizer", stt=build_stt, check=check,
-                        language=lambda code: LOCALES.get(code, code))
+PROVIDER = ProviderSpec(name="scribe", doc="test-only streaming recognizer", settings=ScribeSettings, stt=build_stt,
+                        check=check, language=lambda code: LOCALES.get(code, code))
