@@ -6,6 +6,7 @@ does not admit is one rejected line naming the file, line, entry, field, value a
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 from pathlib import Path
@@ -145,6 +146,44 @@ async def test_two_policies_knowledge_bases_share_one_database_and_see_only_thei
     # the operator's knowledge base is as it was, and never returns the other's entries
     assert [(h.entry_id, h.relevance) for h in await kb.search(question, "ru", "KZ-35")] == before
     assert all(h.language == "ru" for h in await kb.search("parcel pickup", "ru", "KZ-35", limit=20))
+
+
+COURIERS = dataclasses.replace(DEPOT, name="couriers")  # the same language, scope key and depot codes
+COURIER_ENTRIES = [
+    {"id": "courier-pickup-d101", "language": "en", "depots": ["D101"], "title": "Parcel pickup for couriers at Leeds",
+     "text": "Couriers pick up parcels at the Leeds depot from the loading bay behind gate nine.",
+     "source": "courier-handbook#leeds"},
+    {"id": "courier-hours", "language": "en", "depots": ["any"], "title": "Courier opening hours",
+     "text": "The loading bays are open to couriers from five in the morning to ten in the evening.",
+     "source": "courier-handbook#hours"},
+]
+
+
+async def test_two_knowledge_bases_in_one_language_and_scope_see_only_their_own(kb: KnowledgeBase) -> None:
+    """Two knowledge bases in English scoped by the same depot codes: each search reads its own knowledge base
+    alone (the key is the knowledge base, not language + scope), a prune of one leaves the other whole, and an
+    id the other holds is refused."""
+    parcels = KnowledgeBase(kb.db, HashEmbedder(256), DEPOT)
+    couriers = KnowledgeBase(kb.db, HashEmbedder(256), COURIERS)
+    await parcels.ingest(parse_kb_lines(LINES, DEPOT)[0])
+    courier_lines = [json.dumps(e) for e in COURIER_ENTRIES]
+    assert (await couriers.ingest(parse_kb_lines(courier_lines, COURIERS)[0])).inserted == 2
+    question = "where do i pick up my parcel at the leeds depot"
+    theirs = {e["id"] for e in ENTRIES}
+    ours = {e["id"] for e in COURIER_ENTRIES}
+    seen_by_parcels = {h.entry_id for h in await parcels.search(question, "en", "D101", limit=20)}
+    seen_by_couriers = {h.entry_id for h in await couriers.search(question, "en", "D101", limit=20)}
+    assert "en-pickup-d101" in seen_by_parcels and seen_by_parcels <= theirs
+    assert "courier-pickup-d101" in seen_by_couriers and seen_by_couriers <= ours
+    hours = await couriers.search("what are your opening hours", "en", {"depot": "D202"}, limit=20)
+    assert [h.entry_id for h in hours][:1] == ["courier-hours"] and {h.entry_id for h in hours} <= ours
+
+    summary = await couriers.ingest(parse_kb_lines(courier_lines[:1], COURIERS)[0], prune=True)
+    assert summary.pruned == 1  # its own "courier-hours", none of the other's
+    assert "en-hours" in {h.entry_id for h in await parcels.search("what are your opening hours", "en", "D202")}
+    with pytest.raises(ValueError, match="entry en-price: the id is taken by the knowledge base parcels"):
+        await couriers.ingest(parse_kb_lines(LINES[3:4], COURIERS)[0])
+    assert "en-price" in {h.entry_id for h in await parcels.search("delivery prices", "en", "D101", limit=20)}
 
 
 async def test_a_search_outside_the_profile_is_refused_with_what_is_allowed(kb: KnowledgeBase) -> None:

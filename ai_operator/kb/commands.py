@@ -21,7 +21,7 @@ from ai_operator.config.settings import ConfigError
 from ai_operator.dialogue import KnowledgeProfile, knowledge_profile
 from ai_operator.kb.embeddings import build_embedder
 from ai_operator.kb.ingest import parse_kb_lines, scope_value
-from ai_operator.kb.store import EmbedderMismatch, KnowledgeBase, PruneRefused
+from ai_operator.kb.store import EmbedderMismatch, IdTaken, KnowledgeBase, PruneRefused
 from ai_operator.storage.database import Database, mask_dsn
 from ai_operator.storage.embedded import EmbeddedServerError
 
@@ -143,6 +143,9 @@ async def kb_ingest(
         return EXIT_USAGE
     except PruneRefused as exc:
         print(f"kb ingest {path}: {exc}: nothing changed; check the file, or add --force to prune anyway", file=out)
+        return EXIT_USAGE
+    except IdTaken as exc:
+        print(f"kb ingest {path}: {exc}: nothing changed; give the entry another id", file=out)
         return EXIT_USAGE
     read = len(entries) + len(rejects)
     print(f"kb ingest {path}: read={read} inserted={summary.inserted} updated={summary.updated} "

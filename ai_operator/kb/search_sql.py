@@ -29,7 +29,7 @@ WITH vec AS (
     FROM (
         SELECT c.id, c.entry_id, c.language, c.embedding <=> %(emb)s AS dist
         FROM kb_chunks c
-        WHERE c.language = ANY(%(langs)s::text[]) AND c.scopes && %(scopes)s::text[]
+        WHERE c.kb = %(kb)s AND c.language = ANY(%(langs)s::text[]) AND c.scopes && %(scopes)s::text[]
         ORDER BY c.embedding <=> %(emb)s
         LIMIT %(vk)s
     ) v
@@ -41,7 +41,7 @@ fts AS (
         FROM (
             SELECT c.id, c.entry_id, c.language, c.tsv, q.tsq
             FROM kb_chunks c, (SELECT to_tsquery('simple', %(tsq)s) AS tsq) q
-            WHERE c.language = ANY(%(langs)s::text[]) AND c.scopes && %(scopes)s::text[] AND c.tsv @@ q.tsq
+            WHERE c.kb = %(kb)s AND c.language = ANY(%(langs)s::text[]) AND c.scopes && %(scopes)s::text[] AND c.tsv @@ q.tsq
             LIMIT %(cap)s
         ) m
     ) f
@@ -70,7 +70,7 @@ other AS (
     SELECT o.entry_id, o.id, o.language FROM (
         SELECT DISTINCT ON (c.entry_id) c.entry_id, c.id, c.language, ts_rank_cd(c.tsv, q.tsq) AS rank
         FROM kb_chunks c, (SELECT to_tsquery('simple', %(tsq)s) AS tsq) q
-        WHERE c.language = ANY(%(langs)s::text[]) AND NOT (c.scopes && %(scopes)s::text[]) AND c.tsv @@ q.tsq
+        WHERE c.kb = %(kb)s AND c.language = ANY(%(langs)s::text[]) AND NOT (c.scopes && %(scopes)s::text[]) AND c.tsv @@ q.tsq
         ORDER BY c.entry_id, rank DESC, c.id
         LIMIT %(cap)s
     ) o
@@ -101,12 +101,13 @@ ORDER BY language, own DESC, score DESC, entry_id
 
 def search_params(embedding: object, terms: list[str], languages: list[str], scopes: list[str],
                   limit: int, *, presence: bool = False, synonyms: list[str] | None = None,
-                  everywhere: str = "*") -> dict[str, object]:
+                  everywhere: str = "*", kb: str) -> dict[str, object]:
     """`terms`: the tsquery operands of the query's content words (see query.py); OR-ed with `synonyms` (the
     operands of their lexicon synonyms) for the text match. `matched`/`present` report `terms` only. `scopes`: the
-    scope values searched (the profile's `everywhere` value and the asked one)."""
+    scope values searched (the profile's `everywhere` value and the asked one); `kb`: the knowledge base searched
+    (its profile's name): another one's entries are never read, whatever their language and scope values."""
     return {"emb": embedding, "tsq": " | ".join([*terms, *(synonyms or [])]), "terms": terms,
             "df_terms": terms if presence else [],
-            "langs": languages, "scopes": scopes, "everywhere": everywhere, "limit": limit,
+            "kb": kb, "langs": languages, "scopes": scopes, "everywhere": everywhere, "limit": limit,
             "vk": VECTOR_CANDIDATES, "cap": TEXT_MATCH_CAP, "tk": TEXT_CANDIDATES, "rrf_k": RRF_K,
             "other": OTHER_REGION_CANDIDATES}

@@ -63,6 +63,10 @@ class IngestSummary:
     pruned: int
 
 
+class IdTaken(ValueError):
+    """An entry's id is another knowledge base's; nothing was changed."""
+
+
 def mismatch_message(stored_name: str, stored_dim: int, name: str, dim: int) -> str:
     return (f"knowledge base vectors were made by {stored_name} (dim {stored_dim}) but the configured embedder is "
             f"{name} (dim {dim}); run `ai-operator kb ingest --reembed <file>` to re-embed every chunk")
@@ -107,18 +111,28 @@ class KnowledgeBase:
     ) -> IngestSummary:
         """Upsert `entries` by id. Unchanged entries are skipped; changed ones re-chunked and re-embedded.
 
-        `prune` deletes stored entries whose id is not in `entries`, of the profile's languages only (another
-        policy's entries are not this file's business); when that would be more than `max_prune_share` of them,
-        `PruneRefused` is raised and nothing at all is written (one transaction). `reembed` re-embeds every stored
-        chunk with the configured embedder (required after changing it)."""
+        The entries are the knowledge base of `profile` (its name is stored with each). `prune` deletes stored
+        entries of that knowledge base whose id is not in `entries` (another policy's entries are not this file's
+        business); when that would be more than `max_prune_share` of them, `PruneRefused` is raised and nothing at
+        all is written (one transaction). An id another knowledge base holds is refused (`IdTaken`), nothing
+        written. `reembed` re-embeds every stored chunk with the configured embedder (required after changing
+        it)."""
+        if self.profile is None:
+            raise ValueError("no knowledge profile: the policy declares no knowledge base")
+        name = self.profile.name
         if not reembed:
             await self.check_embedder()
         async with self.db.pool.connection() as conn:
-            cur = await conn.execute("SELECT id, content_hash, language FROM kb_entries")
+            cur = await conn.execute("SELECT id, content_hash, kb FROM kb_entries")
             stored = await cur.fetchall()
         existing: dict[str, str] = {r[0]: r[1] for r in stored}
-        langs = sorted(self.profile.languages) if self.profile else sorted({r[2] for r in stored})
-        own = {r[0] for r in stored if r[2] in langs}
+        kb_of: dict[str, str] = {r[0]: r[2] for r in stored}
+        taken = sorted(e.id for e in entries if kb_of.get(e.id, name) != name)
+        if taken:
+            raise IdTaken(f"entry {taken[0]}: the id is taken by the knowledge base {kb_of[taken[0]]} "
+                             f"(ids are unique across knowledge bases; {len(taken)} such)")
+        kb_of.update({e.id: name for e in entries})
+        own = {r[0] for r in stored if r[2] == name}
         file_ids = {e.id for e in entries}
         doomed = len(own - file_ids)
         if prune and max_prune_share is not None and doomed > max_prune_share * len(own):
@@ -137,13 +151,13 @@ class KnowledgeBase:
                 unchanged += 1
         if reembed and not prune:
             todo.extend(await self._stored_entries(sorted(set(existing) - file_ids)))
-        rows = await self._chunk_rows(todo)
+        rows = await self._chunk_rows(todo, kb_of)
         pruned = 0
         dim = self.embedder.dim
         async with self.db.pool.connection() as conn, conn.transaction():
             await conn.execute("SELECT pg_advisory_xact_lock(%s)", (KB_LOCK_KEY,))
             if prune and max_prune_share is not None:
-                await self._check_prune(conn, file_ids, langs, max_prune_share)
+                await self._check_prune(conn, file_ids, name, max_prune_share)
             await self._ensure_vector_column(conn, dim)
             if reembed:
                 await conn.execute("DELETE FROM kb_chunks")
@@ -151,13 +165,13 @@ class KnowledgeBase:
                 if todo:
                     await cur.executemany(
                         "INSERT INTO kb_entries (id, language, scopes, title, text, source, updated_at, tags,"
-                        " content_hash, ingested_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, now())"
+                        " content_hash, kb, ingested_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, now())"
                         " ON CONFLICT (id) DO UPDATE SET language = EXCLUDED.language, scopes = EXCLUDED.scopes,"
                         " title = EXCLUDED.title, text = EXCLUDED.text, source = EXCLUDED.source,"
                         " updated_at = EXCLUDED.updated_at, tags = EXCLUDED.tags,"
                         " content_hash = EXCLUDED.content_hash, ingested_at = now()",
                         [(e.id, e.language, list(e.scopes), e.title, e.text, e.source, e.updated_at, list(e.tags),
-                          e.content_hash()) for e in todo],
+                          e.content_hash(), kb_of[e.id]) for e in todo],
                     )
                     await cur.execute("DELETE FROM kb_chunks WHERE entry_id = ANY(%s)", ([e.id for e in todo],))
                 bulk = len(rows) >= HNSW_REBUILD_ROWS
@@ -165,17 +179,18 @@ class KnowledgeBase:
                     await cur.execute(f"DROP INDEX IF EXISTS {HNSW_INDEX}")
                 if rows:
                     await cur.executemany(
-                        "INSERT INTO kb_chunks (entry_id, chunk_no, language, scopes, text, tsv, embedding)"
+                        "INSERT INTO kb_chunks (entry_id, chunk_no, language, scopes, text, tsv, embedding, kb)"
                         " VALUES (%s, %s, %s, %s, %s,"
-                        " setweight(to_tsvector('simple', %s), 'A') || setweight(to_tsvector('simple', %s), 'D'), %s)",
+                        " setweight(to_tsvector('simple', %s), 'A') || setweight(to_tsvector('simple', %s), 'D'), %s,"
+                        " %s)",
                         rows,
                     )
                 if bulk:
                     await cur.execute(
                         f"CREATE INDEX {HNSW_INDEX} ON kb_chunks USING hnsw (embedding vector_cosine_ops)")
                 if prune:
-                    await cur.execute("DELETE FROM kb_entries WHERE NOT (id = ANY(%s)) AND language = ANY(%s)",
-                                      (sorted(file_ids), langs))
+                    await cur.execute("DELETE FROM kb_entries WHERE NOT (id = ANY(%s)) AND kb = %s",
+                                      (sorted(file_ids), name))
                     pruned = cur.rowcount
             await conn.execute(
                 "INSERT INTO kb_meta (key, value) VALUES ('embedder', %s), ('dim', %s)"
@@ -188,10 +203,10 @@ class KnowledgeBase:
         return summary
 
     @staticmethod
-    async def _check_prune(conn: AsyncConnection, file_ids: set[str], langs: list[str], max_share: float) -> None:
+    async def _check_prune(conn: AsyncConnection, file_ids: set[str], kb: str, max_share: float) -> None:
         cur = await conn.execute(
-            "SELECT count(*), count(*) FILTER (WHERE NOT (id = ANY(%s))) FROM kb_entries WHERE language = ANY(%s)",
-            (sorted(file_ids), langs),
+            "SELECT count(*), count(*) FILTER (WHERE NOT (id = ANY(%s))) FROM kb_entries WHERE kb = %s",
+            (sorted(file_ids), kb),
         )
         row = await cur.fetchone()
         total, doomed = (int(row[0]), int(row[1])) if row else (0, 0)
@@ -208,8 +223,9 @@ class KnowledgeBase:
             return [KBEntry(r[0], r[1], tuple(r[2]), r[3], r[4], r[5], r[6], tuple(r[7]))
                     for r in await cur.fetchall()]
 
-    async def _chunk_rows(self, entries: Sequence[KBEntry]) -> list[tuple]:
-        """(entry_id, chunk_no, language, scopes, text, title, text, vector) for every chunk of `entries`.
+    async def _chunk_rows(self, entries: Sequence[KBEntry], kb_of: dict[str, str]) -> list[tuple]:
+        """(entry_id, chunk_no, language, scopes, text, title, text, vector, knowledge base) for every chunk of
+        `entries` (`kb_of`: each entry's knowledge base).
 
         A chunk's vector is the embedding of "title. chunk" plus `TITLE_WEIGHT` times the title's own, normalised,
         so that the topic named in the title counts even in a chunk full of prices and numbers."""
@@ -226,7 +242,7 @@ class KnowledgeBase:
             mixed = vec + TITLE_WEIGHT * title_vecs[e.title]
             norm = float(np.linalg.norm(mixed))
             rows.append((e.id, n, e.language, list(e.scopes), chunk, e.title, chunk,
-                         Vector((mixed / norm if norm > 0 else mixed).astype(np.float32))))
+                         Vector((mixed / norm if norm > 0 else mixed).astype(np.float32)), kb_of[e.id]))
         return rows
 
     async def _embed_all(self, texts: Sequence[str]) -> list[np.ndarray]:
@@ -282,7 +298,7 @@ class KnowledgeBase:
             return []  # nothing to search with (only stop words): a zero vector has no cosine distance
         params = search_params(Vector(vec), terms, langs, scopes, max(limit, RERANK_POOL), presence=bool(fallback),
                                synonyms=synonym_patterns(scorer.synonym_stems(query), terms),
-                               everywhere=profile.scope.everywhere)
+                               everywhere=profile.scope.everywhere, kb=profile.name)
         fetched = await self.db.read(SEARCH_SQL, params)  # the read replica when one is set and fit
         rows = [r for r in fetched if r[10]]
         unseen = scorer.unseen_words(query, [(r[1], r[3]) for r in rows])
