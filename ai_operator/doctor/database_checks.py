@@ -1,6 +1,6 @@
 """`doctor` checks for the database and the knowledge base: reachable, `vector` extension, migrations, KB
 tables, entries per language and scope value (a region for the operator; a WARN when the knowledge base of an
-enabled route's policy has no entry in one of its languages), and one embedding dimension across kb_meta, the
+enabled route's policy has no entry of its own in one of its languages), and one embedding dimension across kb_meta, the
 chunks and the configured embedder. Every failing check says what to do."""
 
 from __future__ import annotations
@@ -52,8 +52,11 @@ async def _checks(db: Database, settings: Any) -> list[CheckResult]:
         return out
     out.append(CheckResult("tables", "OK", ", ".join((*CALL_TABLES, *KB_TABLES))))
     async with db.pool.connection() as conn:
-        cur = await conn.execute("SELECT language, count(*) FROM kb_entries GROUP BY language")
-        per_lang: dict[str, int] = dict(await cur.fetchall())
+        cur = await conn.execute("SELECT kb, language, count(*) FROM kb_entries GROUP BY kb, language")
+        per_kb: dict[tuple[str, str], int] = {(r[0], r[1]): r[2] for r in await cur.fetchall()}
+        per_lang: dict[str, int] = {}
+        for (_, lang), n in per_kb.items():
+            per_lang[lang] = per_lang.get(lang, 0) + n
         cur = await conn.execute("SELECT DISTINCT r FROM kb_entries, unnest(scopes) r ORDER BY r")
         scopes = [r[0] for r in await cur.fetchall()]
         cur = await conn.execute("SELECT DISTINCT vector_dims(embedding) FROM kb_chunks ORDER BY 1")
@@ -67,7 +70,7 @@ async def _checks(db: Database, settings: Any) -> list[CheckResult]:
     else:
         empty = [f"{p.name} (route {', '.join(routes)}) has none in {', '.join(langs)}: run `ai-operator kb ingest "
                  f"--route {routes[0]} <file>`" for p, routes in _route_profiles(settings)
-                 if (langs := [lang for lang in p.languages if not per_lang.get(lang)])]
+                 if (langs := [lang for lang in p.languages if not per_kb.get((p.name, lang))])]
         out.append(CheckResult("kb entries", "WARN" if empty else "OK",
                                "; ".join([f"{counts}; scopes: {', '.join(scopes)}", *empty])))
     out.append(_dimension_check(meta, chunk_dims, settings))
