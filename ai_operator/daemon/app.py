@@ -18,6 +18,7 @@ from contextlib import AsyncExitStack, suppress
 from typing import TYPE_CHECKING, Any
 
 from ai_operator.background import BackgroundTask, cancel_and_wait
+from ai_operator.clock import SystemClock
 from ai_operator.config import ConfigError, EnvFileError, Settings, reload_settings, require
 from ai_operator.daemon.manager import CallManager
 from ai_operator.daemon.prewarm import Prewarmer
@@ -201,7 +202,8 @@ class Daemon:
             # every call's RTP is read once per pacer tick, after its frames went out
             receiver = RtpReceiver(on_age=metrics.rtp_receive_age_seconds.observe)
             stack.callback(receiver.close)
-            pacer = Pacer(receive=receiver.drain)
+            clock = self.overrides.clock or SystemClock()
+            pacer = Pacer(clock=clock.monotonic, receive=receiver.drain)
             # garbage collection in the slack after a tick, when there is room for it
             collector = self.collector = PacedCollector(load=lambda: pacer.streams, slack=pacer.slack)
             collector.install()
@@ -221,7 +223,7 @@ class Daemon:
             self.svc = Services(
                 settings=s, ari=ari, records=records, knowledge=knowledge, pacer=pacer,
                 ports=PortAllocator(s.rtp.host, s.rtp.port_min, s.rtp.port_max), codec=get_codec(s.rtp.codec),
-                metrics=metrics, load=load, receiver=receiver, rtp_totals=rtp_counters,
+                metrics=metrics, load=load, receiver=receiver, rtp_totals=rtp_counters, clock=clock,
                 stt_override=self.overrides.stt, tts_override=self.overrides.tts,
                 model_override=self.overrides.model, observer=self.overrides.observer,
             )

@@ -3,15 +3,14 @@
 Audio in (RTP) -> `CallerListener` (VAD, barge-in, echo decisions) -> mailbox -> STT -> `TurnDriver` (turn
 boundary, policy, effects) -> `Speaker` (TTS into playout). The audio callback is synchronous and cheap;
 everything slow runs in the call's loop, the only reader of its mailbox, which also owns the timers (idle
-re-prompt, turn-boundary hold, CallEnd grace and watchdog, the maximum call length). Teardown runs on every
-path and releases the media leg and the policy session exactly once.
+re-prompt, turn-boundary hold, CallEnd grace and watchdog, the maximum call length), read on the daemon's
+clock (`Services.clock`, ai_operator/clock.py). Teardown runs on every path and releases the media leg and the
+policy session exactly once.
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
-from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
@@ -72,6 +71,7 @@ class Call:
     ) -> None:
         settings = svc.settings
         self.svc = svc
+        self.clock = svc.clock  # the daemon's: monotonic for the timers, wall time for the records
         self.channel = channel
         self.call_id: str = channel.id
         self.route = route
@@ -105,7 +105,7 @@ class Call:
         self.hearing = Hearing(self, self.early_stt)
         self.early_turn = EarlyTurn(self, vad)  # the policy ends the turn at that pause (early_turn.py)
         self.turn_log = TurnLog(self.call_id, records=svc.records, metrics=svc.metrics,
-                                end_silence_ms=vad.end_silence_ms, state_field=self.policy.state_field)
+                                end_silence_ms=vad.end_silence_ms, state_field=self.policy.state_field, clock=self.clock)
         self.media = MediaLeg(svc, self.call_id, on_audio=self._on_audio, on_silence=self._on_silence,
                               on_playout=self._on_playout,
                               on_bot_frame=self.listener.note_bot_power)
@@ -115,12 +115,12 @@ class Call:
         self.ended_by: str | None = None
         self.disposition: str | None = None
         self.summary: dict[str, Any] = {}
-        self._started_mono = time.monotonic()
+        self._started_mono = self.clock.monotonic()
         self._last_activity = self._started_mono
         self._pending_transfer: str | None = None
         self._torn_down = False
         self.provider_notes = CallNotes()  # provider failures during this call, for its record
-        self.started_at = datetime.now(UTC)
+        self.started_at = self.clock.now()
 
     # ---- events from the manager (ARI) and the daemon ---------------------------------------------------------
     def on_external_media_started(self) -> None:
@@ -144,7 +144,7 @@ class Call:
 
     # ---- the audio path (synchronous, per 20 ms frame, read by the pacer's tick) -------------------------------
     def _on_audio(self, frame: np.ndarray) -> None:
-        now = time.monotonic()
+        now = self.clock.monotonic()
         stream = self.media.stream
         events = self.listener.feed(frame, now, stream is not None and stream.speaking)
         self.early_stt.frame(self.listener.segmenter)
@@ -157,7 +157,7 @@ class Call:
         speaking = stream is not None and stream.speaking
         if self.listener.skip_silent(speaking):
             return
-        now = time.monotonic()
+        now = self.clock.monotonic()
         events = self.listener.feed_silent(now, speaking)
         self.early_stt.frame(self.listener.segmenter)
         if events:
@@ -219,7 +219,7 @@ class Call:
         watch_call(self.provider_notes)
         try:
             await self._setup()
-            await self._handle(await self.driver.start(time.monotonic()), {})
+            await self._handle(await self.driver.start(self.clock.monotonic()), {})
             await self._loop()
         except asyncio.CancelledError:
             self.ended_by = self.ended_by or "system"
@@ -234,7 +234,7 @@ class Call:
     async def _setup(self) -> None:
         if self.direction == "inbound" and getattr(self.channel, "state", "") != "Up":
             await self.svc.ari.answer(self.call_id)
-        await self.svc.records.call_answered(self.call_id, datetime.now(UTC))
+        await self.svc.records.call_answered(self.call_id, self.clock.now())
         await self.media.open()
         assert self.media.stream is not None
         self.speaker = Speaker(self.media.stream, self.svc.tts_for(self.route), self.policy.voice_segments,
@@ -251,9 +251,9 @@ class Call:
 
     async def _loop(self) -> None:
         while not self.ended.is_set():
-            now = time.monotonic()
+            now = self.clock.monotonic()
             event = await self.mailbox.next(max(0.0, self._next_deadline(now) - now))
-            now = time.monotonic()
+            now = self.clock.monotonic()
             match event:
                 case CallerGone(who=who):  # hung up, or (system) the channel vanished with Asterisk
                     self._finish(who, "caller_hung_up" if who == "caller" else CHANNEL_LOST)
@@ -272,18 +272,18 @@ class Call:
                     await self._forced_end("shutdown", now)
                 case _:
                     pass  # a wake-up or a timeout: the timers below
-            for turn in [] if self.callend.armed else await self.driver.due(time.monotonic()):
+            for turn in [] if self.callend.armed else await self.driver.due(self.clock.monotonic()):
                 await self._handle(turn, {"hold_ms": turn.held_ms})
-            if time.monotonic() - self._started_mono >= self.max_call_s:
-                await self._forced_end("max_call_length", time.monotonic())
-            verdict = self.callend.poll(time.monotonic())
+            if self.clock.monotonic() - self._started_mono >= self.max_call_s:
+                await self._forced_end("max_call_length", self.clock.monotonic())
+            verdict = self.callend.poll(self.clock.monotonic())
             if verdict is not None:
                 self.summary["end_fired"] = self.callend.fired
                 self.log.info("callend_fired", fired=self.callend.fired, reason=self.callend.reason,
-                              after_arm_s=round(time.monotonic() - (self.callend.armed_at or now), 2))
+                              after_arm_s=round(self.clock.monotonic() - (self.callend.armed_at or now), 2))
                 await self._hang_up(verdict)
                 return
-            await self._maybe_idle(time.monotonic())
+            await self._maybe_idle(self.clock.monotonic())
 
     async def _utterance(self, ev: UtteranceEnded) -> None:
         stt = self.svc.stt_for(self.route)
@@ -300,9 +300,9 @@ class Call:
         text = await self.hearing.transcribe(stt, ev, timings)
         if text is None:
             if self.hearing.given_up:
-                await self._forced_end(STT_UNAVAILABLE, time.monotonic())
+                await self._forced_end(STT_UNAVAILABLE, self.clock.monotonic())
             else:
-                await self._handle(await self.driver.not_heard(time.monotonic()), timings)
+                await self._handle(await self.driver.not_heard(self.clock.monotonic()), timings)
             return
         for turn in await self.early_turn.heard(ev, text):  # the driver's turns ([]: withdrawn while deciding)
             await self._handle(turn, timings)
@@ -343,7 +343,7 @@ class Call:
         if reply.disposition:
             self.disposition = reply.disposition
         if reply.hang_up:
-            self.callend.arm(reply.hang_up_reason or "policy", time.monotonic(), expected_line_s(reply.text))
+            self.callend.arm(reply.hang_up_reason or "policy", self.clock.monotonic(), expected_line_s(reply.text))
         utterance_id, said_at = None, None
         streamed, self._streamed = self._streamed, None
         if reply.text and self.speaker is not None:

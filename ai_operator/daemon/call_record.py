@@ -3,7 +3,6 @@ notes, RTP receive statistics, disposition), the calls metric and the `call_ende
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
 
@@ -15,7 +14,7 @@ async def write_call_record(call: Any, ended_by: str) -> None:
     await call.turn_log.close()
     turn_summary = call.turn_log.summary()
     call.summary.update(turn_summary, **call.provider_notes.summary())
-    await call.svc.records.call_ended(call.call_id, datetime.now(UTC), ended_by, disposition, call.summary,
+    await call.svc.records.call_ended(call.call_id, call.clock.now(), ended_by, disposition, call.summary,
                                       call.media.received())
     call.svc.metrics.calls_total.labels(route=call.route.name, disposition=disposition or "none").inc()
     call.log.info("call_ended", ended_by=ended_by, disposition=disposition, **turn_summary)

@@ -4,7 +4,6 @@ with the policy's line for `handoff_failed` (`transfer`, for `daemon/call.py`)."
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from ai_operator.config import Route
@@ -31,7 +30,7 @@ async def transfer(call: Any) -> bool:
         target = await hand_over(call.svc.ari, call.call_id, call.route)
     except Exception as exc:
         call.log.error("handoff_failed", target=str(call.route.handoff), error=str(exc))
-        await call._forced_end("handoff_failed", time.monotonic())
+        await call._forced_end("handoff_failed", call.clock.monotonic())
         return False
     call.summary["handoff"] = str(target)
     call.log.info("handoff", target=str(target))

@@ -69,7 +69,7 @@ class MediaLeg:
         rport = em.var("UNICASTRTP_LOCAL_PORT") or await ari.get_channel_var(self.em_channel_id, "UNICASTRTP_LOCAL_PORT")
         self.endpoint.set_remote(addr, int(rport))
         self.stream = PlayoutStream(svc.codec, self.endpoint.send_frame, on_event=self._on_playout,
-                                    on_frame=self._on_bot_frame)
+                                    on_frame=self._on_bot_frame, clock=svc.clock.monotonic)
         svc.pacer.add(self.stream)
         log.info("call_media_ready", local_rtp=f"{host}:{port}", asterisk_rtp=f"{addr}:{rport}", codec=svc.codec.name)
 

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from ai_operator.clock import Clock, SystemClock
 from ai_operator.config import Route, Settings
 from ai_operator.media.codecs import Codec
 from ai_operator.media.pacer import Pacer
@@ -46,6 +47,7 @@ class DaemonOverrides:
     model: ChatModelLike | None = None  # every route's chat model (e.g. a scripted or a faulty one)
     observer: TurnObserver | None = None  # sees every call's every turn (the demo prints them)
     metrics: Metrics | None = None  # the metrics registry (default: a new one per daemon)
+    clock: Clock | None = None  # the daemon's clock: its pacer's and every call's (default: the system clock)
 
 
 @dataclass
@@ -63,6 +65,7 @@ class Services:
     load: LoadState = field(default_factory=LoadState)  # is the daemon keeping up? (ops/overload.py)
     receiver: RtpReceiver | None = None  # reads every call's RTP once per pacer tick (None: each socket when readable)
     rtp_totals: RtpStats = field(default_factory=RtpStats)  # every call's RTP counters summed (for /metrics)
+    clock: Clock = field(default_factory=SystemClock)  # monotonic and wall time, for the pacer and every call
     stt_override: SpeechToText | None = None
     tts_override: LineTTS | None = None
     model_override: ChatModelLike | None = None

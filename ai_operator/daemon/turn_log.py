@@ -14,10 +14,9 @@ it was slow (the record and `/metrics` `turn_stage_seconds`).
 from __future__ import annotations
 
 import asyncio
-import time
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from ai_operator.clock import Clock, SystemClock
 from ai_operator.conversation import TurnOutcome
 from ai_operator.stats import percentile
 from ai_operator.storage.record_types import TurnRecord
@@ -54,8 +53,10 @@ class TurnLog:
     """Builds and writes one call's turn records; keeps the latency figures for the call summary."""
 
     def __init__(
-        self, call_id: str, *, records: RecordStore, metrics: Metrics, end_silence_ms: int, state_field: str
+        self, call_id: str, *, records: RecordStore, metrics: Metrics, end_silence_ms: int, state_field: str,
+        clock: Clock | None = None,
     ) -> None:
+        self.clock: Clock = clock or SystemClock()  # the call's (the playout events' times are on it)
         self.call_id = call_id
         self.records = records
         self.metrics = metrics
@@ -86,7 +87,7 @@ class TurnLog:
         record = TurnRecord(
             call_id=self.call_id,
             seq=self.seq,
-            at=datetime.now(UTC),
+            at=self.clock.now(),
             caller_text=caller,
             bot_text=reply.text,
             state=str(fields.get(self.state_field) or "") or None,
@@ -97,7 +98,7 @@ class TurnLog:
         if utterance_id is None:
             await self._write(record)
         else:
-            self._pending[utterance_id] = (record, t, speech_end, said_at or time.monotonic())  # just after say
+            self._pending[utterance_id] = (record, t, speech_end, said_at or self.clock.monotonic())  # just after say
             early = self._early.pop(utterance_id, None)
             if early is not None:
                 self.first_frame_sent(utterance_id, *early)
