@@ -21,7 +21,8 @@ from ai_operator.config.settings import ConfigError
 from ai_operator.dialogue import KnowledgeProfile, knowledge_profile
 from ai_operator.kb.embeddings import build_embedder
 from ai_operator.kb.ingest import parse_kb_lines, scope_value
-from ai_operator.kb.store import EmbedderMismatch, IdTaken, KnowledgeBase, PruneRefused
+from ai_operator.kb.outcomes import EmbedderMismatch, IdTaken, PruneRefused
+from ai_operator.kb.store import KnowledgeBase
 from ai_operator.storage.database import Database, mask_dsn
 from ai_operator.storage.embedded import EmbeddedServerError
 

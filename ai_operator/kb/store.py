@@ -4,13 +4,13 @@ change, prune, re-embed all) and hybrid search (one SQL round trip, see search_s
 The embedder name and dimension are recorded in `kb_meta`; using a different embedder than the stored one is
 refused until `kb ingest --reembed` rebuilds every vector. What the entries are scoped by, which languages a
 search may ask and how relevance is scored come from the policy's `KnowledgeProfile` (the knowledge base's
-default one, or the one a search names): nothing here knows a language, a region or a word of a domain.
+default one, or the one a search names): nothing here knows a language, a region or a word of a domain. Each
+entry and chunk names its knowledge base (the profile's name): a search reads, and a prune deletes, its own alone.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 from pgvector import Vector
@@ -19,6 +19,7 @@ from psycopg import AsyncConnection
 from ai_operator.dialogue import KnowledgeHit, KnowledgeProfile
 from ai_operator.kb.embeddings import Embedder
 from ai_operator.kb.ingest import DEFAULT_CHUNK_CHARS, KBEntry, chunk_text, scope_value, valid_language
+from ai_operator.kb.outcomes import EmbedderMismatch, IdTaken, IngestSummary, PruneRefused, mismatch_message
 from ai_operator.kb.query import synonym_patterns, term_patterns
 from ai_operator.kb.relevance import Relevance, Scorer
 from ai_operator.kb.search_sql import SEARCH_SQL, search_params
@@ -37,39 +38,6 @@ TITLE_WEIGHT = 0.5
 REGIONAL_BONUS = 0.3  # ordering only: an entry for the caller's scope value that passes the gate comes first
 HNSW_REBUILD_ROWS = 5000  # an ingestion writing this many chunks rebuilds the HNSW index instead
 HNSW_INDEX = "kb_chunks_embedding_hnsw"
-
-
-class EmbedderMismatch(RuntimeError):
-    """The stored vectors come from another embedder or dimension than the configured one."""
-
-
-class PruneRefused(RuntimeError):
-    """A prune would delete more than the allowed share of the stored entries; nothing was changed."""
-
-    def __init__(self, doomed: int, total: int, max_share: float) -> None:
-        super().__init__(f"--prune would delete {doomed} of {total} entries ({doomed / total:.0%}, more than {max_share:.0%})")
-        self.doomed = doomed
-        self.total = total
-
-
-@dataclass(frozen=True)
-class IngestSummary:
-    """What one ingestion did with the entries it was given (rejected lines never reach it)."""
-
-    read: int
-    inserted: int
-    updated: int
-    unchanged: int
-    pruned: int
-
-
-class IdTaken(ValueError):
-    """An entry's id is another knowledge base's; nothing was changed."""
-
-
-def mismatch_message(stored_name: str, stored_dim: int, name: str, dim: int) -> str:
-    return (f"knowledge base vectors were made by {stored_name} (dim {stored_dim}) but the configured embedder is "
-            f"{name} (dim {dim}); run `ai-operator kb ingest --reembed <file>` to re-embed every chunk")
 
 
 class KnowledgeBase:
