@@ -179,7 +179,8 @@ async def test_a_reload_naming_a_missing_policy_changes_nothing(daemon_base, tmp
         assert rejected and rejected[0]["reason"].startswith(str(stage.env))
         assert rejected[0]["reason"].endswith("ROUTE_TEST_POLICY: route test is enabled with policy 'nosuch', "
                                               "which does not exist")
-        assert stage.daemon.settings.route("test").policy == "operator"
+        running = stage.daemon.settings.route("test")
+        assert running is not None and running.policy == "operator"
         callers = [await Caller.place(stage), await Caller.place(stage)]
         for caller in callers:  # both answered: MAX_CALLS=1 did not apply either
             await caller.quiet(min_turns=1)

@@ -11,6 +11,7 @@ The checkout is a copy of this tree's tracked files in a fresh git repository, s
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -60,6 +61,10 @@ def postmaster_pids(state: Path) -> list[int]:
         return []
 
 
+def _gone(pid: int) -> bool:
+    return not alive(pid)
+
+
 def alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -84,7 +89,7 @@ def run_demo(checkout: Path, cache: Path, *args: str) -> tuple[int, str]:
         leftover = [pid for pid in postmaster_pids(state) if alive(pid)]
         for pid in leftover:  # the demo stops its server on exit; a kill above may have left it
             try:
-                eventually_sync(lambda pid=pid: not alive(pid), timeout=30, what=f"postmaster {pid} to stop")
+                eventually_sync(functools.partial(_gone, pid), timeout=30, what=f"postmaster {pid} to stop")
             except AssertionError:
                 os.kill(pid, signal.SIGKILL)
                 raise

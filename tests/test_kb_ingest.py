@@ -17,13 +17,13 @@ SAMPLE = Path(__file__).resolve().parent.parent / "etc" / "kb" / "sample.jsonl"
 
 
 def entry(**over: object) -> str:
-    base = {"id": "e1", "language": "ru", "regions": ["*"], "title": "Т", "text": "Текст.", "source": "doc-1"}
+    base: dict[str, object] = {"id": "e1", "language": "ru", "regions": ["*"], "title": "Т", "text": "Текст.", "source": "doc-1"}
     base.update(over)
     return json.dumps({k: v for k, v in base.items() if v is not None}, ensure_ascii=False)
 
 
 def test_each_bad_line_is_reported_with_its_number_and_good_lines_land() -> None:
-    lines = [
+    lines: list[str | bytes] = [
         entry(id="ok-1"),
         "{not json",
         entry(id="no-title", title=None),

@@ -29,7 +29,9 @@ def sample() -> list[KBEntry]:
 async def count(db: Database, sql: str) -> int:
     async with db.pool.connection() as conn:
         cur = await conn.execute(sql)
-        return (await cur.fetchone())[0]
+        row = await cur.fetchone()
+        assert row is not None
+        return int(row[0])
 
 
 async def test_reingest_is_idempotent_and_changes_update(kb: KnowledgeBase) -> None:
@@ -83,7 +85,7 @@ async def test_search_russian_and_kazakh_in_region_with_citations(kb: KnowledgeB
     assert hits[0].title == "Сервисный центр в Павлодаре" and "Торайгырова" in hits[0].text
     assert hits[0].language == "ru" and not hits[0].fallback and hits[0].score > 0
     assert len(hits) == 3 and len({h.entry_id for h in hits}) == 3
-    assert hits[0].relevance == max(h.relevance for h in hits) and hits[0].relevant  # most relevant first
+    assert hits[0].relevance == max(h.relevance or 0.0 for h in hits) and hits[0].relevant  # most relevant first
     assert all(h.gate == hits[0].gate for h in hits)
     kk = await kb.search("Астанадағы сервистік орталық қайда орналасқан?", "kk", "KZ-71", fallback_languages=("ru",))
     assert kk[0].entry_id == "kk-centre-astana" and kk[0].language == "kk" and not kk[0].fallback

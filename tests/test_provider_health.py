@@ -14,6 +14,7 @@ from prometheus_client import CollectorRegistry
 
 from ai_operator.config import load_settings
 from ai_operator.providers import build_model, build_stt, build_tts
+from ai_operator.providers.guarded import FallbackLineTTS
 from ai_operator.providers.health import ProviderBoard, ProviderUnavailable, failure_class
 from ai_operator.sim.openai_server import FakeOpenAI
 from ai_operator.speech.errors import SpeechError
@@ -148,4 +149,5 @@ async def test_a_cached_line_still_plays_from_the_remote_voice_while_it_is_down(
         before = len(fake.requests)
         audio = np.concatenate([c async for c in tts.stream("Здравствуйте!", "ru")])
         assert len(fake.requests) == before  # from the cache: the provider was not asked
+        assert isinstance(tts, FallbackLineTTS)  # a remote voice, with the local one behind it
         assert tts.primary.hits == 1 and np.abs(audio.astype(np.int32)).max() > 1000

@@ -16,7 +16,7 @@ def example_text(**values: str) -> str:
     values = {"ROUTE_FREIGHT_LOADS_DIR": str(REPO / "etc" / "loads"), **values}
     for key, value in values.items():
         line = f"{key}={value}"
-        text, n = re.subn(rf"^{re.escape(key)}=.*$", lambda _m, line=line: line, text, flags=re.M)
+        text, n = re.subn(rf"^{re.escape(key)}=.*$", line.replace("\\", "\\\\"), text, flags=re.M)
         if n == 0:
             text += f"\n{line}\n"
     return text
