@@ -132,15 +132,16 @@ async def test_close_ends_iteration_while_waiting_to_reconnect(pbx):
 
 
 async def test_second_subscriber_replaces_the_first(pbx):
-    first = await EventCollector(pbx.base_url, "asterisk", "asterisk", APP).start()
+    barrier = f"{APP}-barrier"  # the first socket's other application: its events come after any of APP's
+    first = await EventCollector(pbx.base_url, "asterisk", "asterisk", f"{APP},{barrier}").start()
     second = await EventCollector(pbx.base_url, "asterisk", "asterisk", APP).start()
     try:
         replaced = await first.wait_for("ApplicationReplaced")
         assert replaced.application == APP
         call = await pbx.place_call("test")
         assert (await second.wait_for("StasisStart")).channel.id == call.channel_id
-        await asyncio.sleep(0.05)
-        assert "StasisStart" not in first.types()
+        later = await pbx.place_call("test", app=barrier)
+        assert (await first.wait_for("StasisStart")).channel.id == later.channel_id  # nothing of APP's before it
     finally:
         await first.close()
         await second.close()

@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -46,11 +45,11 @@ def poll(predicate: Callable[[], T], timeout: float, what: str, interval: float 
 
 
 def wait_gone(pid: int, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while alive(pid):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
+    """Whether the process `pid` is gone within `timeout`."""
+    try:
+        eventually_sync(lambda: not alive(pid), timeout, f"process {pid} gone", poll_s=0.05)
+    except AssertionError:
+        return False
     return True
 
 
