@@ -134,6 +134,7 @@ NEVER = {
     "the media plane knows no daemon": ("ai_operator.media", "ai_operator.daemon", set()),
     "the ARI client knows no daemon": ("ai_operator.ari", "ai_operator.daemon", set()),
     "speech knows no policy": ("ai_operator.speech", "policies", set()),
+    "the knowledge base knows no provider (it reads the OpenAI account by key)": ("ai_operator.kb", "ai_operator.providers", set()),
     "the product does not import its simulated world": ("ai_operator", "ai_operator.sim", set()),
 }
 # Who may cross an arrow anyway: the simulated world itself, and the CLI, which offers `demo` and `simpbx`.

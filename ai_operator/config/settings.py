@@ -80,6 +80,12 @@ class Settings:
         held = self.providers.get(cls)
         return held if isinstance(held, cls) else cls()
 
+    def value(self, key: str) -> Any:
+        """The value of the declared `key`, whichever group declares it (`OPENAI_API_KEY`: the openai provider's),
+        for code that must not depend on that group's module; `KeyError` for an undeclared key."""
+        d = by_key()[key]
+        return getattr(self.group(d.cls), d.attr)
+
     def with_groups(self, groups: Mapping[type, Any]) -> Settings:
         """A copy with some groups replaced (a reload keeps the running value of a restart-only key)."""
         core = {name: groups[cls] for name, cls in GROUPS.items() if cls in groups}
@@ -280,8 +286,7 @@ def reload_settings(current: Settings, environ: Mapping[str, str] | None = None)
 def require(settings: Settings, *keys: str) -> None:
     """Raise `ConfigError` naming the first required key that is empty."""
     for key in keys:
-        d = by_key()[key]
-        if not getattr(settings.group(d.cls), d.attr):
+        if not settings.value(key):
             raise ConfigError(f"{key}: required but not set in {settings.source} or the environment")
 
 

@@ -12,7 +12,6 @@ import numpy as np
 
 from ai_operator.config.settings import ConfigError
 from ai_operator.kb.query import STOPWORDS
-from ai_operator.providers.openai import OpenAISettings
 
 DEFAULT_DIM = 256
 HASH_EMBEDDER_NAME = "hash-v2"
@@ -118,9 +117,8 @@ def build_embedder(settings: Any) -> Embedder:
     if provider == "hash":
         return HashEmbedder(dim)
     if provider == "openai":
-        account = settings.group(OpenAISettings)  # the OpenAI provider's key and base URL
-        if not account.openai_api_key:
+        key = str(settings.value("OPENAI_API_KEY"))  # the OpenAI account (the openai provider's settings group)
+        if not key:
             raise ConfigError("EMBEDDING_PROVIDER: openai needs OPENAI_API_KEY (or use EMBEDDING_PROVIDER=hash)")
-        return OpenAIEmbedder(account.openai_api_key, account.openai_base_url or None, settings.speech.embedding_model,
-                              dim)
+        return OpenAIEmbedder(key, str(settings.value("OPENAI_BASE_URL")) or None, settings.speech.embedding_model, dim)
     raise ConfigError(f"EMBEDDING_PROVIDER: expected hash or openai, got {provider!r}")
