@@ -211,6 +211,21 @@ async def test_kb_ingest_takes_the_profile_of_the_routes_policy(kb: KnowledgeBas
     assert out.getvalue() == "kb ingest: --route nowhere: no route of that name (known: none)\n"
 
 
+async def test_kb_ingest_refuses_an_id_another_knowledge_base_holds_in_one_line(kb: KnowledgeBase, tmp_path: Path) -> None:
+    await KnowledgeBase(kb.db, HashEmbedder(256), DEPOT).ingest(parse_kb_lines(LINES[:1], DEPOT)[0])
+    settings = build_settings([], environ={"DATABASE_URL": kb.db.dsn, "STATE_DIR": str(tmp_path)})
+    path = tmp_path / "operator.jsonl"
+    path.write_text(json.dumps({"id": "en-hours", "language": "ru", "regions": ["*"], "title": "Часы работы",
+                                "text": "Офисы открыты с девяти до шести.", "source": "x"}, ensure_ascii=False) + "\n",
+                    encoding="utf-8")
+    stored = await kb.version()
+    out = io.StringIO()
+    assert await kb_ingest(settings, path, prune=False, reembed=False, out=out) == 2  # the operator's knowledge base
+    assert out.getvalue() == (f"kb ingest {path}: entry en-hours: the id is taken by the knowledge base parcels (ids are "
+                              "unique across knowledge bases; 1 such): nothing changed; give the entry another id\n")
+    assert await kb.version() == stored
+
+
 async def test_the_scope_migration_keeps_an_existing_knowledge_base(kb: KnowledgeBase) -> None:
     """A database from before migration 0005 (its columns named `regions`), with entries in it: the migration runs
     on it at the next start, and every entry is found as before."""
@@ -225,6 +240,21 @@ async def test_the_scope_migration_keeps_an_existing_knowledge_base(kb: Knowledg
         assert await apply_migrations(conn) == [5]
     assert before and [(h.entry_id, h.relevance) for h in await kb.search(question, "ru", region)] == before
     assert await kb.stats() == stats
+
+
+async def test_the_knowledge_base_migration_gives_existing_entries_to_the_operator(kb: KnowledgeBase) -> None:
+    """A database from before migration 0006 (no `kb` column): its entries were the operator's, and are found by
+    the operator's searches as before."""
+    question, region = "сервисный центр в павлодаре", "KZ-55"
+    before = [(h.entry_id, h.relevance) for h in await kb.search(question, "ru", region)]
+    async with await psycopg.AsyncConnection.connect(kb.db.dsn, autocommit=True) as conn:
+        await conn.execute("ALTER TABLE kb_entries DROP COLUMN kb")
+        await conn.execute("ALTER TABLE kb_chunks DROP COLUMN kb")
+        await conn.execute("DELETE FROM schema_migrations WHERE version = 6")
+        assert await apply_migrations(conn) == [6]
+        cur = await conn.execute("SELECT DISTINCT kb FROM kb_chunks")
+        assert await cur.fetchall() == [(OPERATOR.name,)]
+    assert before and [(h.entry_id, h.relevance) for h in await kb.search(question, "ru", region)] == before
 
 
 async def test_doctor_warns_when_a_routes_knowledge_base_has_no_entry_in_one_of_its_languages(tmp_path: Path) -> None:
