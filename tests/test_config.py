@@ -21,6 +21,7 @@ from ai_operator.config import (
 )
 from ai_operator.config.schema import declared, default_text
 from ai_operator.route_binding import bind_routes
+from tests.support.routes import options_of, route_of
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "etc" / "ai-operator.env.example"
@@ -150,7 +151,7 @@ def test_port_range_must_be_ordered():
 def test_handoff_targets_are_parsed_into_values(raw, expected):
     assert HandoffTarget.parse(raw) == expected
     s = settings_from(f"ROUTE_TEST_ENABLED=true\nROUTE_TEST_POLICY=operator\nROUTE_TEST_HANDOFF={raw}\n")
-    assert s.route("test").handoff == expected
+    assert route_of(s, "test").handoff == expected
 
 
 @pytest.mark.parametrize("raw", ["garbage;;", "onlycontext", "a,b,c,d", "ctx,ext,zero", "ctx,ext,0", "PJSIP/", "/x", "a b,c"])
@@ -163,7 +164,7 @@ def test_a_bad_handoff_target_is_refused_at_load(raw):
 
 def test_a_bad_option_of_a_disabled_route_is_a_warning_not_an_error():
     s = settings_from("ROUTE_PROD_ENABLED=false\nROUTE_PROD_POLICY=operator\nROUTE_PROD_HANDOFF=garbage;;\n")
-    assert not s.route("prod").enabled
+    assert not route_of(s, "prod").enabled
     assert any("ROUTE_PROD_HANDOFF" in w and "disabled" in w for w in s.warnings)
 
 
@@ -171,7 +172,7 @@ def test_environment_overrides_file():
     s = settings_from("MAX_CALLS=5\nROUTE_TEST_ENABLED=false\nROUTE_TEST_POLICY=operator\n",
                       {"MAX_CALLS": "7", "ROUTE_TEST_ENABLED": "true", "UNRELATED": "x"})
     assert s.call.max_calls == 7
-    assert s.route("test").enabled is True
+    assert route_of(s, "test").enabled is True
 
 
 def test_on_reload_the_file_wins_over_an_environment_that_only_copies_it(tmp_path):
@@ -181,16 +182,16 @@ def test_on_reload_the_file_wins_over_an_environment_that_only_copies_it(tmp_pat
     env.write_text("MAX_CALLS=5\nIDLE_TIMEOUT_S=8\nROUTE_TEST_ENABLED=true\nROUTE_TEST_POLICY=operator\n")
     environ = {"MAX_CALLS": "5", "ROUTE_TEST_ENABLED": "true", "ROUTE_TEST_POLICY": "operator", "IDLE_TIMEOUT_S": "20"}
     first = load_settings(env, environ)
-    assert first.route("test").enabled and first.call.max_calls == 5
+    assert route_of(first, "test").enabled and first.call.max_calls == 5
     assert first.call.idle_timeout_s == 20  # differs from the file: a deliberate override
     env.write_text("MAX_CALLS=9\nIDLE_TIMEOUT_S=8\nROUTE_TEST_ENABLED=false\nROUTE_TEST_POLICY=operator\n")
     second = reload_settings(first, environ)
-    assert second.route("test").enabled is False
+    assert route_of(second, "test").enabled is False
     assert second.call.max_calls == 9
     assert second.call.idle_timeout_s == 20
     env.write_text("MAX_CALLS=11\nIDLE_TIMEOUT_S=8\nROUTE_TEST_ENABLED=true\nROUTE_TEST_POLICY=operator\n")
     third = reload_settings(second, environ)  # still compared with the file as it was at start
-    assert third.call.max_calls == 11 and third.route("test").enabled
+    assert third.call.max_calls == 11 and route_of(third, "test").enabled
 
 
 def test_enabling_a_route_with_missing_policy_is_an_error():
@@ -201,7 +202,7 @@ def test_enabling_a_route_with_missing_policy_is_an_error():
     with pytest.raises(ConfigError, match=r"^t.env:1: ROUTE_SALES_POLICY: route sales is enabled but names no policy"):
         settings_from("ROUTE_SALES_ENABLED=true\n")
     s = bound_from("ROUTE_SALES_ENABLED=false\nROUTE_SALES_POLICY=nosuch\n")
-    assert s.route("sales").enabled is False
+    assert route_of(s, "sales").enabled is False
 
 
 def test_an_enabled_route_whose_load_is_missing_or_invalid_refuses_to_load(tmp_path):
@@ -225,7 +226,7 @@ def test_relative_folders_are_relative_to_the_env_file(tmp_path):
     env.write_text("STATE_DIR=state\nROUTE_FREIGHT_POLICY=freight\n")
     s = load_settings(env, {})
     assert s.storage.state_dir == tmp_path / "etc" / "state"
-    assert bind_routes(s).route("freight").options["LOADS_DIR"] == tmp_path / "etc" / "loads"  # the route's LOADS_DIR
+    assert options_of(bind_routes(s), "freight")["LOADS_DIR"] == tmp_path / "etc" / "loads"  # the route's LOADS_DIR
 
 
 def test_with_values_rebuilds_and_checks():
@@ -247,10 +248,10 @@ def test_example_env_documents_every_declared_key_with_a_valid_value():
         assert opt in text
     s = bind_routes(load_settings(EXAMPLE, environ={}))
     assert s.warnings == ()
-    assert s.route("test").enabled and s.route("test").policy == "operator"
-    assert s.route("kazakhtelecom") is not None and not s.route("kazakhtelecom").enabled
-    assert s.route("kazakhtelecom").production and not s.route("test").production
-    assert s.route("freight").options["LOAD"].anchor > 0
+    assert route_of(s, "test").enabled and route_of(s, "test").policy == "operator"
+    assert route_of(s, "kazakhtelecom") is not None and not route_of(s, "kazakhtelecom").enabled
+    assert route_of(s, "kazakhtelecom").production and not route_of(s, "test").production
+    assert options_of(s, "freight")["LOAD"].anchor > 0
 
 
 def test_a_production_route_is_a_route_key_not_a_name():
@@ -260,7 +261,7 @@ def test_a_production_route_is_a_route_key_not_a_name():
     text = ("ROUTE_BILLING_ENABLED=true\nROUTE_BILLING_POLICY=operator\nROUTE_BILLING_PRODUCTION=true\n"
             "ROUTE_KAZAKHTELECOM_ENABLED=true\nROUTE_KAZAKHTELECOM_POLICY=operator\n")
     s = bound_from(text)
-    assert s.route("billing").production and not s.route("kazakhtelecom").production
+    assert route_of(s, "billing").production and not route_of(s, "kazakhtelecom").production
     assert [w for w in s.warnings if "production" in w] == ["t.env:1: production route billing is ENABLED"]
     checks = {c.name: c for c in route_checks(s)}
     assert checks["route billing"].status == "WARN" and "ROUTE_BILLING_ENABLED=true" in checks["route billing"].detail

@@ -25,6 +25,7 @@ from ai_operator.route_binding import bind_routes
 from ai_operator.sim.demo import demo_state_dir
 from tests.support.envfiles import example_text
 from tests.support.quiet_logs import logs_to_nowhere
+from tests.support.routes import options_of
 from tests.support.storage import fresh_dsn
 
 REPO = Path(__file__).resolve().parents[1]
@@ -91,8 +92,8 @@ def test_loads_dir_and_the_route_load_are_relative_to_the_env_file(places: tuple
     write_load(conf / "loads", "sample.json", "सुरेश")
     write_load(here / "loads", "sample.json", "गलत")  # the current directory's copy must not be read
     settings = bind_routes(load_settings(write_env(conf, ROUTE_FREIGHT_LOADS_DIR="loads"), environ={}))
-    assert settings.route("freight").options["LOADS_DIR"] == conf / "loads"
-    assert settings.route("freight").options["LOAD"].vendor_name == "सुरेश"
+    assert options_of(settings, "freight")["LOADS_DIR"] == conf / "loads"
+    assert options_of(settings, "freight")["LOAD"].vendor_name == "सुरेश"
 
 
 def test_a_relative_loads_dir_missing_beside_the_env_file_is_an_error_naming_it(places: tuple[Path, Path]) -> None:
@@ -229,7 +230,7 @@ def test_values_set_by_code_or_command_line_are_relative_to_the_current_director
         policies.available_policies.cache_clear()
     assert changed.storage.state_dir == here / "state"
     assert changed.raw["POLICY_PATH"] == str(here / "pol")
-    assert bind_routes(changed).route("freight").options["LOADS_DIR"] == conf / "loads"  # the file's keeps its reading
+    assert options_of(bind_routes(changed), "freight")["LOADS_DIR"] == conf / "loads"  # the file's keeps its reading
 
 
 def test_kb_ingest_file_is_relative_to_the_current_directory(

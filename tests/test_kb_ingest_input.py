@@ -35,7 +35,7 @@ SAMPLE = Path(__file__).resolve().parent.parent / "etc" / "kb" / "sample.jsonl"
 
 
 def entry(**over: object) -> dict:
-    base = {"id": "e1", "language": "ru", "regions": ["*"], "title": "Т", "text": "Текст.", "source": "doc-1"}
+    base: dict[str, object] = {"id": "e1", "language": "ru", "regions": ["*"], "title": "Т", "text": "Текст.", "source": "doc-1"}
     base.update(over)
     return {k: v for k, v in base.items() if v is not None}
 
@@ -112,7 +112,7 @@ def test_too_many_tags_and_a_runaway_line_are_rejected() -> None:
 
 @pytest.mark.parametrize("first", [b"\xef\xbb\xbf", "\ufeff"])
 def test_a_bom_on_the_first_line_is_accepted(first: bytes | str) -> None:
-    head = first + (line(id="bom").encode() if isinstance(first, bytes) else line(id="bom"))
+    head: bytes | str = first + line(id="bom").encode() if isinstance(first, bytes) else first + line(id="bom")
     entries, rejects = parse_kb_lines([head, line(id="next")], KNOWLEDGE)
     assert rejects == [] and [e.id for e in entries] == ["bom", "next"]
 

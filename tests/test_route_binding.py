@@ -15,6 +15,7 @@ from ai_operator.route_binding import bind_routes, route_view
 from ai_operator.wiring import new_session
 from policies.freight import DEFAULT_HOLD_S
 from tests.support.envfiles import example_text
+from tests.support.routes import route_of
 
 
 def env_file(tmp_path: Path, **values: str) -> Path:
@@ -30,7 +31,7 @@ def line_of(env: Path, key: str) -> int:
 def test_the_settings_loader_keeps_a_policys_options_as_text_and_binding_parses_them(tmp_path: Path) -> None:
     env = env_file(tmp_path, ROUTE_FREIGHT_LOAD="missing.json")
     loaded = load_settings(env, environ={})  # no policy looked up, no load file read
-    freight = loaded.route("freight")
+    freight = route_of(loaded, "freight")
     assert freight is not None and freight.option_text["LOAD"] == "missing.json" and freight.options is None
     with pytest.raises(ConfigError) as err:
         bind_routes(loaded)
@@ -42,7 +43,7 @@ def test_the_settings_loader_keeps_a_policys_options_as_text_and_binding_parses_
 def test_a_missing_policy_is_refused_when_bound_naming_the_line_and_the_policies_there_are(tmp_path: Path) -> None:
     env = env_file(tmp_path, ROUTE_TEST_POLICY="nosuch")
     loaded = load_settings(env, environ={})
-    assert loaded.route("test").policy == "nosuch"
+    assert route_of(loaded, "test").policy == "nosuch"
     with pytest.raises(ConfigError, match=rf"^{env}:{line_of(env, 'ROUTE_TEST_POLICY')}: ROUTE_TEST_POLICY: route "
                                           r"test is enabled with policy 'nosuch', which does not exist$"):
         bind_routes(loaded)
@@ -65,7 +66,7 @@ def test_binding_twice_keeps_the_bound_routes_and_adds_no_warning(tmp_path: Path
 
 def test_the_policy_is_shown_its_route_name_and_its_own_options_only(tmp_path: Path) -> None:
     bound = bind_routes(load_settings(env_file(tmp_path), environ={}))
-    view = route_view(bound, bound.route("freight"))
+    view = route_view(bound, route_of(bound, "freight"))
     assert isinstance(view, RouteView) and view.name == "freight" and set(view.options) == {"LOAD", "LOADS_DIR"}
     assert view.option("load").vendor_name  # the load file, read and checked by the policy
 
@@ -79,11 +80,11 @@ def test_the_routes_hold_applies_over_the_policys_own(tmp_path: Path, route: str
                                                       expected: float) -> None:
     values = {f"ROUTE_{route.upper()}_HOLD_S": hold} if hold is not None else {"ROUTE_FREIGHT_HOLD_S": ""}
     settings = bind_routes(load_settings(env_file(tmp_path, **values), environ={}))
-    assert new_session(settings, settings.route(route), "hold-1").hold_s == expected
+    assert new_session(settings, route_of(settings, route), "hold-1").hold_s == expected
 
 
 def test_a_session_on_routes_nobody_bound_is_bound_on_the_way(tmp_path: Path) -> None:
     """Tests and benchmarks start sessions from settings they loaded themselves: the route is bound then."""
     settings = load_settings(env_file(tmp_path), environ={})
-    session = new_session(settings, settings.route("freight"), "unbound-1")
+    session = new_session(settings, route_of(settings, "freight"), "unbound-1")
     assert session.spoken_language == "hi" and session.hold_s == 1.5
