@@ -10,6 +10,7 @@ from typing import Any
 
 import policies.operator.permissions as P
 from ai_operator.dialogue import KnowledgeSearch, ToolCall
+from policies.operator.facts import SessionState
 from policies.operator.kb_query import knowledge_query
 from policies.operator.knowledge import REGION
 from policies.operator.language import (
@@ -22,7 +23,6 @@ from policies.operator.regions import (
     resolve_region,
     selected,
 )
-from policies.operator.state import SessionState
 from policies.operator.states import Event, State
 
 

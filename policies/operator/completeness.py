@@ -21,7 +21,7 @@ from policies.operator.regions import resolve_almaty_answer, resolve_region
 from policies.operator.states import State
 
 if TYPE_CHECKING:
-    from policies.operator.state import SessionState
+    from policies.operator.facts import SessionState
 
 SHORT_ANSWER_WORDS = 5  # a longer turn may be a sentence with more to come: it waits for the end silence
 

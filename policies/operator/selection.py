@@ -7,12 +7,12 @@ from __future__ import annotations
 from ai_operator.dialogue import Reply
 from policies.operator.actions import ToolActions
 from policies.operator.catalog import bilingual
+from policies.operator.facts import PRE_DIALOGUE, REGION_AMBIGUOUS
 from policies.operator.regions import (
     RegionResult,
     resolve_almaty_answer,
     resolve_region,
 )
-from policies.operator.state import PRE_DIALOGUE, REGION_AMBIGUOUS
 from policies.operator.states import State
 
 

@@ -3,17 +3,17 @@
 The contract's events: the greeting, utterances, DTMF, silence, hearing problems, a forced end, the end of the
 call. Caller intents are checked in a fixed order on every utterance: handoff, goodbye, "say that again" (the
 last line verbatim, no new search), then what the state expects (language in LANGUAGE_SELECTION, region in
-REGION_SELECTION, questions in READY_TO_HELP: `answering.py`). After `max_misunderstood` re-asks in a row the
-call is handed off (or closed). The steps live in `selection.py` and `answering.py`, the tools in `actions.py`,
-the state in `state.py`.
+REGION_SELECTION, questions in READY_TO_HELP: `questions.py`). After `max_misunderstood` re-asks in a row the
+call is handed off (or closed). The steps live in `selection.py` and `questions.py`, the tools in `actions.py`,
+the state in `facts.py`.
 """
 
 from __future__ import annotations
 
 from ai_operator.dialogue import Reply
-from policies.operator.answering import Answering
 from policies.operator.catalog import GREETING, bilingual
 from policies.operator.completeness import utterance_complete
+from policies.operator.facts import PRE_DIALOGUE
 from policies.operator.followups import is_repeat_request
 from policies.operator.intents import is_closing, is_handoff_request
 from policies.operator.language import (
@@ -21,7 +21,7 @@ from policies.operator.language import (
     detect_language,
     language_change,
 )
-from policies.operator.state import PRE_DIALOGUE
+from policies.operator.questions import Answering
 from policies.operator.states import Event, State
 
 MAX_REPROMPTS = 2  # silences re-prompted before the give-up line
