@@ -3,11 +3,13 @@
 Greeting -> language (ru/kk) -> region (20 regions, ISO 3166-2:KZ) -> questions answered from the knowledge
 base, with a hard code gate: no knowledge-base search before language and region are selected, whatever a
 model asks. Modules: states/machine (transition table, history), permissions (the one tool matrix, guardrail),
-tools (the model's tool schemas), knowledge (its knowledge base: languages, region scope, lexicon.py), catalog (messages), voicing (which voice reads which line), grammar and the
-nlu_* detectors behind language/regions/region_data/intents, followups (repeat, yes/no), prompt (model prompt
-fragments), answers (the relevance gate and spoken answers); `OperatorSession` one concept a module: state
-(what the call knows, replies), actions (the policy's own tools through the gate), selection (language and
-region), answering (questions and their effects), session (the contract's events); selftest/checks.
+tools (the model's tool schemas), knowledge (its knowledge base: languages, region scope, lexicon.py), catalog
+(messages), voicing (which voice reads which line), grammar and the nlu_* detectors behind
+language/regions/region_data/intents, followups (repeat, yes/no), prompt (model prompt fragments), answers (the
+relevance gate and spoken answers). `OperatorSession` (session) is a thin composition of parts, one a module:
+facts (what the call knows), actions (the policy's own tools through the gate), replies (the reply builder),
+selection (language and region), questions (a question, its search or model turn, the answer), endings (handoff
+and the ways a call ends), turns (the caller's events routed to those parts); selftest/checks.
 """
 
 from __future__ import annotations

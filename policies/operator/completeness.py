@@ -21,12 +21,12 @@ from policies.operator.regions import resolve_almaty_answer, resolve_region
 from policies.operator.states import State
 
 if TYPE_CHECKING:
-    from policies.operator.state import SessionState
+    from policies.operator.facts import CallFacts
 
 SHORT_ANSWER_WORDS = 5  # a longer turn may be a sentence with more to come: it waits for the end silence
 
 
-def utterance_complete(session: SessionState, text: str) -> bool | None:
+def utterance_complete(session: CallFacts, text: str) -> bool | None:
     """True when `text` is a whole short answer for `session`'s state; None otherwise (see the module doc)."""
     words = (text or "").split()
     if not words or len(words) > SHORT_ANSWER_WORDS:

@@ -1,155 +1,134 @@
 """`OperatorSession`: one call of the Russian/Kazakh operator policy (seed 003), as a `PolicySession`. Pure.
 
-The contract's events: the greeting, utterances, DTMF, silence, hearing problems, a forced end, the end of the
-call. Caller intents are checked in a fixed order on every utterance: handoff, goodbye, "say that again" (the
-last line verbatim, no new search), then what the state expects (language in LANGUAGE_SELECTION, region in
-REGION_SELECTION, questions in READY_TO_HELP: `answering.py`). After `max_misunderstood` re-asks in a row the
-call is handed off (or closed). The steps live in `selection.py` and `answering.py`, the tools in `actions.py`,
-the state in `state.py`.
+A thin composition of the call's parts, each in a module of its own: what the call knows (`facts.py`), the
+policy's tools through the permission gate (`actions.py`), the reply builder (`replies.py`), language and region
+(`selection.py`), questions and the knowledge base (`questions.py`), handoff and the ways a call ends
+(`endings.py`), and the caller's events routed to them (`turns.py`). The session implements the contract's events
+by handing each to its part; no part knows the session.
 """
 
 from __future__ import annotations
 
-from ai_operator.dialogue import Reply
-from policies.operator.answering import Answering
-from policies.operator.catalog import GREETING, bilingual
+from collections.abc import Mapping
+from typing import Any
+
+from ai_operator.dialogue import Reply, ToolCall
+from policies.operator.actions import ToolActions
+from policies.operator.catalog import GREETING
 from policies.operator.completeness import utterance_complete
-from policies.operator.followups import is_repeat_request
-from policies.operator.intents import is_closing, is_handoff_request
-from policies.operator.language import (
-    DTMF_LANGUAGE,
-    detect_language,
-    language_change,
-)
-from policies.operator.state import PRE_DIALOGUE
+from policies.operator.endings import Endings
+from policies.operator.facts import CallFacts
+from policies.operator.machine import StateMachine
+from policies.operator.questions import Questions
+from policies.operator.replies import Replies
+from policies.operator.selection import Selection
 from policies.operator.states import Event, State
-
-MAX_REPROMPTS = 2  # silences re-prompted before the give-up line
-
-
-FORCED_END_LINES = {"shutdown": "shutdown", "max_call_length": "max_call_length", "handoff_failed": "no_handoff"}
+from policies.operator.turns import CallerTurns
 
 
-class OperatorSession(Answering):
-    """One conversation; see the package docstring for the contract."""
+class OperatorSession:
+    """One conversation; see `ai_operator.dialogue.PolicySession` for the contract."""
 
+    hold_s: float = 0.0
+
+    def __init__(
+        self,
+        call_id: str,
+        *,
+        model_available: bool = False,
+        handoff_available: bool = True,
+        max_misunderstood: int = 3,
+    ) -> None:
+        self.call_id = call_id
+        self.facts = CallFacts()
+        self.actions = ToolActions(self.facts, handoff_available=handoff_available)
+        self.replies = Replies(self.facts, self.actions)
+        self.questions = Questions(self.facts, self.actions, self.replies, model_available=model_available)
+        self.endings = Endings(self.facts, self.actions, self.replies)
+        selection = Selection(self.facts, self.actions, self.replies)
+        self.turns = CallerTurns(self.facts, self.replies, selection, self.questions, self.endings,
+                                 max_misunderstood=max_misunderstood)
+
+    # --- what the call knows, as tests and the self-test read it ----------------------------------------------
+    @property
+    def state(self) -> State:
+        return self.facts.state
+
+    @property
+    def machine(self) -> StateMachine:
+        return self.facts.machine
+
+    @property
+    def history(self) -> list[dict[str, Any]]:
+        return self.facts.history
+
+    @property
+    def language(self) -> str:
+        return self.facts.language
+
+    @property
+    def region_code(self) -> str:
+        return self.facts.region_code
+
+    @property
+    def region_status(self) -> str:
+        return self.facts.region_status
+
+    @property
+    def awaiting(self) -> str:
+        return self.facts.awaiting
+
+    @property
+    def ended_by(self) -> str:
+        return self.facts.ended_by
+
+    @property
+    def spoken_language(self) -> str:
+        return self.facts.lang
+
+    # --- the contract ---------------------------------------------------------------------------------------
     def start(self) -> Reply:
         if self.state != State.CALL_STARTED:
             self.machine.record("start", False, f"already started (state {self.state.value})")
-            return self.reply(None)
+            return self.replies.reply(None)
         self.machine.fire(Event.CALL_STARTED)
         self.machine.fire(Event.GREETING_PLAYED)
-        return self.reply(GREETING, language="ru")
+        return self.replies.reply(GREETING, language="ru")
 
     def on_utterance(self, text: str) -> Reply:
-        """Route the utterance; after `max_misunderstood` re-asks in a row, hand off (or say goodbye)."""
-        self._reasked = False
-        reply = self._route_utterance(text)
-        if not self._reasked:
-            self.misunderstood = 0
-            return reply
-        self.misunderstood += 1
-        if self.misunderstood < self.max_misunderstood:
-            return reply
-        return self._misunderstood_limit()
-
-    def _misunderstood_limit(self) -> Reply:
-        self.machine.record("misunderstood", True, f"{self.misunderstood} turns in a row not understood")
-        if self.handoff_available:
-            call = self.handoff()
-            if call.allowed:
-                reply = self.reply(self.say("misunderstood_handoff"))
-                reply.fields["escalation"] = "misunderstood"
-                return reply
-        self.end_call("misunderstood", "misunderstood")
-        return self.reply(self.say("misunderstood_goodbye"))
-
-    def _route_utterance(self, text: str) -> Reply:
-        if self.state == State.ENDED:
-            self.machine.record("utterance", False, "ENDED is immutable")
-            return self.reply(None)
-        if not (text or "").strip():
-            return self.on_not_heard()
-        self.silences = 0
-        if self.state in PRE_DIALOGUE:
-            self.machine.record("utterance", False, f"no dialogue yet in {self.state.value}")
-            return self.reply(None)
-        if is_handoff_request(text):
-            return self._handoff_reply()
-        if is_closing(text):
-            return self._close_reply()
-        if self.state == State.HANDOFF:
-            return self.reply(self.say("handoff_already"))
-        if self.state == State.CLOSING:
-            return self.reply(
-                self.say("closing"), hang_up=True, hang_up_reason="caller_goodbye", disposition="completed"
-            )
-        if self.last_said and is_repeat_request(text):
-            return self._repeat()
-        if self.state == State.LANGUAGE_SELECTION:
-            lang = detect_language(text)
-            if lang:
-                return self._language_chosen(lang, text)
-            self._reasked = True
-            return self.reply(bilingual("language_reask"), language="ru")
-        if self.state == State.REGION_SELECTION:
-            change = language_change(text)
-            if change and change != self.language:
-                return self._language_changed(change, text)
-            return self._region_answer(text)
-        return self._ready(text)
+        return self.turns.utterance(text)
 
     def on_dtmf(self, digit: str) -> Reply:
-        if self.state == State.ENDED:
-            self.machine.record(f"dtmf:{digit}", False, "ENDED is immutable")
-            return self.reply(None)
-        self.silences = 0
-        if digit == "0":
-            return self._handoff_reply()
-        if self.state == State.LANGUAGE_SELECTION and digit in DTMF_LANGUAGE:
-            return self._language_chosen(DTMF_LANGUAGE[digit])
-        self.machine.record(f"dtmf:{digit}", False, f"key {digit!r} has no meaning in {self.state.value}")
-        return self.reply(None)
+        return self.turns.dtmf(digit)
 
     def on_silence(self) -> Reply:
-        if self.state in (*PRE_DIALOGUE, State.HANDOFF, State.CLOSING, State.ENDED):
-            return self.reply(None)
-        self.silences += 1
-        if self.silences > MAX_REPROMPTS:
-            self.end_call("no_input", "no_input")
-            return self.reply(
-                self.say("give_up"), hang_up=True, hang_up_reason="no_input", disposition="no_input"
-            )
-        if self.state == State.LANGUAGE_SELECTION:
-            return self.reply(bilingual("language_prompt"), language="ru")
-        if self.state == State.REGION_SELECTION or self.awaiting:
-            key = "region_clarify_almaty" if self.awaiting == "almaty" else "region_prompt"
-            return self.reply(self.say(key))
-        return self.reply(self.say("idle"))
+        return self.turns.silence()
 
     def on_not_heard(self) -> Reply:
-        if self.state == State.ENDED:
-            return self.reply(None)
-        self.silences = 0
-        return self.reply(self.say("not_heard"))
+        return self.turns.not_heard()
 
     def on_forced_end(self, reason: str) -> Reply:
-        """The runtime ends the call (shutdown, max call length, a handoff that failed): the closing line for it,
-        in the caller's language (both before a choice)."""
-        key = FORCED_END_LINES.get(reason, "shutdown")
-        if self.state != State.ENDED and self.state != State.CLOSING:
-            self.machine.fire(Event.CLOSING_REQUESTED)
-        return self.reply(self.say(key), hang_up=True, hang_up_reason=reason, disposition=reason)
+        return self.endings.forced_end(reason)
+
+    def on_effect_result(self, result: Any) -> Reply:
+        return self.questions.on_effect_result(result)
+
+    def call_tool(self, name: str, arguments: Mapping[str, Any]) -> ToolCall:
+        """Check (and for policy-owned tools apply) a model's tool call. Denials leave the session unchanged."""
+        return self.actions.call_tool(name, arguments)
 
     def utterance_may_continue(self, text: str) -> bool:
         return False
 
     def utterance_complete(self, text: str) -> bool | None:
         """Asked at a short pause: is `text` already a whole answer for this state (`completeness.py`)?"""
-        return utterance_complete(self, text)
+        return utterance_complete(self.facts, text)
 
     def on_call_ended(self, ended_by: str) -> None:
         if self.state != State.ENDED:
-            self.ended_by = ended_by
-            self._pending = ""
+            self.facts.ended_by = ended_by
+            self.questions.cancel()
             self.machine.fire(Event.CALL_ENDED)
+
+    def snapshot(self) -> dict[str, Any]:
+        return self.facts.snapshot()

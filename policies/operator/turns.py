@@ -1,0 +1,156 @@
+"""What the caller does and which part answers it (`CallerTurns`): an utterance, a key, a silence, speech that
+could not be heard. Pure.
+
+Caller intents are checked in a fixed order on every utterance: handoff, goodbye (`endings.py`), "say that
+again" (the last line verbatim, no new search), then what the state expects: the language in
+LANGUAGE_SELECTION and the region in REGION_SELECTION (`selection.py`); in READY_TO_HELP a yes/no to an offered
+specialist, the answer to a region question, an explicit language or region change, else a question
+(`questions.py`). After `max_misunderstood` re-asks in a row the call is handed off (or closed).
+"""
+
+from __future__ import annotations
+
+from ai_operator.dialogue import Reply
+from policies.operator.catalog import bilingual
+from policies.operator.endings import Endings
+from policies.operator.facts import PRE_DIALOGUE, CallFacts
+from policies.operator.followups import is_no, is_repeat_request, is_yes
+from policies.operator.intents import is_closing, is_handoff_request
+from policies.operator.language import DTMF_LANGUAGE, detect_language, language_change
+from policies.operator.questions import Questions
+from policies.operator.regions import (
+    is_region_change_request,
+    resolve_region_change,
+    resolve_region_correction,
+)
+from policies.operator.replies import Replies
+from policies.operator.selection import Selection
+from policies.operator.states import State
+
+MAX_REPROMPTS = 2  # silences re-prompted before the give-up line
+
+
+class CallerTurns:
+    """The caller's events of one call, routed to the part that answers them."""
+
+    def __init__(
+        self,
+        facts: CallFacts,
+        replies: Replies,
+        selection: Selection,
+        questions: Questions,
+        endings: Endings,
+        *,
+        max_misunderstood: int,
+    ) -> None:
+        self.facts = facts
+        self.replies = replies
+        self.selection = selection
+        self.questions = questions
+        self.endings = endings
+        self.max_misunderstood = max_misunderstood
+
+    def utterance(self, text: str) -> Reply:
+        """Route the utterance; after `max_misunderstood` re-asks in a row, hand off (or say goodbye)."""
+        f = self.facts
+        f.reasked = False
+        reply = self._route(text)
+        if not f.reasked:
+            f.misunderstood = 0
+            return reply
+        f.misunderstood += 1
+        if f.misunderstood < self.max_misunderstood:
+            return reply
+        return self.endings.misunderstood_limit()
+
+    def _route(self, text: str) -> Reply:
+        r, f = self.replies, self.facts
+        if f.state == State.ENDED:
+            f.machine.record("utterance", False, "ENDED is immutable")
+            return r.reply(None)
+        if not (text or "").strip():
+            return self.not_heard()
+        f.silences = 0
+        if f.state in PRE_DIALOGUE:
+            f.machine.record("utterance", False, f"no dialogue yet in {f.state.value}")
+            return r.reply(None)
+        if is_handoff_request(text):
+            return self.endings.handoff()
+        if is_closing(text):
+            return self.endings.close()
+        if f.state == State.HANDOFF:
+            return r.reply(r.say("handoff_already"))
+        if f.state == State.CLOSING:
+            return self.endings.goodbye()
+        if f.last_said and is_repeat_request(text):
+            return r.repeat()
+        if f.state == State.LANGUAGE_SELECTION:
+            lang = detect_language(text)
+            if lang:
+                return self.selection.language_chosen(lang, text)
+            f.reasked = True
+            return r.reply(bilingual("language_reask"), language="ru")
+        if f.state == State.REGION_SELECTION:
+            change = language_change(text)
+            if change and change != f.language:
+                return self.selection.language_changed(change, text)
+            return self.selection.region_answer(text)
+        return self._ready(text)
+
+    def _ready(self, text: str) -> Reply:
+        """READY_TO_HELP (and QUESTION_ANSWERING): a follow-up, a change of language or region, or a question."""
+        f, selection = self.facts, self.selection
+        offered, f.handoff_offered = f.handoff_offered, False
+        if offered and is_yes(text):
+            return self.endings.handoff()
+        if offered and is_no(text):
+            return self.replies.reply(self.replies.say("offer_declined"))
+        if f.awaiting:
+            return selection.region_answer(text)
+        change = language_change(text)
+        if change:
+            return selection.language_changed(change)
+        if is_region_change_request(text):
+            result = resolve_region_change(text)
+            if result.selected or result.almaty:
+                return selection.apply_region(result)
+            f.awaiting = "region"
+            return self.replies.reply(self.replies.say("region_change_prompt"))
+        correction = resolve_region_correction(text, f.region_code)
+        if correction is not None:  # "не Павлодар а Караганда": a region change, not a question
+            return selection.apply_region(correction)
+        return self.questions.ask(text)
+
+    def dtmf(self, digit: str) -> Reply:
+        f = self.facts
+        if f.state == State.ENDED:
+            f.machine.record(f"dtmf:{digit}", False, "ENDED is immutable")
+            return self.replies.reply(None)
+        f.silences = 0
+        if digit == "0":
+            return self.endings.handoff()
+        if f.state == State.LANGUAGE_SELECTION and digit in DTMF_LANGUAGE:
+            return self.selection.language_chosen(DTMF_LANGUAGE[digit])
+        f.machine.record(f"dtmf:{digit}", False, f"key {digit!r} has no meaning in {f.state.value}")
+        return self.replies.reply(None)
+
+    def silence(self) -> Reply:
+        """Re-prompt what the state waits for; after `MAX_REPROMPTS` silences, give up."""
+        r, f = self.replies, self.facts
+        if f.state in (*PRE_DIALOGUE, State.HANDOFF, State.CLOSING, State.ENDED):
+            return r.reply(None)
+        f.silences += 1
+        if f.silences > MAX_REPROMPTS:
+            return self.endings.give_up()
+        if f.state == State.LANGUAGE_SELECTION:
+            return r.reply(bilingual("language_prompt"), language="ru")
+        if f.state == State.REGION_SELECTION or f.awaiting:
+            key = "region_clarify_almaty" if f.awaiting == "almaty" else "region_prompt"
+            return r.reply(r.say(key))
+        return r.reply(r.say("idle"))
+
+    def not_heard(self) -> Reply:
+        if self.facts.state == State.ENDED:
+            return self.replies.reply(None)
+        self.facts.silences = 0
+        return self.replies.reply(self.replies.say("not_heard"))
