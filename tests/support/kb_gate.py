@@ -7,7 +7,8 @@ that, in other words, and were never tuned on: their figures are what to expect 
 "held-out-2" lines (91, ru+kk) were written after the third round of tuning (hH-kb-recall2), before they were
 ever run, and are reported apart; so are the "held-out-3" lines (97, ru+kk), written after the fourth round
 (hO-kb-round3) and run once; and the "held-out-4" lines (173, ru+kk, a quarter out of scope), written before the
-fifth round (hT-kb-round4) changed anything and run once before it. Tune on none of the held-out lines.
+fifth round (hT-kb-round4) changed anything and run once before it; that round's own phrasing sets (202, at least
+20 per failure class, ru+kk) are calibration lines. Tune on none of the held-out lines.
 
 A question counts as answered when the best hit's relevance reaches the threshold; an answer is correct when that
 hit's topic is expected. Precision = correct answers / answers; recall = correct answers / in-scope questions.
