@@ -49,6 +49,7 @@ york 1.0: york
     DETACHED_ENDINGS = ""
     LIGHT_VERBS = ""
     NEGATORS = "not"
+    PREFIX_NEGATORS = "not"
     NEGATED_VERBS = "work"
     NEGATED_NOUNS = ""
     ENDINGS = "s es ed ing"

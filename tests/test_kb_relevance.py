@@ -94,7 +94,12 @@ def test_relevance_is_deterministic_bounded_and_reports_terms() -> None:
 # families) 0.951, 0.936, 0.984. "held-out-2" (91 lines written after that round, run once, never tuned on):
 # 0.925, 0.845, 0.939; after the fourth round (hO-kb-round3: bank-card blocking, "the cheapest", discourse frames,
 # clarifiers; classes from held-out-2's failures) 0.982, 0.931, 1.000, held-out 0.951, 0.938, 0.984. "held-out-3"
-# (97 lines written after that round, run once): 0.937, 0.894, 0.935. `TARGET` is what issue 27 asks of the held-out half; the report says whether it is met.
+# (97 lines written after that round, run once): 0.937, 0.894, 0.935. "held-out-4" (173 lines written before the
+# fifth round, hT-kb-round4, run once before it): 0.947, 0.823, 0.953. The fifth round (a purpose's usage and the
+# working part dropped, "не" reads forward, paying by card/app, set-top box symptoms, lost bank cards and ID
+# documents, opening days, title topics not asked; classes from held-out-3 and held-out-4) added 202 calibration
+# lines, at least 20 per class (the 863 older calibration lines: 0.950, 0.947, 0.970 -> 0.954, 0.952, 0.970).
+# `TARGET` is what issue 27 asks of the held-out half; the report says whether it is met.
 CALIBRATION_MIN = {"precision": 0.94, "recall": 0.94, "rejection": 0.95}
 HELD_OUT_MIN = {"precision": 0.94, "recall": 0.92, "rejection": 0.97}
 TARGET = {"precision": 0.95, "recall": 0.90, "rejection": 0.97}
@@ -208,3 +213,35 @@ def test_discourse_frames_carry_no_terms() -> None:
     for frame in ("хотел спросить подскажите пожалуйста", "сұрағым келеді айтыңызшы", "сұрайын деп едім",
                   "білгім келеді", "уточнить хотела будьте добры", "скока", "қайырлы күн", "добрый вечер"):
         assert terms(frame) == [], frame
+
+
+def test_a_negation_reads_forward_and_a_signal_that_does_not_reach_is_weak() -> None:
+    assert "broken" not in keys("можно оплатить связь не выходя из дома")  # "не" negates what follows it
+    assert "broken" in keys("интернета не будет ночью") and "broken" in keys("интернета нет")  # "нет" both ways
+    assert keys("вайфай не ловит") == ["wifi", "weak"]
+    assert rel("в дальней комнате вайфай не ловит", "ru-wifi-slow") >= RELEVANCE_GATE
+
+
+def test_paying_by_card_or_app_is_the_ways_to_pay_and_a_lost_card_is_the_banks() -> None:
+    for q, entry in (("картой через сайт можно заплатить не выходя из дома", "ru-payment-methods"),
+                     ("банк арқылы төлесем ақша қашан түседі", "kk-payment-methods")):
+        assert max(ENTRIES, key=lambda e: (rel(q, e), e == entry)) == entry and rel(q, entry) >= RELEVANCE_GATE, q
+    for q in ("потеряла карточку халык заблокируйте", "картамды жоғалттым банкке қалай хабарласамын",
+              "төлқұжат алу үшін қайда барамын", "сколько делается паспорт"):
+        assert max(rel(q, e) for e in ENTRIES) < RELEVANCE_GATE, q
+
+
+def test_the_days_something_works_are_its_opening_hours_and_a_title_not_asked_about_ranks_lower() -> None:
+    assert keys("в субботу работаете") == ["hours"]
+    assert rel("в воскресенье вы работаете", "ru-support-hours") >= RELEVANCE_GATE
+    e = {i: relevance("какая скорость у тарифов", ENTRIES[i]["title"], ENTRIES[i]["text"])
+         for i in ("ru-internet-tariffs", "ru-change-tariff")}
+    assert e["ru-internet-tariffs"].score == e["ru-change-tariff"].score
+    assert e["ru-internet-tariffs"].rank > e["ru-change-tariff"].rank  # "Смена тарифа" names a change not asked
+
+
+def test_set_top_box_symptoms_are_set_up_not_the_packages() -> None:
+    for q, entry in (("приставка каналы не показывает", "ru-tv-setup"), ("экран черный на приставке", "ru-tv-setup"),
+                     ("приставка арналарды көрсетпейді", "kk-tv-setup")):
+        tv = {i: relevance(q, ENTRIES[i]["title"], ENTRIES[i]["text"]) for i in ENTRIES if "tv-" in i and i[:2] == entry[:2]}
+        assert max(tv, key=lambda i: tv[i].rank) == entry and tv[entry].score >= RELEVANCE_GATE, q

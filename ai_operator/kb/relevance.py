@@ -11,7 +11,7 @@ Kazakh morphology (policies/operator/knowledge.py); the policy hands it to the r
    Russian ones, punctuation -> spaces) and cut into words; digits are dropped.
 2. Word sequences of `lexicon.PHRASES` become one concept (up to two `PHRASE_GAP` words or fillers may stand
    between their words: "ремонт на сети"); a negator next to a "works"/"internet" word makes
-   "does not work" (`broken`); every other word is a concept of `lexicon.CONCEPTS` (Russian and Kazakh
+   "does not work" (`broken`; a `PREFIX_NEGATORS` word only before it: "связь не выходя" is no complaint); every other word is a concept of `lexicon.CONCEPTS` (Russian and Kazakh
    synonyms in one set, by stem), a filler (dropped; so are a Kazakh auxiliary verb after a converb and a case
    ending written apart), or else a plain word compared by its stem (Russian and Kazakh endings stripped, two
    letters of tail tolerated); a number said as a word carries no topic, like digits. Where the question has all
@@ -25,7 +25,8 @@ Kazakh morphology (policies/operator/knowledge.py); the policy hands it to the r
    something is (`lexicon.LOCATED`: an office) the place named weighs 3x; an article has the concepts its own
    concepts imply (`lexicon.IMPLIES`: slow -> speed).
 4. Among the candidates the store orders by `Relevance.rank`: the score, then the share of the question the
-   title holds (which article is *about* it), then the best single sentence.
+   title holds (which article is *about* it), then the best single sentence; a title topic the question does not
+   name counts a little against ("Смена тарифа" for "какие тарифы есть").
 
 `RELEVANCE_GATE` is the threshold calibrated with the operator's lexicon on the labelled questions in
 tests/data/kb_relevance.jsonl (in-scope and out-of-scope, Russian and Kazakh, ASR-style; see
@@ -54,6 +55,7 @@ MIN_SHARED = 5  # plain words shorter than this match only whole
 STEM_TAIL = 2  # letters a plain word may have beyond a shared stem
 TITLE_BONUS = 0.6  # ordering only: the share of the question its title has says which article is about it
 SENTENCE_BONUS = 0.1  # ordering only: an article with one sentence that holds the question answers it better
+UNASKED_TITLE_PENALTY = 0.05  # ordering only, per topic of the title the question does not name ("Смена тарифа")
 SYNONYMS_PER_SET = 2  # stems of a synonym set added to the full-text query (the first listed: the commonest)
 PHRASE_GAP_WORDS = 2  # fillers or prepositions a phrase may have between two of its words
 BROKEN = "broken"
@@ -89,11 +91,13 @@ class Relevance:
     matched: tuple[str, ...] = ()
     missing: tuple[str, ...] = ()
     sentence: float = 0.0  # the share of the question that one sentence of the article covers (the best one)
+    unasked: int = 0  # topics the article's title names that the question does not: it is about something else
 
     @property
     def rank(self) -> float:
         """Ordering key among hits: the score, near ties broken by the title and by the best single sentence."""
-        return self.score + TITLE_BONUS * self.title + SENTENCE_BONUS * self.sentence
+        return (self.score + TITLE_BONUS * self.title + SENTENCE_BONUS * self.sentence
+                - UNASKED_TITLE_PENALTY * self.unasked)
 
 
 def _starts(word: str, stems: tuple[str, ...]) -> bool:
@@ -174,7 +178,7 @@ class Scorer:
         """The content terms of `text` in order, deduplicated (see the module docstring)."""
         return list(self._cached_terms(text))
 
-    def _terms(self, text: str) -> tuple[Term, ...]:
+    def _terms(self, text: str, keep_parts: bool = False) -> tuple[Term, ...]:
         v = self.vocabulary
         words = v.fold_words(text)
         raw = v.raw_words(text)
@@ -193,9 +197,10 @@ class Scorer:
         for i, word in enumerate(words):  # "не работает", "интернет жоқ", "нет сигнала": does not work
             if word not in v.negators:
                 continue
-            near = [j for j in range(i - 3, i + 4) if j != i and 0 <= j < len(words) and words[j] not in v.fillers]
+            near = [j for j in range(i - 3, i + 4) if j != i and 0 <= j < len(words) and (
+                words[j] not in v.fillers or _starts(words[j], v.negated_verbs))]  # "не будет" too
             after = [j for j in near if j > i][:2]
-            before = [j for j in near if j < i][-1:]
+            before = [j for j in near if j < i][-1:] if word not in v.prefix_negators else []
             for j in (*after, *before):  # the nearest words that are not fillers: "интернет мүлдем жоқ"
                 if self.words.not_negation(word, raw[j]):
                     continue  # Kazakh "не" is "what": "не істеу керек" asks what to do
@@ -216,7 +221,8 @@ class Scorer:
         named = {n for t in out.values() for n in t.names}
         for name, parts in v.combinations:  # "вернёте ... деньги": a refund, wherever the two words are
             if parts <= named:  # the combination is what was asked: its parts are no terms of their own
-                out = {k: t for k, t in out.items() if not t.names or not t.names <= parts}
+                if not keep_parts:  # (an article that names the combination still says each part)
+                    out = {k: t for k, t in out.items() if not t.names or not t.names <= parts}
                 out.setdefault(name, self._concept((name,)))
         return tuple(out.values())
 
@@ -252,7 +258,7 @@ class Scorer:
         """The terms of an article (title and text joined)."""
         concepts: set[str] = set()
         prefixes: set[str] = set()
-        for t in self.terms(text):
+        for t in self._terms(text, keep_parts=True):
             if t.names:
                 concepts |= t.names
             else:
@@ -285,8 +291,11 @@ class Scorer:
         in_title = self.doc_terms(title)
         title_share = sum(t.weight for t in matched if _has(in_title, t)) / total
         sentence = max((s for s, _ in self.sentence_shares(matched, text, total)), default=0.0)
+        asked = {n for t in wanted for n in t.names}
+        unasked = sum(self.vocabulary.weights[n] >= TOPIC_WEIGHT for n in in_title.concepts - asked
+                      ) if title_share else 0  # only between titles that name something asked
         return Relevance(round(score, 4), round(title_share, 4), tuple(t.key for t in matched),
-                         tuple(t.key for t in wanted if t not in matched), round(sentence, 4))
+                         tuple(t.key for t in wanted if t not in matched), round(sentence, 4), unasked)
 
     def sentence_shares(self, wanted: list[Term], text: str, total: float) -> list[tuple[float, str]]:
         """Each sentence of `text` with the share of the question's weight (`total`) that its terms among `wanted`

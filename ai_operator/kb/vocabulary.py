@@ -31,6 +31,7 @@ class Lexicon(Protocol):
     DETACHED_ENDINGS: str
     LIGHT_VERBS: str
     NEGATORS: str
+    PREFIX_NEGATORS: str  # negators that negate only the words after them (Russian "не"), not the word before
     NEGATED_VERBS: str
     NEGATED_NOUNS: str
     ENDINGS: str
@@ -111,6 +112,7 @@ class Vocabulary:
             seq = tuple(self.fold_words(words_text))
             self.phrases_by_first.setdefault(seq[0], []).append((seq, name.strip()))
         self.negators = frozenset(self.fold_words(lexicon.NEGATORS))
+        self.prefix_negators = frozenset(self.fold_words(lexicon.PREFIX_NEGATORS))
         self.negated_verbs = tuple(self.fold_words(lexicon.NEGATED_VERBS))
         self.negated_nouns = tuple(self.fold_words(lexicon.NEGATED_NOUNS))
         self.places = frozenset(lexicon.PLACES.split())

@@ -6,7 +6,8 @@ Knowledge-base articles name a region the way its title does ("Плановые 
 each place the region resolver finds (`regions.places_in`: streets and people's names are not places) by the
 region's own name in the caller's language ("Карагандинская", "Астана"), so the relevance score compares one
 region word with another. What the caller took back ("не про оплату а про роутер", "нет подождите ...") is
-dropped first (kb_correction.py); everything else of the question is kept as said.
+dropped first (kb_correction.py), then what is not its topic: a purpose's usage words ("чтоб ютуб смотреть") and
+the part that still works ("вайфай есть а интернета нет"; kb_focus.py); everything else is kept as said.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import re
 
 from policies.operator.kb_correction import settled_question
+from policies.operator.kb_focus import focused
 from policies.operator.region_data import REGIONS_BY_CODE
 from policies.operator.regions import places_in
 from policies.operator.text import fold
@@ -28,9 +30,10 @@ def region_word(code: str, language: str) -> str:
 
 
 def knowledge_query(question: str, language: str) -> str:
-    """`question` as finally asked (`kb_correction.settled_question`: what the caller took back is dropped), each
+    """`question` as finally asked (`kb_correction.settled_question`: what the caller took back is dropped;
+    `kb_focus.focused`: what is not its topic), each
     place named in it replaced by its region's name (see the module docstring)."""
-    question = settled_question(question)
+    question = focused(settled_question(question))
     places = places_in(question)
     if not places:
         return question
