@@ -1,8 +1,10 @@
 """Streaming STT in a whole call (`STT_PROVIDER=openai_realtime`, `daemon/live_stt.py`), from the caller's side:
 the simulated PBX, real RTP, the caller's voice from espeak-ng, webrtcvad, and real websockets to the local
 server's Realtime transcription endpoint. The caller's audio reaches the provider while they speak (one stream
-per utterance, no batch upload); a short answer is decided at the pause on the partial transcript; a provider
-failing mid-stream is what a failing batch STT is to the caller ("sorry?", then the goodbye) and to /healthz.
+per utterance, no batch upload) over ONE websocket per call, opened when the media starts and closed at hang-up;
+a short answer is decided at the pause on the partial transcript; a provider failing mid-stream is what a failing
+batch STT is to the caller ("sorry?", then the goodbye) and to /healthz; a socket broken mid-call is made again
+for the next utterance.
 """
 
 from __future__ import annotations
@@ -15,10 +17,12 @@ from ai_operator.sim.openai_server import FakeOpenAI
 from tests.support.daemon import Caller, metric
 from tests.support.wait import eventually
 from tests.test_daemon_provider_failures import (
+    HEARD_S,
     get_json,
     provider_stage,
     stt_down_call,
     transcription_requests,
+    voiced_s,
 )
 
 STREAMING: dict[str, Any] = {"STT_PROVIDER": "openai_realtime"}
@@ -29,8 +33,19 @@ def sessions(fake: FakeOpenAI) -> list[dict[str, Any]]:
     return [r for r in fake.requests if r["path"] == "/v1/realtime"]
 
 
-def first_append_at(session: dict[str, Any]) -> float:
-    return next(at for kind, at in session["events"] if kind == "input_audio_buffer.append")
+def utterances(session: dict[str, Any]) -> list[list[tuple[str, float]]]:
+    """The socket's events per utterance (each starts with `input_audio_buffer.clear`), those it committed."""
+    cut = [i for i, (kind, _) in enumerate(session["events"]) if kind == "input_audio_buffer.clear"]
+    parts = [session["events"][a:b] for a, b in zip(cut, [*cut[1:], len(session["events"])], strict=True)]
+    return [p for p in parts if any(kind == "input_audio_buffer.commit" for kind, _ in p)]
+
+
+def first_append_at(events: list[tuple[str, float]]) -> float:
+    return next(at for kind, at in events if kind == "input_audio_buffer.append")
+
+
+async def all_closed(fake: FakeOpenAI) -> None:
+    await eventually(lambda: all("closed" in s for s in sessions(fake)), what="every websocket of the call closed")
 
 
 async def test_a_call_is_heard_through_the_realtime_stream_fed_while_the_caller_speaks(daemon_base) -> None:
@@ -45,16 +60,18 @@ async def test_a_call_is_heard_through_the_realtime_stream_fed_while_the_caller_
             assert caller.frames_between(start)  # the caller heard the answer
         await caller.sim.hangup()
         record = await caller.record()
+        await all_closed(fake)  # nothing of the call is left open after its hang-up
         _, health = await get_json(stage, "/healthz")
     turns = [t for t in record["turns"] if t["caller_text"]]
     assert [t["caller_text"] for t in turns] == ["По-русски, пожалуйста.", "Я живу в Караганде."]
     assert turns[0]["state"] == "REGION_SELECTION" and turns[1]["fields"]["region_code"] == "KZ-35"
     assert transcription_requests(fake) == 0  # no batch upload at all
-    streams = [s for s in sessions(fake) if any(k == "input_audio_buffer.commit" for k, _ in s.get("events", []))]
-    assert len(streams) == 2  # one stream per utterance
-    for session, (start, last_frame) in zip(streams, spoken, strict=True):
-        assert start <= first_append_at(session) < last_frame  # fed while the caller was still speaking
-        assert session["events"][0][0] == "transcription_session.update"
+    (socket,) = sessions(fake)  # one websocket for the whole call
+    assert socket["time"] < spoken[0][0]  # made when the media started, not at the caller's first word
+    assert socket["events"][0][0] == "transcription_session.update"
+    assert len(utterances(socket)) == 2  # one stream per utterance, on it
+    for events, (start, last_frame) in zip(utterances(socket), spoken, strict=True):
+        assert start <= first_append_at(events) < last_frame  # fed while the caller was still speaking
     assert health["providers"]["openai_realtime/stt"]["state"] == "up"
 
 
@@ -78,7 +95,7 @@ async def test_a_short_answer_is_decided_at_the_pause_on_the_partial_transcript(
     assert decided == 1.0
     assert record["summary"]["early_stt"] == {"partial": 1}  # decided on the partial: no second STT request
     assert transcription_requests(fake) == 0
-    assert len([s for s in sessions(fake) if "events" in s]) == 1
+    assert len(sessions(fake)) == 1
 
 
 @pytest.mark.parametrize("fault", ["error", "close"])
@@ -93,4 +110,28 @@ async def test_a_stream_failing_mid_utterance_is_not_silence(daemon_base, fault:
     assert status == 200 and health["status"] == "degraded"
     stt = health["providers"]["openai_realtime/stt"]
     assert stt["state"] == "open" and said in stt["reason"]
+    assert transcription_requests(fake) == 0
+
+
+async def test_a_websocket_broken_mid_call_is_made_again_for_the_next_utterance(daemon_base) -> None:
+    async with FakeOpenAI() as fake, provider_stage(daemon_base, fake, **STREAMING) as stage:
+        caller = await Caller.place(stage)
+        await caller.quiet(min_turns=1)
+        fake.realtime_fault = "close"  # the call's socket is closed at its next commit
+        first = await caller.say("По-русски, пожалуйста.")
+        await caller.quiet(min_turns=2)
+        fake.realtime_fault = None
+        second = await caller.say("По-русски, пожалуйста.")
+        await caller.quiet(min_turns=3)
+        await caller.sim.hangup()
+        record = await caller.record()
+        await all_closed(fake)
+        _, health = await get_json(stage, "/healthz")
+    assert voiced_s(caller, first, second) > HEARD_S  # "Извините, не расслышал...": the failure line, not silence
+    assert [t["caller_text"] for t in record["turns"]][:3] == [None, "[not-heard]", "По-русски, пожалуйста."]
+    assert record["turns"][2]["state"] == "REGION_SELECTION"
+    assert "connection closed (1011)" in record["summary"]["provider_failures"]["stt"]
+    broken, again = sessions(fake)  # the broken socket, then one made again for the next utterance
+    assert len(utterances(broken)) == len(utterances(again)) == 1
+    assert health["providers"]["openai_realtime/stt"]["state"] == "up"
     assert transcription_requests(fake) == 0

@@ -5,6 +5,8 @@ loaded machine can make a wait longer, never shorter)."""
 from __future__ import annotations
 
 import statistics
+import time
+from dataclasses import replace
 
 import numpy as np
 import openai
@@ -12,6 +14,7 @@ import pytest
 
 from ai_operator.sim import latency_profiles as lp
 from ai_operator.sim.openai_server import FakeOpenAI, _audio_seconds
+from ai_operator.speech.openai_realtime_stt import OpenAIRealtimeSTT
 from ai_operator.speech.wav import encode_wav
 
 KEY = "test-key"
@@ -29,9 +32,10 @@ def test_profiles_are_the_issue_figures_and_slow_doubles_them() -> None:
     assert (cloud.chat_tokens_per_s, cloud.tts_ttfb_s, cloud.tts_realtime_factor) == (40.0, 0.3, 3.0)
     assert slow.stt_base_s == 0.6 and slow.chat_ttft_s == 0.9 and slow.chat_tokens_per_s == 20.0
     assert slow.tts_ttfb_s == 0.6 and slow.tts_realtime_factor == 1.5 and slow.tail_p > 0
+    assert (instant.connect_s, cloud.connect_s, slow.connect_s) == (0.0, 0.1, 0.2)
     sampler = lp.ProviderLatency(instant)
     assert sampler.stt_s(5.0) == sampler.chat_first_token_s() == sampler.tts_first_byte_s() == 0.0
-    assert sampler.tts_audio_s(3.0) == sampler.chat_tokens_s(100) == 0.0
+    assert sampler.tts_audio_s(3.0) == sampler.chat_tokens_s(100) == sampler.connect_s() == 0.0
     with pytest.raises(ValueError, match="choose one of instant, cloud, slow"):
         lp.profile("fast")
 
@@ -90,3 +94,22 @@ async def test_every_answer_waits_at_least_what_the_profile_says() -> None:
         assert took[0] >= 0.3 + 0.06 * 5
         assert took[1] >= 0.45 + 99 / 40
         assert took[2] >= 0.3 + (3.0 - 0.1) / 3  # the last 100 ms chunk leaves 2.9 s of audio after the first
+
+
+async def test_a_new_connection_pays_the_handshakes_before_its_first_request_and_a_kept_one_does_not() -> None:
+    with_connect = replace(EXACT_CLOUD, connect_s=lp.CONNECT_S)
+    async with FakeOpenAI(api_key=KEY, latency=lp.ProviderLatency(with_connect)) as server:
+        c = client(server)
+        t0 = time.monotonic()
+        await c.models.list()  # a new connection: the handshakes first
+        first_s = time.monotonic() - t0
+        await c.models.list()  # the same connection, kept alive by the client
+        await client(server).models.list()  # another client: its own connection
+        stream = await OpenAIRealtimeSTT(api_key=KEY, base_url=server.base_url, model="m", timeout_s=5).open("ru")
+        await stream.aclose()  # a websocket upgrade on a new connection pays them too
+        await c.close()
+    assert [r["new_connection"] for r in server.requests] == [True, False, True, True]
+    assert [r["connection"] for r in server.requests] == [1, 1, 2, 3] and server.connections == 3
+    assert [r.get("connect_s") for r in server.requests] == [lp.CONNECT_S, None, lp.CONNECT_S, lp.CONNECT_S]
+    assert first_s >= lp.CONNECT_S
+    assert all(r["answered"] >= r["time"] for r in server.requests)  # timed from after the handshakes

@@ -17,6 +17,7 @@ from ai_operator.speech.errors import SpeechError
 from ai_operator.speech.openai_realtime_stt import OpenAIRealtimeSTT
 from ai_operator.speech.streaming_stt import SegmentedOverStreaming, Transcript
 from ai_operator.speech.wav import decode_wav
+from tests.support.wait import eventually
 
 KEY = "test-key"
 
@@ -157,3 +158,37 @@ async def test_finish_after_everything_was_final_ends_the_results() -> None:
         await stream.finish()  # nothing left to wait for: the reader is not left waiting for an event
         assert [r async for r in results] == []
         await stream.aclose()
+
+
+async def test_one_connection_serves_utterances_in_turn_and_is_made_again_after_it_broke() -> None:
+    async with FakeOpenAI(api_key=KEY) as fake:
+        fake.transcripts = lambda wav, _f: f"{len(decode_wav(wav)[0]) // 4000} halves"
+        conn = OpenAIRealtimeSTT(api_key=KEY, base_url=fake.base_url, model="m", timeout_s=5).connection()
+
+        async def utterance(seconds: float) -> list[str]:
+            stream = await conn.open("kk")
+            audio = tone(seconds)
+            try:
+                for start in range(0, audio.size, FRAME_SAMPLES):
+                    await stream.feed(audio[start : start + FRAME_SAMPLES])
+                await stream.finish()
+                return [r.text async for r in stream.results() if r.final]
+            finally:
+                await stream.aclose()
+
+        assert await utterance(1.0) == ["2 halves"]
+        assert await utterance(1.5) == ["3 halves"]  # its own audio only, not the socket's earlier utterance
+        fake.realtime_fault = "close"
+        with pytest.raises(SpeechError, match=r"connection closed \(1011\)"):
+            await utterance(0.5)
+        fake.realtime_fault = None
+        assert await utterance(0.5) == ["1 halves"]  # on a socket made again
+        await conn.aclose()
+        with pytest.raises(SpeechError, match="closed by the call"):
+            await conn.open("kk")
+        sockets = [r for r in fake.requests if r["path"] == "/v1/realtime"]
+        await eventually(lambda: all("closed" in s for s in sockets), what="both sockets closed")
+    assert len(sockets) == 2
+    kinds = [[kind for kind, _ in s["events"]] for s in sockets]
+    assert [k.count("transcription_session.update") for k in kinds] == [1, 1]  # configured once per socket
+    assert [k.count("input_audio_buffer.clear") for k in kinds] == [3, 1]  # one per utterance

@@ -392,6 +392,6 @@ class Call:
         ended_by = self.ended_by or "system"
         if self.speaker is not None:
             self.speaker.cut()
-        self.early_stt.close()
+        await self.early_stt.aclose()  # and a streaming STT's connection closed
         await self.media.close()
         await write_call_record(self, ended_by)

@@ -117,3 +117,6 @@ class EarlyTranscript:
     def close(self) -> None:
         """The call ended: nothing more will be taken."""
         self._drop("wasted")
+
+    async def aclose(self) -> None:
+        self.close()

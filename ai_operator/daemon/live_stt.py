@@ -8,6 +8,10 @@ latest partial - goes to `on_ready` (`early_turn.py` may end the turn on it); a 
 before a commit offers its final transcript instead, when it comes. When the utterance ends, what is left is
 committed and its final transcript awaited; an utterance the early turn ended at its pause (on the partial)
 gets its final text too. If the caller goes on after a pause, the same stream goes on (a commit is not an end).
+A provider with a `connection()` (the Realtime websocket) serves the whole call on one connection: it is opened
+when the call's media starts (its first frame), each utterance's stream is opened on it after the one before has
+settled its audio (the next utterance starting settles it: a socket carries one utterance's audio at a time), a
+connection that failed is made again for the next utterance, and `aclose` closes it when the call ends.
 Failures (the provider refused, closed or timed out) are what `take` raises, as a batch STT's would be.
 Counted as `ai_operator_early_stt_total{outcome}`: used, partial (decided on the partial), wasted, failed.
 """
@@ -40,8 +44,10 @@ class LiveSegmenter(Segmenter, Protocol):
 class _Utterance:
     """One utterance's stream: what was queued for it and what came back."""
 
-    def __init__(self, started_at: float) -> None:
+    def __init__(self, started_at: float, after: _Utterance | None = None) -> None:
         self.started_at = started_at
+        self.after = after  # on a shared connection: the stream before it, which must settle its audio first
+        self.released = asyncio.Event()  # this stream sends no more audio (the next may start on the connection)
         self.frames = 0  # segmenter frames queued
         self.samples = 0
         self.queue: asyncio.Queue[np.ndarray | str] = asyncio.Queue()
@@ -81,9 +87,14 @@ class LiveTranscript:
     """One call's live transcription streams (at most one: the utterance in progress)."""
 
     def __init__(self, pause_ms: int, open_stream: Callable[[], Any], count: Count, forced: Callable[[Any], bool],
-                 frame_ms: int = FRAME_MS) -> None:
+                 frame_ms: int = FRAME_MS, *, connection: Any = None,
+                 language: Callable[[], str | None] = lambda: None) -> None:
         self.pause_frames = -(-pause_ms // frame_ms) if pause_ms > 0 else 0
-        self._open_stream = open_stream  # -> awaitable SttStream, in the call's context
+        self._open_stream = open_stream  # -> awaitable SttStream, in the call's context (on `connection`, if any)
+        self._connection = connection  # the call's one connection (`connect`, `aclose`), or None: one per stream
+        self._language = language
+        self._connecting: asyncio.Task[None] | None = None
+        self._last: _Utterance | None = None  # the latest stream, which the next waits for on a shared connection
         self._count = count
         self._forced = forced  # the early turn ended this utterance at its pause
         self._u: _Utterance | None = None  # the utterance in progress
@@ -94,16 +105,23 @@ class LiveTranscript:
     def of_call(cls, call: Any, pause_ms: int) -> LiveTranscript:
         """For a `daemon.call.Call` whose route's STT streams (`stt.open`)."""
 
+        stt = call.svc.stt_for(call.route)
+        make = getattr(stt, "connection", None)
+        connection = make() if make is not None else None
+
         async def open_stream() -> Any:
             structlog.contextvars.bind_contextvars(call_id=call.call_id, route=call.route.name)
             watch_call(call.provider_notes)  # its provider failures are the call's (its record's summary)
-            return await call.svc.stt_for(call.route).open(call.session.spoken_language)
+            return await (connection or stt).open(call.session.spoken_language)
 
-        return cls(pause_ms, open_stream, call_counter(call), lambda ended: call.early_turn.forced(ended))
+        return cls(pause_ms, open_stream, call_counter(call), lambda ended: call.early_turn.forced(ended),
+                   connection=connection, language=lambda: call.session.spoken_language)
 
     # ---- while the caller speaks ------------------------------------------------------------------------------
     def frame(self, segmenter: LiveSegmenter) -> None:
         """After every caller frame (synchronous): open, feed, and at the pause commit the stream."""
+        if self._connection is not None and self._connecting is None:  # the call's media started: connect now
+            self._connecting = asyncio.get_running_loop().create_task(self._connect())
         if not segmenter.in_speech:
             return
         u = self._u
@@ -111,9 +129,12 @@ class LiveTranscript:
         if u is None or u.started_at != started_at:
             if u is not None:  # ended (its turn not taken yet: the call is busy) or dropped (too short, noise)
                 self._ended.append(u)
+                if self._connection is not None:
+                    u.mark(FINISH)  # its audio is all there: settled now, so the next can use the connection
                 while len(self._ended) > KEPT_ENDED:
                     self._stop(self._ended.pop(0), "wasted")
-            u = self._u = _Utterance(started_at)
+            shared = self._connection is not None
+            u = self._u = self._last = _Utterance(started_at, self._last if shared else None)
             u.task = asyncio.get_running_loop().create_task(self._run(u))
             new = segmenter.frames_since(0)[1]
         u.queue_audio(new)
@@ -135,6 +156,8 @@ class LiveTranscript:
         stream = None
         reader: asyncio.Task[None] | None = None
         try:
+            if u.after is not None:
+                await u.after.released.wait()
             stream = await self._open_stream()
             reader = asyncio.get_running_loop().create_task(self._read(stream, u))
             while True:
@@ -143,6 +166,7 @@ class LiveTranscript:
                     await stream.feed(item)
                 elif item == FINISH:
                     await stream.finish()
+                    u.released.set()
                     break
                 elif (commit := getattr(stream, "commit", None)) is not None:  # else it settles at the end
                     await commit()
@@ -150,6 +174,7 @@ class LiveTranscript:
         except Exception as exc:
             u.error = u.error or exc
         finally:
+            u.released.set()
             u.done.set()
             if reader is not None and not reader.done():
                 reader.cancel()
@@ -196,6 +221,8 @@ class LiveTranscript:
         await u.done.wait()
         if u.error is not None and not isinstance(u.error, asyncio.CancelledError):
             self._count("failed")
+            if self._connection is not None:  # a failed connection is dropped: made again now, not at the next word
+                self._connecting = asyncio.get_running_loop().create_task(self._connect())
             raise u.error
         self._count("partial" if decided_on_partial else "used")
         return " ".join(t for t in u.finals if t)
@@ -210,4 +237,16 @@ class LiveTranscript:
         for u in (*self._ended, self._u):
             if u is not None:
                 self._stop(u, "wasted")
-        self._u, self._ended = None, []
+        self._u, self._ended, self._last = None, [], None
+
+    async def _connect(self) -> None:
+        with contextlib.suppress(Exception):  # ahead of need: a failure is the first stream's to find and count
+            await self._connection.connect(self._language())
+
+    async def aclose(self) -> None:
+        """`close`, and the call's connection closed (nothing outlives the call)."""
+        self.close()
+        if self._connecting is not None and not self._connecting.done():
+            self._connecting.cancel()
+        if self._connection is not None:
+            await self._connection.aclose()

@@ -59,19 +59,14 @@ class GuardedSTT:
         self.streaming = bool(getattr(inner, "streaming", False))
 
     async def open(self, language: str | None) -> GuardedStream:
-        code = self._language(language) if language else None
-        if not self.health.allow():
-            raise _refused(self.health, "stt")
-        guarded = GuardedStream(None, self.health)  # one verdict per stream: opening it is not a success yet
-        try:
-            guarded.inner = await self.inner.open(code)  # type: ignore[attr-defined]
-        except asyncio.CancelledError:
-            self.health.release()
-            raise
-        except Exception as exc:
-            guarded._failed(exc)
-            raise
-        return guarded
+        return await _open_stream(self.health, self.inner, self._language(language) if language else None)
+
+    def connection(self) -> GuardedConnection | None:
+        """A connection for one call's streams in turn (`speech/openai_realtime_stt.py`), or None when the
+        provider has no such thing (each `open` is then its own)."""
+        make = getattr(self.inner, "connection", None)
+        inner = make() if make is not None else None
+        return None if inner is None else GuardedConnection(inner, self.health, self._language)
 
     async def transcribe(self, pcm: np.ndarray, language: str | None) -> str:
         code = self._language(language) if language else None
@@ -82,6 +77,40 @@ class GuardedSTT:
         close = getattr(self.inner, "aclose", None)
         if close is not None:
             await close()
+
+
+async def _open_stream(health: ProviderHealth, opener: Any, code: str | None) -> GuardedStream:
+    if not health.allow():
+        raise _refused(health, "stt")
+    guarded = GuardedStream(None, health)  # one verdict per stream: opening it is not a success yet
+    try:
+        guarded.inner = await opener.open(code)
+    except asyncio.CancelledError:
+        health.release()
+        raise
+    except Exception as exc:
+        guarded._failed(exc)
+        raise
+    return guarded
+
+
+class GuardedConnection:
+    """A call's streaming connection behind its provider's breaker: each stream opened on it is one verdict, as
+    a stream of its own would be; `connect` (ahead of the first stream) gives none and is skipped while the
+    breaker is open (the first stream then tries, and counts)."""
+
+    def __init__(self, inner: Any, health: ProviderHealth, language: Language) -> None:
+        self.inner, self.health, self._language = inner, health, language
+
+    async def connect(self, language: str | None) -> None:
+        if self.health.state not in ("open", "half_open"):
+            await self.inner.connect(self._language(language) if language else None)
+
+    async def open(self, language: str | None) -> GuardedStream:
+        return await _open_stream(self.health, self.inner, self._language(language) if language else None)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
 
 
 class GuardedStream:

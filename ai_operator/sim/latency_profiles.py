@@ -10,7 +10,10 @@ Profiles (`PROFILES`, selectable per run: `FakeOpenAI(latency=...)`, `--profile`
   answer at the end); TTS sends its first byte `TTS_TTFB_S` after the request, then audio at
   `TTS_REALTIME_FACTOR` times real time (streamed). Streaming STT (the Realtime transcription websocket,
   `realtime_stt.py`) sends partials `STREAM_PARTIAL_S` apart while audio arrives and the final one
-  `STREAM_FINAL_S` after the commit (`instant`: at once).
+  `STREAM_FINAL_S` after the commit (`instant`: at once). The first request on a new TCP connection (an HTTP
+  request or a websocket upgrade) waits `CONNECT_S` more first: the TCP and TLS handshakes a real provider's
+  endpoint costs before the request can be sent (loopback costs nothing: a client that reconnects on every turn
+  looked free here; `instant`: 0).
 - `slow`: every `cloud` figure doubled (delays x2, rates /2), with a heavy tail: `SLOW_TAIL_P` of the waits are
   multiplied by a Pareto draw (shape `SLOW_TAIL_SHAPE`, capped at `SLOW_TAIL_CAP`).
 
@@ -46,6 +49,11 @@ TTS_REALTIME_FACTOR = 3.0  # TTS: seconds of audio delivered per second after th
 # the final one 150-250 ms after the end of speech); each gap drawn uniformly from the range, seeded
 STREAM_PARTIAL_S = (0.100, 0.200)  # streaming STT: gap between partial transcripts while audio arrives
 STREAM_FINAL_S = (0.150, 0.250)  # streaming STT: commit (end of speech) to the final transcript
+# a new connection (TCP + TLS): TCP's handshake is 1 round trip (SYN, SYN-ACK) and TLS 1.3's another (RFC 8446
+# section 2; TLS 1.2 takes 2, RFC 5246 section 7.3) before the request itself can be sent. 2-3 round trips of
+# 30-50 ms to a provider's nearby region: 50-150 ms (issue 26's brief); we take the middle. Paid by every request
+# that does not reuse a kept-alive connection
+CONNECT_S = 0.100  # a new TCP + TLS connection's handshakes, before its first request (or websocket upgrade)
 SLOW_FACTOR = 2.0  # `slow`: every delay times this, every rate divided by it
 SLOW_TAIL_P = 0.05  # `slow`: share of waits hit by the heavy tail
 SLOW_TAIL_SHAPE = 1.5  # `slow`: Pareto shape of the tail's multiplier (>= 1)
@@ -70,16 +78,17 @@ class LatencyProfile:
     tail_p: float = 0.0
     stream_partial_s: tuple[float, float] = STREAM_PARTIAL_S  # the cadence of partials, in every profile
     stream_final_s: tuple[float, float] = (0.0, 0.0)
+    connect_s: float = 0.0  # the handshakes of a new TCP connection, before its first request
 
 
 CLOUD = LatencyProfile("cloud", STT_BASE_S, STT_PER_AUDIO_S, CHAT_TTFT_S, CHAT_TOKENS_PER_S, TTS_TTFB_S,
-                       TTS_REALTIME_FACTOR, JITTER_SIGMA, stream_final_s=STREAM_FINAL_S)
+                       TTS_REALTIME_FACTOR, JITTER_SIGMA, stream_final_s=STREAM_FINAL_S, connect_s=CONNECT_S)
 SLOW = replace(CLOUD, name="slow", stt_base_s=STT_BASE_S * SLOW_FACTOR, stt_per_audio_s=STT_PER_AUDIO_S * SLOW_FACTOR,
                stream_partial_s=(STREAM_PARTIAL_S[0] * SLOW_FACTOR, STREAM_PARTIAL_S[1] * SLOW_FACTOR),
                stream_final_s=(STREAM_FINAL_S[0] * SLOW_FACTOR, STREAM_FINAL_S[1] * SLOW_FACTOR),
                chat_ttft_s=CHAT_TTFT_S * SLOW_FACTOR, chat_tokens_per_s=CHAT_TOKENS_PER_S / SLOW_FACTOR,
                tts_ttfb_s=TTS_TTFB_S * SLOW_FACTOR, tts_realtime_factor=TTS_REALTIME_FACTOR / SLOW_FACTOR,
-               tail_p=SLOW_TAIL_P)
+               connect_s=CONNECT_S * SLOW_FACTOR, tail_p=SLOW_TAIL_P)
 PROFILES: dict[str, LatencyProfile] = {p.name: p for p in (LatencyProfile("instant"), CLOUD, SLOW)}
 
 
@@ -97,15 +106,20 @@ class ProviderLatency:
     def __init__(self, shape: LatencyProfile | str, seed: int = 0) -> None:
         self.profile = profile(shape) if isinstance(shape, str) else shape
         self._rng = random.Random(seed)
+        self._connect_rng = random.Random(seed + 1)  # its own draws: the other waits' sequence is unchanged
 
-    def _jitter(self, seconds: float) -> float:
+    def _jitter(self, seconds: float, rng: random.Random | None = None) -> float:
         if seconds <= 0:
             return 0.0
-        p = self.profile
-        factor = self._rng.lognormvariate(0.0, p.jitter_sigma) if p.jitter_sigma > 0 else 1.0
-        if p.tail_p > 0 and self._rng.random() < p.tail_p:
-            factor *= min(SLOW_TAIL_CAP, self._rng.paretovariate(SLOW_TAIL_SHAPE))
+        p, rng = self.profile, rng or self._rng
+        factor = rng.lognormvariate(0.0, p.jitter_sigma) if p.jitter_sigma > 0 else 1.0
+        if p.tail_p > 0 and rng.random() < p.tail_p:
+            factor *= min(SLOW_TAIL_CAP, rng.paretovariate(SLOW_TAIL_SHAPE))
         return seconds * factor
+
+    def connect_s(self) -> float:
+        """A new TCP connection's handshakes, before its first request is answered."""
+        return self._jitter(self.profile.connect_s, self._connect_rng)
 
     def stt_s(self, audio_s: float) -> float:
         """Request to transcript, for `audio_s` seconds of audio."""

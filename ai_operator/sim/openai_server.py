@@ -17,10 +17,13 @@ the real `openai` client over real HTTP:
   `realtime_fault`: `error` or `close` at the first commit).
 
 Knobs: `latency` (a provider-shaped profile, `latency_profiles.py`: `instant`, `cloud`, `slow`; seeded by
-`seed`), `delay_s` (latency before answering), `fail_next` (the next N requests answer HTTP 500), `api_key`
+`seed`; the first request on each new TCP connection waits the profile's `connect_s()` first, the handshakes a
+real endpoint costs), `delay_s` (latency before answering), `fail_next` (the next N requests answer HTTP 500), `api_key`
 (`Authorization: Bearer <key>` required, 401 otherwise; `also_accepted`: more valid keys, as while a key is
 rotated). Every request is recorded in `requests` (path, method, JSON or form fields, headers without
-Authorization/Cookie, `key_tail`: the last 4 characters of the key it presented). `faults`
+Authorization/Cookie, `key_tail`: the last 4 characters of the key it presented, `connection`: which TCP
+connection it came on, numbered from 1, `new_connection`: it was that connection's first; `connections` counts
+them). `faults`
 (`openai_faults.Faults`): a revoked key, 429, 500, a hang or a dropped connection, per endpoint. Run standalone:
 `python -m ai_operator.sim.openai_server --port 8099`.
 """
@@ -32,6 +35,7 @@ import asyncio
 import base64
 import contextlib
 import time
+import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -79,6 +83,8 @@ class FakeOpenAI:
         self.faults = Faults()
         self.realtime_fault: str | None = None  # realtime_stt.FAULTS: the next sessions fail at their commit
         self.requests: list[dict[str, Any]] = []
+        self.connections = 0  # TCP connections that brought a request (each paid `latency.connect_s()` once)
+        self._connection_ids: weakref.WeakKeyDictionary[object, int] = weakref.WeakKeyDictionary()
         self.base_url = ""
         self._runner: web.AppRunner | None = None
         self._stopping = asyncio.Event()
@@ -128,10 +134,28 @@ class FakeOpenAI:
         }
         self.requests.append(record)
         request[RECORD] = record
+        await self._connected(request, record)
         try:
             return await self._answer(request, handler)
         finally:
             record["answered"] = time.monotonic()
+
+    async def _connected(self, request: web.Request, record: dict[str, Any]) -> None:
+        """Number the request's TCP connection; its first request waits the profile's handshakes first (and is
+        timed from after them, as a real request is sent only once they are done)."""
+        conn = request.transport  # one per TCP connection
+        if conn is None:  # the client is already gone
+            record["new_connection"], record["connection"] = False, 0
+            return
+        record["new_connection"] = conn not in self._connection_ids
+        if record["new_connection"]:
+            self.connections += 1
+            self._connection_ids[conn] = self.connections
+            if self.latency is not None:
+                record["connect_s"] = self.latency.connect_s()
+                await lp.wait_until(record["time"] + record["connect_s"], self._stopping)
+                record["time"] = time.monotonic()
+        record["connection"] = self._connection_ids[conn]
 
     @property
     def in_flight(self) -> int:

@@ -8,9 +8,11 @@ A session says `transcription_session.created`, answers `transcription_session.u
 later (150-250 ms in `cloud`), `...completed`. The text comes from the server's `transcripts`, the same script
 the batch endpoint uses: `transcripts(wav, fields)` of ALL the session's audio so far (a scripted recogniser
 hears the whole utterance, however it was committed), an item's text being what is new since the last
-completed one; or the next of a list (a partial peeks at it). `realtime_fault` makes the session fail at its
-first commit: `error` (an `error` event) or `close` (the socket closed, code 1011). Events are recorded in the
-request's record (`events`: (type, monotonic time)).
+completed one; or the next of a list (a partial peeks at it). `input_audio_buffer.clear` drops what was not
+committed and says `input_audio_buffer.cleared`; the double also takes it as a new utterance on the same socket
+(a client sends it at each utterance's start): its script hears the audio from there on. `realtime_fault` makes
+the session fail at its next commit: `error` (an `error` event) or `close` (the socket closed, code 1011). Events
+are recorded in the request's record (`events`: (type, monotonic time); `closed`: when the socket closed).
 """
 
 from __future__ import annotations
@@ -131,6 +133,9 @@ class _Session:
                 await self.send({"type": "error", "error": {"type": "invalid_request_error", "message": str(exc)}})
         elif kind == "input_audio_buffer.commit":
             await self.committed()
+        elif kind == "input_audio_buffer.clear":
+            self.audio, self.completed, self.spoken = [], "", ""
+            await self.send({"type": "input_audio_buffer.cleared"})
 
 
 async def realtime(server: FakeOpenAI, request: web.Request, record: dict[str, Any]) -> web.StreamResponse:
@@ -151,4 +156,5 @@ async def realtime(server: FakeOpenAI, request: web.Request, record: dict[str, A
             task.cancel()
         with contextlib.suppress(Exception):
             await ws.close()
+        record["closed"] = time.monotonic()
     return ws

@@ -4,7 +4,8 @@ A transcription session (`GET /v1/realtime?intent=transcription`, upgraded to a 
 `transcription_session.update`: 8 kHz G.711 mu-law in (`g711_ulaw`, the phone's own codec), the model and the
 language, and `turn_detection: null` - the daemon runs its own VAD, so the server never commits on its own. The
 client then sends `input_audio_buffer.append` (base64 audio) and `input_audio_buffer.commit` (the audio so far is
-one item to transcribe). The server answers `input_audio_buffer.committed` (the item's id),
+one item to transcribe; successive commits on one session are successive items, each transcribed on its own), and
+`input_audio_buffer.clear` (drop what was appended and not committed; answered `input_audio_buffer.cleared`). The server answers `input_audio_buffer.committed` (the item's id),
 `conversation.item.input_audio_transcription.delta` (more text of an item: a partial), `...completed` (an item's
 whole transcript: final), `...failed` and `error`. `parse_event` turns a server message into a `ServerEvent`.
 """
@@ -65,6 +66,10 @@ def commit() -> str:
     return json.dumps({"type": "input_audio_buffer.commit"})
 
 
+def clear() -> str:
+    return json.dumps({"type": "input_audio_buffer.clear"})
+
+
 def decode_append(event: dict[str, Any]) -> np.ndarray:
     """The int16 audio of an `input_audio_buffer.append` event (for the server double); ValueError if bad."""
     try:
@@ -99,4 +104,4 @@ def parse_event(message: str | bytes) -> ServerEvent:
 
 
 __all__ = ["COMMITTED", "FAILED", "FINAL", "IGNORED", "INPUT_FORMAT", "MIN_COMMIT_MS", "PARTIAL", "ServerEvent",
-           "append", "commit", "decode_append", "parse_event", "realtime_url", "session_update"]
+           "append", "clear", "commit", "decode_append", "parse_event", "realtime_url", "session_update"]

@@ -5,7 +5,9 @@ A `StreamingSpeechToText` opens one `SttStream` per utterance (or per call): `fe
 8 kHz frames, then `finish()`; `results()` yields `Transcript`s, partial ones (`final=False`, each replacing the
 previous partial) and final ones (`final=True`, a stretch of speech settled). A failure raises `SpeechError`.
 A stream may also have `commit()`: settle the audio so far as one stretch (its final comes) and go on
-(`daemon/live_stt.py` commits at the caller's pause).
+(`daemon/live_stt.py` commits at the caller's pause). A provider may also have `connection()`: one connection a
+call's streams are opened on in turn (`open`, `connect` ahead, `aclose` at the end), so an utterance does not pay
+a new connection's handshakes.
 `SegmentedOverStreaming` feeds a whole utterance in 20 ms frames and returns the final texts joined, so a
 streaming provider serves today's turn path with no change to it; the latency work can read the partials.
 """
@@ -14,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -61,6 +63,11 @@ class SegmentedOverStreaming:
 
     async def open(self, language: str | None) -> SttStream:
         return await self.inner.open(language)
+
+    def connection(self) -> Any:
+        """The provider's connection for one call's streams in turn, or None when it has none."""
+        make = getattr(self.inner, "connection", None)
+        return make() if make is not None else None
 
     async def transcribe(self, pcm: np.ndarray, language: str | None) -> str:
         audio = np.asarray(pcm, dtype=np.int16)
