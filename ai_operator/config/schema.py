@@ -85,6 +85,10 @@ class VadSettings:
     early_reply_ms: int = setting("VAD_EARLY_REPLY_MS", 0, "silence after the caller's last speech before the reply "
                                   "to an early-ended turn may start (it is prepared at once); 0 = as soon as it is "
                                   "ready", lo=0, hi=5000)
+    speculate: bool = setting("VAD_SPECULATE", True, "at that pause, also decide a turn the policy calls neither "
+                              "complete nor dangling (a question, a handoff, a goodbye): its search, model and TTS "
+                              "run during the end silence, its first frame waits for it (withdrawn if the caller "
+                              "goes on)")
     max_utterance_s: float = setting("VAD_MAX_UTTERANCE_S", 20.0, "longest utterance before it is cut", lo=1, hi=120)
     barge_in_ms: int = setting("BARGE_IN_MS", 200, "caller speech over the bot that interrupts it", lo=40, hi=3000)
 
