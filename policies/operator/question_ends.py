@@ -3,8 +3,9 @@
 `dangling(text)`: the transcript ends on a word that needs a continuation - a preposition ("сколько стоит тариф
 на"), a conjunction ("интернет и", "или", kk "және", "немесе"), a word that announces its noun or verb ("мой",
 "хочу узнать", "хотел бы"), a number that may go on ("тариф за две", "бес", "мың"), a filler ("ну", "э",
-"как бы", kk "әлгі"), a self-correction still to be said ("нет подождите", "то есть", "вернее", "дұрысы") or a
-Kazakh genitive that waits for its head ("интернеттің"). `kb_question(text)`: at least two words, and the
+"как бы", kk "әлгі"), a self-correction still to be said ("нет подождите", "то есть", "вернее", "дұрысы"), a
+Russian adjective that waits for its noun ("сколько стоит домашний") or a Kazakh genitive that waits for its
+head ("интернеттің"). `kb_question(text)`: at least two words, and the
 operator's knowledge base has a topic in it (the relevance scorer's concepts weigh `TOPIC_WEIGHT` together:
 "сколько стоит тариф", "роуминг қалай қосамын"; "сколько стоит" or a bare "интернет" do not). `completeness.py`
 calls a KB question that does not dangle a whole one.
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from ai_operator.kb.morphology import russian_pos
 from policies.operator.grammar import FILLER_PAIRS, FILLERS
 from policies.operator.knowledge import SCORER
 from policies.operator.text import fold
@@ -68,7 +70,8 @@ def dangling(text: str) -> bool:
     if len(words) > 1 and (words[-2], last) in _PAIRS:
         return True
     raw = (text or "").lower().split()
-    return bool(raw) and raw[-1].strip(".,!?…").endswith(_KK_GENITIVE)
+    end = raw[-1].strip(".,!?…") if raw else ""
+    return end.endswith(_KK_GENITIVE) or russian_pos(end) == "ADJF"  # "сколько стоит домашний ..."
 
 
 def kb_question(text: str) -> bool:
