@@ -43,14 +43,14 @@ _RU_HANDOFF = (("русский пожалуйста", "canned"), ("эээ па�
 PAUSE = " | "  # in a script line: the caller pauses PAUSE_MS there, mid-sentence
 PAUSE_MS = 300
 _RU_PAUSES = (("русский", "canned"), ("караганда", "canned"),
-              ("сколько стоит роуминг | в турции", "kb"),  # looks complete at the pause
+              ("сколько стоит роуминг | за границей", "kb"),  # looks complete at the pause
               ("сколько стоит тариф на | домашний интернет", "kb"),  # dangles at the pause
-              ("у меня вопрос | как подключить роуминг", "kb"),  # neither: decided speculatively
+              ("у меня вопрос | как узнать баланс", "kb"),  # neither: decided speculatively
               ("всё понятно спасибо | до свидания", "canned"))  # a goodbye may follow: no hang-up before it
 _KK_PAUSES = (("қазақша", "canned"), ("астана", "canned"),
               ("үй интернеті | айына қанша тұрады", "kb"),
-              ("интернеттің | бағасы қанша", "kb"),
-              ("менің сұрағым бар | роуминг қалай қосамын", "kb"),
+              ("үй интернетінің | бағасы қанша", "kb"),
+              ("менің сұрағым бар | теңгерімді қалай білуге болады", "kb"),
               ("рахмет | сау болыңыз", "canned"))
 
 

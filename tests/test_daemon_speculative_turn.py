@@ -3,8 +3,8 @@ RTP, the caller's voice from espeak-ng, webrtcvad. A question the policy calls n
 decided at the short pause - its knowledge-base search runs while the caller's line is still in its end
 silence - but the caller hears the answer only once the end silence has passed, as before, only without waiting
 for the search; a caller who goes on before then gets one answer to the whole utterance, and what the withdrawn
-decision asked for (a search, a model request) is counted; once the answer is heard, barge-in is as ever. Batch
-and streaming STT.
+decision asked for (a search, a model request) is counted; a goodbye decided at the pause never hangs up on a
+caller who goes on; once the answer is heard, barge-in is as ever. Batch and streaming STT.
 
 The end silence is long (2 s): "decided before it" is an ordering the normal rule cannot produce on any machine.
 """
@@ -24,7 +24,16 @@ from ai_operator.daemon.services import DaemonOverrides
 from ai_operator.llm.chat import ChatModel
 from ai_operator.media.codecs import FRAME_SAMPLES
 from ai_operator.sim.openai_server import FakeOpenAI
-from tests.support.daemon import Caller, bot_tts, caller_pcm, metric, stage_for, trim_leading_silence
+from policies.operator.catalog import say
+from tests.support.daemon import (
+    Caller,
+    bot_tts,
+    caller_pcm,
+    hangup_requests,
+    metric,
+    stage_for,
+    trim_leading_silence,
+)
 from tests.support.wait import eventually
 from tests.test_daemon_early_turn import GatedTTS
 from tests.test_daemon_provider_failures import provider_stage
@@ -228,3 +237,42 @@ async def test_a_caller_who_speaks_after_the_answer_started_barges_in_as_ever(da
     assert list(summary_turns(record)) == ["русский", "Караганда", QUESTION, "повторите пожалуйста"]
     assert record["summary"]["speculative_turns"] == {"decided": 1, "withdrawn": 0}
     assert record["summary"].get("early_turns", {}).get("withdrawn", 0) == 0
+
+
+@pytest.mark.slow
+async def test_a_goodbye_decided_at_the_pause_never_hangs_up_on_a_caller_who_goes_on(daemon_base) -> None:
+    tts = GatedTTS(bot_tts(daemon_base.state_dir), say("closing", "ru"))
+    async with stage_for(daemon_base, overrides=DaemonOverrides(tts=tts), **EARLY) as stage:
+        fake = stage.fake_openai
+        assert fake is not None
+        caller = await Caller.place(stage)
+        await ready_to_help(caller)
+        first = trim_leading_silence(await caller_pcm("всё понятно спасибо", "ru"))
+        second = trim_leading_silence(await caller_pcm("а ещё вопрос сколько стоит роуминг", "ru"))
+        asked: list[int] = []
+
+        def transcribe(_wav: bytes, _fields: dict) -> str:
+            asked.append(1)
+            return "всё понятно спасибо" if len(asked) == 1 else "а ещё вопрос сколько стоит роуминг"
+
+        fake.transcripts = transcribe
+        n = len(caller.speech_frames)
+        caller.sim.say(first)
+        await caller.sim.wait_said(timeout=30)
+        await asyncio.wait_for(tts.waiting.wait(), timeout=30)  # the goodbye, decided at the pause, waits to be said
+        n2 = len(caller.speech_frames)
+        caller.sim.say(second)
+        await caller.sim.wait_said(timeout=30)
+        finished = last_voiced(caller, n2, second)
+        await eventually(lambda: metric(stage, SPECULATIVE, {"outcome": "withdrawn"}) == 1, what="the withdrawal")
+        tts.gate.set()
+        await eventually(lambda: caller.frames_between(finished), what="the answer to the whole")
+        await caller.quiet(min_turns=4)
+        hung_up_by_bot = hangup_requests(stage, caller.sim.channel_id)
+        await caller.sim.hangup()
+        record = await caller.record()
+    assert hung_up_by_bot == [] and caller.frames_between(caller.speech_frames[n], finished) == []
+    assert list(summary_turns(record))[-1] == "всё понятно спасибо а ещё вопрос сколько стоит роуминг"
+    last = record["turns"][-1]
+    assert not last["fields"]["hang_up"] and last["fields"].get("citations")  # answered, the call goes on
+    assert record["summary"]["speculative_turns"]["withdrawn"] == 1

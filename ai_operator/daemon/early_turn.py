@@ -32,11 +32,14 @@ from __future__ import annotations
 
 import copy
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from math import ceil
 from typing import Any
 
 from ai_operator.config.schema import VadSettings
 from ai_operator.dialogue import utterance_complete
+from ai_operator.media.frames import FRAME_MS
 from ai_operator.media.listener import Heard
 from ai_operator.media.vad import UtteranceEnded
 from ai_operator.turn_driver import Turn
@@ -69,6 +72,7 @@ class EarlyTurn:
         self._forced: UtteranceEnded | None = None  # ended here, its decision not started yet
         self._gone_on: UtteranceEnded | None = None  # that one, when the caller went on before it was decided
         self._speculative = False  # that one was ended on a None (held until the normal end silence)
+        self._last_speech_frame = 0  # the segmenter's count of frames at that one's last speech frame
         self._open: _Decision | None = None
         self.counts = {"decided": 0, "withdrawn": 0}
         self.speculative = {"decided": 0, "withdrawn": 0}
@@ -95,11 +99,13 @@ class EarlyTurn:
                                           and not call.session.utterance_may_continue(candidate)):
             return  # dangling (or a fragment the turn holder would hold): the normal end of the utterance
         now = time.monotonic()
+        last_speech_frame = seg.frames_seen - seg.silent_frames
         heard = call.listener.end_now(now)
         if heard is None:
             return
         if isinstance(heard, Heard):
             self._forced, self._gone_on, self._speculative = heard.utterance, None, complete is None
+            self._last_speech_frame = last_speech_frame
             call.log.info("early_turn", silence_ms=round((now - heard.utterance.speech_ended_at) * 1000),
                           speculative=complete is None)
         call._heard([heard], now)
@@ -123,9 +129,8 @@ class EarlyTurn:
         decision = self._open = _Decision(ended, text, self._save(), speculative)
         self._count("decided", speculative)
         release_s = self.end_silence_s if speculative else self.reply_s
-        if release_s and call.speaker is not None:  # and while the caller may be starting to speak again
-            segmenter = call.listener.segmenter
-            call.speaker.hold_next(ended.speech_ended_at + release_s, lambda: segmenter.starting)
+        if release_s and call.speaker is not None:
+            call.speaker.hold_next(ended.speech_ended_at + release_s, self._holding(release_s))
         turns = await call.driver.heard(text, time.monotonic())
         decision.deciding = False
         decision.requests = requests_made(turns)
@@ -135,6 +140,14 @@ class EarlyTurn:
             self._restore(decision)
             return []
         return list(turns)
+
+    def _holding(self, release_s: float) -> Callable[[], bool]:
+        """Past its time, a held reply waits until the caller's line has been heard that long after the last
+        speech - counted in its own frames, so a frame of new speech is never still on its way when the reply
+        starts - and while new speech may be starting there."""
+        segmenter = self.call.listener.segmenter
+        release_frame = self._last_speech_frame + ceil(release_s * 1000 / FRAME_MS)
+        return lambda: segmenter.frames_seen < release_frame or segmenter.starting
 
     def forced(self, ended: UtteranceEnded) -> bool:
         """`ended` was ended here, at its pause, and is being decided on the transcript made there."""

@@ -18,14 +18,13 @@ from collections.abc import AsyncIterator, Callable
 
 import numpy as np
 
-from ai_operator.media.frames import FRAME_MS
 from ai_operator.media.playout import PlayoutStream
 from ai_operator.media.trim import SilenceTrimmer
 from ai_operator.speech.tts import LineTTS
 
 _EMPTY = np.zeros(0, dtype=np.int16)
-HOLD_CHECK_S = FRAME_MS / 1000  # a held first frame looks again this often while the caller may be starting to speak
-HOLD_CHECKS = 10  # and no more often than this: speech that has not started by then is noise, not a caller
+HOLD_CHECK_S = 0.005  # past its time, a held first frame looks again this often while `unless()` holds it
+HOLD_CHECKS = 60  # and no more often than this (300 ms): a caller's line that says nothing by then is let go
 VoiceSegments = Callable[[str, str], list[tuple[str, str]]]
 
 
