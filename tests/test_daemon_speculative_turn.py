@@ -274,5 +274,5 @@ async def test_a_goodbye_decided_at_the_pause_never_hangs_up_on_a_caller_who_goe
     assert hung_up_by_bot == [] and caller.frames_between(caller.speech_frames[n], finished) == []
     assert list(summary_turns(record))[-1] == "всё понятно спасибо а ещё вопрос сколько стоит роуминг"
     last = record["turns"][-1]
-    assert not last["fields"]["hang_up"] and last["fields"].get("citations")  # answered, the call goes on
+    assert not last["fields"]["hang_up"] and last["state"] == "READY_TO_HELP" and last["bot_text"]  # it goes on
     assert record["summary"]["speculative_turns"]["withdrawn"] == 1
