@@ -124,7 +124,8 @@ class TurnEnds:
         probe = self
 
         async def noted(early: EarlyTurn, ended: UtteranceEnded, text: str) -> list[Turn]:
-            kind = "early" if ended is early._forced else "full"  # `_forced`: ended at the pause, not decided yet
+            # `_forced`: ended at the pause, not decided yet; a speculative one waits for the full silence all the same
+            kind = "early" if ended is early._forced and not early._speculative else "full"
             probe.ends.setdefault(early.call.call_id, []).append((round(ended.speech_ended_at * 1e9), kind))
             return await heard(early, ended, text)
 

@@ -12,6 +12,9 @@ background, as in production; at `cloud` speed the sample KB's answers take minu
 `--quick`: instant and cloud, N=1 only, short windows. `--set KEY=VALUE` (repeatable) is a daemon setting for
 every run, e.g. `--set VAD_EARLY_TURN=false` to measure without the policy ending turns. `--stt stream`: the
 streaming STT (`STT_PROVIDER=openai_realtime`, the server's Realtime websocket) instead of batch uploads.
+`--pauses`: the pause-in-the-middle callers (`latency_plan.PAUSE_SCRIPTS`). Each run also reports the daemon's
+early and speculative decisions from its /metrics (`early_decisions`: decided, withdrawn, wasted requests, the
+withdrawn share of turns) and, per kind, replies that began before the caller had finished (`answered_early`).
 """
 
 from __future__ import annotations
@@ -76,7 +79,7 @@ def daemon_env(state: Path, openai_url: str) -> dict[str, Any]:
             "ROUTE_MODEL_LLM": "openai"}
 
 
-async def prepare(workdir: Path) -> lplan.LatencyPlan:
+async def prepare(workdir: Path, scripts: Any = lplan.SCRIPTS) -> lplan.LatencyPlan:
     """The sample knowledge base in a fresh embedded PostgreSQL, the checked scripts, the callers' audio."""
     from ai_operator.config import load_settings
     from ai_operator.kb.commands import kb_ingest
@@ -87,7 +90,7 @@ async def prepare(workdir: Path) -> lplan.LatencyPlan:
     out = io.StringIO()
     if await kb_ingest(settings, SAMPLE_KB, prune=False, reembed=False, out=out) != 0:
         raise RuntimeError(f"latency bench: ingesting {SAMPLE_KB} failed: {out.getvalue().strip()}")
-    return await lplan.prepare(settings, workdir / "plan")
+    return await lplan.prepare(settings, workdir / "plan", scripts)
 
 
 def _server(profile: str, seed: int, plan: lplan.LatencyPlan) -> Any:
@@ -95,9 +98,9 @@ def _server(profile: str, seed: int, plan: lplan.LatencyPlan) -> Any:
     from ai_operator.sim.openai_server import FakeOpenAI
     from ai_operator.speech.wav import decode_wav
 
-    recogniser = ScriptedSTT(plan.plan.received_audio())
+    recogniser = ScriptedSTT(plan.fragments)
     server = FakeOpenAI(api_key=KEY, latency=profile, seed=seed)
-    server.transcripts = lambda wav, _fields: recogniser.recognise(decode_wav(wav)[0])
+    server.transcripts = lambda wav, _fields: recogniser.recognise_in_order(decode_wav(wav)[0])
     server.chat_script = lplan.model_script
     return server
 
@@ -135,6 +138,7 @@ async def run_one(profile: str, n: int, window_s: float, workdir: Path, plan: lp
         daemon.send_signal(signal.SIGUSR2)
         await callers.event("done", DONE_TIMEOUT_S + window_s)
         await callers.proc.wait()
+        early = await early_decisions(f"http://127.0.0.1:{metrics_port}/metrics")
     finally:
         if daemon is not None:
             await stop_daemon(daemon)
@@ -147,7 +151,36 @@ async def run_one(profile: str, n: int, window_s: float, workdir: Path, plan: lp
     t0, t1 = capture.t0_ns / 1e9, capture.t1_ns / 1e9  # the server's stamps are time.monotonic() seconds
     requests = Counter(PATHS.get(r["path"], r["path"]) for r in server.requests if t0 <= r["time"] < t1)
     return {"profile": profile, "n": n, "figures": figures, "requests_in_window": dict(requests),
-            "budgets": la.verdicts(figures, profile), "health": capture.health}
+            "early_decisions": early, "budgets": la.verdicts(figures, profile), "health": capture.health}
+
+
+EARLY_METRICS = ("ai_operator_early_turns_total", "ai_operator_speculative_turns_total",
+                 "ai_operator_early_turn_requests_wasted_total", "ai_operator_early_stt_total", "ai_operator_turns_total")
+
+
+async def early_decisions(url: str) -> dict[str, Any]:
+    """The daemon's early and speculative decisions over the whole run (warm-up included), from its /metrics,
+    with the share of turns whose early decision was withdrawn."""
+    import aiohttp
+    from prometheus_client.parser import text_string_to_metric_families
+
+    try:
+        async with aiohttp.ClientSession() as http, http.get(url) as response:
+            page = await response.text()
+    except aiohttp.ClientError as exc:
+        return {"error": str(exc)}
+    out: dict[str, Any] = {}
+    for family in text_string_to_metric_families(page):
+        for sample in family.samples:
+            if sample.name in EARLY_METRICS:
+                label = next(iter(sample.labels.values()), "") if sample.name != "ai_operator_turns_total" else ""
+                key = sample.name.removeprefix("ai_operator_").removesuffix("_total")
+                out.setdefault(key, {})
+                out[key][label or "all"] = out[key].get(label or "all", 0) + int(sample.value)
+    turns = sum(out.get("turns", {}).values())
+    withdrawn = out.get("early_turns", {}).get("withdrawn", 0) + out.get("speculative_turns", {}).get("withdrawn", 0)
+    out["withdrawn_share_of_turns"] = round(withdrawn / turns, 4) if turns else None
+    return out
 
 
 def render(report: dict[str, Any]) -> str:
@@ -155,24 +188,26 @@ def render(report: dict[str, Any]) -> str:
     for run in report["runs"]:
         calls = ", ".join(f"{k} {v}" for k, v in sorted(run["figures"]["calls"].items()))
         rows.append(f"{run['profile']:8} {run['n']:>4} calls placed in the window: {calls or 'none'}; "
-                    f"requests {run['requests_in_window']}")
+                    f"requests {run['requests_in_window']}; early decisions {run.get('early_decisions')}")
         for kind, f in run["figures"]["kinds"].items():
             b = run["budgets"].get(kind)
             verdict = (f"{b['verdict']} (p50 <= {b['p50_limit_ms']:g}, p95 <= {b['p95_limit_ms']:g})" if b
                        else "(report only)")
             rows.append(f"{run['profile']:8} {run['n']:>4} {kind:8} {f['turns']:>5} {f['p50_ms'] or 0:>8.0f} "
                         f"{f['p95_ms'] or 0:>8.0f} {f['max_ms'] or 0:>8.0f}  {verdict}"
-                        + (f" unanswered {f['unanswered']}" if f["unanswered"] else ""))
+                        + (f" unanswered {f['unanswered']}" if f["unanswered"] else "")
+                        + (f" ANSWERED BEFORE THE CALLER FINISHED {f['answered_early']}" if f.get("answered_early")
+                           else ""))
     rows.append(f"verdict: {report['verdict']}")
     return "\n".join(rows)
 
 
 async def run_all(profiles: list[str], sizes: list[int], windows: dict[int, float],
-                  extra: dict[str, str] | None = None) -> dict[str, Any]:
+                  extra: dict[str, str] | None = None, scripts: Any = lplan.SCRIPTS) -> dict[str, Any]:
     workdir = Path(tempfile.mkdtemp(prefix="ai-operator-latency-"))
     try:
         print("latency: preparing the knowledge base, the scripts and the callers' audio", flush=True)
-        plan = await prepare(workdir)
+        plan = await prepare(workdir, scripts)
         runs = []
         for profile in profiles:
             for n in sizes:
@@ -195,6 +230,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reports", default=str(REPORTS), help="where to write the report")
     parser.add_argument("--label", default="", help="added to the report's file name, e.g. before")
     parser.add_argument("--stt", choices=tuple(STT_MODES), default="batch", help="batch uploads or the stream")
+    parser.add_argument("--pauses", action="store_true", help="the pause-in-the-middle callers instead of the "
+                        "scripted dialogues (latency_plan.PAUSE_SCRIPTS)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a daemon setting (repeatable)")
     args = parser.parse_args(argv)
     extra = dict(item.split("=", 1) for item in args.set if "=" in item)
@@ -206,7 +243,8 @@ def main(argv: list[str] | None = None) -> int:
     window = args.window or (QUICK_WINDOW_S if args.quick else None)
     windows = {n: window for n in sizes} if window else WINDOWS_S
     started = datetime.now(UTC).isoformat(timespec="seconds")
-    result = asyncio.run(run_all(profiles, sizes, windows, extra))
+    scripts = lplan.PAUSE_SCRIPTS if args.pauses else lplan.SCRIPTS
+    result = asyncio.run(run_all(profiles, sizes, windows, extra, scripts))
     report = {"started_at": started, "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
               "command": " ".join(["python -m benchmarks.latency", *argv]), "git": git_commit(),
               "machine": machine(), "settings": extra, "load_average": [round(x, 2) for x in os.getloadavg()], **result}

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ai_operator.config.schema import VadSettings
 from benchmarks import plan as plans
 from benchmarks.analysis import Rules, analyse, percentile, verdicts
 from benchmarks.capture import loads
@@ -42,6 +43,7 @@ APP = "ai-operator"
 ROUTE = "test"
 END_SILENCE_MS = 600
 EARLY_PAUSE_MS = 240  # VAD_EARLY_STT_MS: the pause at which the policy may end a turn (VAD_EARLY_TURN, on)
+EARLY_REPLY_MS = VadSettings().early_reply_ms  # and the silence its reply waits for (VAD_EARLY_REPLY_MS, default)
 THINK_S = (0.4, 0.9)
 GAP_S = (0.3, 1.0)
 SCRAPE_S = 2.0
@@ -316,7 +318,7 @@ def judge(capture: Any, plan: plans.Plan, own: list[dict[str, Any]]) -> dict[str
     for figures in own:
         for call_id, ends in (figures.get("turn_ends") or {}).items():
             turn_ends.setdefault(call_id, []).extend((int(at), str(kind)) for at, kind in ends)
-    rules = Rules(end_silence_ms=END_SILENCE_MS, early_pause_ms=EARLY_PAUSE_MS)
+    rules = Rules(end_silence_ms=END_SILENCE_MS, early_pause_ms=max(EARLY_PAUSE_MS, EARLY_REPLY_MS))
     return analyse(capture, plan.expected(), rules, turn_ends)
 
 

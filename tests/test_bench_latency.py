@@ -1,6 +1,7 @@
 """The voice-to-voice benchmark's analysis over synthetic captures (real RTP headers, serialised and parsed back):
 a turn is measured from the caller's last voiced frame to the first packet of the reply's talkspurt, judged by
-kind against the profile's budgets; an unanswered turn, or a kind with no turns, fails. Not timed."""
+kind against the profile's budgets; an unanswered turn, a turn answered before the caller finished it, or a kind
+with no turns, fails. Not timed."""
 
 from __future__ import annotations
 
@@ -66,11 +67,28 @@ def test_p95_over_budget_fails_even_when_p50_holds() -> None:
 
 def test_an_unanswered_turn_and_a_kind_with_no_turns_fail() -> None:
     figures = judged([dialogue(0, T0, [300, None, 300])])
-    assert figures["kinds"]["kb"] == {"turns": 1, "unanswered": 1, "p50_ms": None, "p95_ms": None, "max_ms": None}
+    assert figures["kinds"]["kb"] == {"turns": 1, "unanswered": 1, "answered_early": 0, "p50_ms": None,
+                                      "p95_ms": None, "max_ms": None}
     got = verdicts(figures, "instant")
     assert got["kb"]["verdict"] == "FAIL" and got["kb"]["unanswered"] == 1
     assert got["handoff"]["verdict"] == "FAIL" and got["handoff"]["p50_ms"] is None  # never measured
     assert got["canned"]["verdict"] == "PASS" and got["model"]["verdict"] == "PASS"
+
+
+def test_a_reply_that_began_before_the_caller_finished_the_line_fails_its_kind() -> None:
+    """The pause-in-the-middle caller: a reply to the first half of a line, while the caller still says the rest."""
+    call = SynthCall(0, T0)
+    call.send(Reply(T0 + 100 * MS, 50))
+    start, end = T0 + 2 * S, T0 + 4 * S
+    call.line(start, end)
+    call.send(Reply(start + 800 * MS, 10), late_ns=0)  # answered at the pause, 1.2 s before the line's end
+    call.send(Reply(end + 300 * MS, 50), late_ns=0)
+    meta, blob = dumps(capture_of([call], T0, T1))
+    figures = analyse(loads(meta, blob), {0: ["kb"]})
+    assert figures["kinds"]["kb"]["answered_early"] == 1
+    assert figures["kinds"]["kb"]["p50_ms"] == pytest.approx(300, abs=0.01)
+    got = verdicts(figures, "cloud")["kb"]
+    assert got["verdict"] == "FAIL" and got["answered_early"] == 1
 
 
 def test_lines_outside_the_window_are_not_judged() -> None:

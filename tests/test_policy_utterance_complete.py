@@ -1,6 +1,7 @@
 """`utterance_complete`: at a short pause, is the transcript so far a whole answer for the state the call is in?
 The operator says yes only to the short answers its state waits for (a language, a region it can select, a bare
-yes/no to an offered specialist, "say that again"), as ASR gives them; freight to a short turn that does not
+yes/no to an offered specialist, "say that again") and, when it is ready to help, to a whole knowledge-base
+question, as ASR gives them; freight to a short turn that does not
 dangle. Asking never changes the session, and a policy without the method is "don't know"."""
 
 from __future__ import annotations
@@ -46,9 +47,11 @@ def test_almaty_alone_waits_for_city_or_region_and_the_answer_to_that_is_whole()
     assert utterance_complete(s, "город") is True
 
 
-def test_a_question_waits_and_a_repeat_request_is_whole() -> None:
-    s = operator_in("русский", "караганда")
-    assert utterance_complete(s, "сколько стоит роуминг") is None
+def test_a_question_the_knowledge_base_has_a_topic_for_is_whole_and_a_repeat_request_too() -> None:
+    s = operator_in("русский", "караганда")  # the question sets: tests/policies/operator/test_operator_question_ends.py
+    assert utterance_complete(s, "сколько стоит роуминг") is True
+    assert utterance_complete(s, "сколько стоит роуминг в") is False  # dangles: waits for the rest
+    assert utterance_complete(s, "какая завтра погода") is None  # no topic of ours: decided speculatively
     assert utterance_complete(s, "повторите пожалуйста") is True
 
 

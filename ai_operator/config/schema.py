@@ -87,9 +87,14 @@ class VadSettings:
                                 "ahead of its end (reused when the caller says nothing more); 0 = off", lo=0, hi=5000)
     early_turn: bool = setting("VAD_EARLY_TURN", True, "end the turn at that pause when the policy says the "
                                "transcript is complete (withdrawn if the caller goes on before the reply is heard)")
-    early_reply_ms: int = setting("VAD_EARLY_REPLY_MS", 0, "silence after the caller's last speech before the reply "
-                                  "to an early-ended turn may start (it is prepared at once); 0 = as soon as it is "
-                                  "ready", lo=0, hi=5000)
+    early_reply_ms: int = setting("VAD_EARLY_REPLY_MS", 320, "silence after the caller's last speech before the "
+                                  "reply to an early-ended turn may start (it is prepared at once): a caller who "
+                                  "pauses shorter and goes on is withdrawn from; 0 = as soon as it is ready",
+                                  lo=0, hi=5000)
+    speculate: bool = setting("VAD_SPECULATE", True, "at that pause, also decide a turn the policy calls neither "
+                              "complete nor dangling (a question, a handoff, a goodbye): its search, model and TTS "
+                              "run during the end silence, its first frame waits for it (withdrawn if the caller "
+                              "goes on)")
     max_utterance_s: float = setting("VAD_MAX_UTTERANCE_S", 20.0, "longest utterance before it is cut", lo=1, hi=120)
     barge_in_ms: int = setting("BARGE_IN_MS", 200, "caller speech over the bot that interrupts it", lo=40, hi=3000)
 

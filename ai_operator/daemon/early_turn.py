@@ -17,17 +17,29 @@ first frame) is dropped and any hang-up or transfer it armed with it, and the wi
 next utterance's transcript, which is then decided whole: no double answer, no lost words. Once the reply's
 first frame is out, the normal barge-in rules apply. Counted: `ai_operator_early_turns_total{outcome="decided"|
 "withdrawn"}` and the call summary's `early_turns`; their extra STT requests are `early_stt`'s "wasted" ones.
+
+Speculative turns (`VAD_SPECULATE`): when the policy says neither complete nor dangling (None: a question, a
+handoff, a goodbye), the turn is decided at the pause all the same - its knowledge-base search, model request and
+TTS run inside the end silence - but its first frame is held until `VAD_END_SILENCE_MS` has passed since the
+caller's last speech, the moment the normal rule would have ended the utterance, so what the caller hears is what
+it would have been, only sooner. Every hold also waits while the caller's line shows the start of new speech (the
+segmenter's `starting`). Counted apart: `ai_operator_speculative_turns_total{outcome}` and the summary's
+`speculative_turns`; what withdrawn decisions of either kind had asked for, `ai_operator_early_turn_requests_
+wasted_total{request="kb"|"model"}` and the summary's `early_turns_wasted`.
 """
 
 from __future__ import annotations
 
 import copy
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from math import ceil
 from typing import Any
 
 from ai_operator.config.schema import VadSettings
 from ai_operator.dialogue import utterance_complete
+from ai_operator.media.frames import FRAME_MS
 from ai_operator.media.listener import Heard
 from ai_operator.media.vad import UtteranceEnded
 from ai_operator.turn_driver import Turn
@@ -40,6 +52,8 @@ class _Decision:
     ended: UtteranceEnded
     text: str
     saved: dict[str, Any] = field(default_factory=dict)
+    speculative: bool = False  # the policy did not say complete: held until the normal end silence
+    requests: tuple[str, ...] = ()  # what deciding it asked for ("kb", "model"): wasted if it is withdrawn
     deciding: bool = True  # the policy (and its knowledge base or model) is still working on it
     withdrawn: bool = False
 
@@ -51,13 +65,18 @@ class EarlyTurn:
     def __init__(self, call: Any, vad: VadSettings) -> None:
         self.call = call
         enabled = self.enabled = vad.early_turn and vad.early_stt_ms > 0
+        self.speculate = vad.speculate
         self.end_silence_s = vad.end_silence_ms / 1000
         self.reply_s = vad.early_reply_ms / 1000  # the reply starts no sooner than this after the last speech
         self.carried = ""  # the text of a withdrawn decision: said before the next utterance
         self._forced: UtteranceEnded | None = None  # ended here, its decision not started yet
         self._gone_on: UtteranceEnded | None = None  # that one, when the caller went on before it was decided
+        self._speculative = False  # that one was ended on a None (held until the normal end silence)
+        self._last_speech_frame = 0  # the segmenter's count of frames at that one's last speech frame
         self._open: _Decision | None = None
         self.counts = {"decided": 0, "withdrawn": 0}
+        self.speculative = {"decided": 0, "withdrawn": 0}
+        self.wasted = {"kb": 0, "model": 0}
         if enabled:
             call.early_stt.on_ready = self.transcript_ready
 
@@ -75,15 +94,20 @@ class EarlyTurn:
         if call.svc.stt_for(call.route) is None:
             return
         candidate = " ".join(t for t in (self.carried, call.driver.pending, text.strip()) if t)
-        if utterance_complete(call.session, candidate) is not True:
-            return
+        complete = utterance_complete(call.session, candidate)
+        if complete is not True and not (complete is None and self.speculate
+                                          and not call.session.utterance_may_continue(candidate)):
+            return  # dangling (or a fragment the turn holder would hold): the normal end of the utterance
         now = time.monotonic()
+        last_speech_frame = seg.frames_seen - seg.silent_frames
         heard = call.listener.end_now(now)
         if heard is None:
             return
         if isinstance(heard, Heard):
-            self._forced, self._gone_on = heard.utterance, None
-            call.log.info("early_turn", silence_ms=round((now - heard.utterance.speech_ended_at) * 1000))
+            self._forced, self._gone_on, self._speculative = heard.utterance, None, complete is None
+            self._last_speech_frame = last_speech_frame
+            call.log.info("early_turn", silence_ms=round((now - heard.utterance.speech_ended_at) * 1000),
+                          speculative=complete is None)
         call._heard([heard], now)
 
     # ---- deciding it --------------------------------------------------------------------------------------------
@@ -95,23 +119,35 @@ class EarlyTurn:
         self.carried = ""
         if ended is not self._forced:
             return list(await call.driver.heard(text, time.monotonic()))
-        self._forced = None
+        self._forced, speculative = None, self._speculative
         if ended is self._gone_on:  # the caller went on before the call got to it: withdrawn before deciding
             self._gone_on, self.carried = None, text
-            self._count("decided")
-            self._count("withdrawn")
-            call.log.info("early_turn_withdrawn", records_dropped=0)
+            self._count("decided", speculative)
+            self._count("withdrawn", speculative)
+            call.log.info("early_turn_withdrawn", records_dropped=0, speculative=speculative)
             return []
-        decision = self._open = _Decision(ended, text, self._save())
-        self._count("decided")
-        if self.reply_s and call.speaker is not None:
-            call.speaker.hold_next(ended.speech_ended_at + self.reply_s)
+        decision = self._open = _Decision(ended, text, self._save(), speculative)
+        self._count("decided", speculative)
+        release_s = self.end_silence_s if speculative else self.reply_s
+        if release_s and call.speaker is not None:
+            call.speaker.hold_next(ended.speech_ended_at + release_s, self._holding(release_s))
         turns = await call.driver.heard(text, time.monotonic())
         decision.deciding = False
+        decision.requests = requests_made(turns)
+        for turn in turns:  # its record's own share is judged against the silence the reply waited for
+            turn.outcome.timings["release_ms"] = release_s * 1000
         if decision.withdrawn:
             self._restore(decision)
             return []
         return list(turns)
+
+    def _holding(self, release_s: float) -> Callable[[], bool]:
+        """Past its time, a held reply waits until the caller's line has been heard that long after the last
+        speech - counted in its own frames, so a frame of new speech is never still on its way when the reply
+        starts - and while new speech may be starting there."""
+        segmenter = self.call.listener.segmenter
+        release_frame = self._last_speech_frame + ceil(release_s * 1000 / FRAME_MS)
+        return lambda: segmenter.frames_seen < release_frame or segmenter.starting
 
     def forced(self, ended: UtteranceEnded) -> bool:
         """`ended` was ended here, at its pause, and is being decided on the transcript made there."""
@@ -119,13 +155,17 @@ class EarlyTurn:
 
     def answered(self, ended: UtteranceEnded) -> None:
         """The turns of `ended` were handled: with nothing to be heard, there is nothing to withdraw."""
-        decision = self._open
-        if decision is not None and decision.ended is ended and not (self.call.speaker and self.call.speaker.busy):
+        decision, speaker = self._open, self.call.speaker
+        if decision is not None and decision.ended is ended and not (speaker and speaker.busy):
             self._open = None
+            if speaker is not None:
+                speaker.hold_next(None)
 
     def first_frame(self) -> None:
         """A reply's first frame went out: the caller hears the answer; barge-in rules from now on."""
         self._open = None
+        if self.call.speaker is not None:
+            self.call.speaker.hold_next(None)
 
     # ---- the caller goes on -------------------------------------------------------------------------------------
     def speech_began(self, at: float) -> None:
@@ -165,7 +205,7 @@ class EarlyTurn:
         if call.listener.segmenter.in_speech:
             call.driver.caller_speaking_again()  # a held fragment waits for this speech, as before
         if call.speaker is not None:
-            call.speaker.hold_next(0.0)  # a hold set for the withdrawn reply is not the next one's
+            call.speaker.hold_next(None)  # a hold set for the withdrawn reply is not the next one's
         call.disposition = saved["disposition"]
         call._pending_transfer = saved["pending_transfer"]
         if call._streamed is not None:
@@ -173,10 +213,32 @@ class EarlyTurn:
             call._streamed = None
         dropped = call.turn_log.withdraw(saved["seq"])
         self.carried = decision.text
-        self._count("withdrawn")
-        call.log.info("early_turn_withdrawn", records_dropped=dropped)
+        self._count("withdrawn", decision.speculative)
+        metrics = call.svc.metrics
+        for request in decision.requests:
+            self.wasted[request] += 1
+            metrics.early_turn_requests_wasted_total.labels(request=request).inc()
+        if decision.requests:
+            call.summary["early_turns_wasted"] = dict(self.wasted)
+        call.log.info("early_turn_withdrawn", records_dropped=dropped, speculative=decision.speculative,
+                      wasted=list(decision.requests))
 
-    def _count(self, outcome: str) -> None:
-        self.counts[outcome] += 1
-        self.call.summary["early_turns"] = dict(self.counts)
-        self.call.svc.metrics.early_turns_total.labels(outcome=outcome).inc()
+    def _count(self, outcome: str, speculative: bool) -> None:
+        metrics = self.call.svc.metrics
+        if speculative:
+            self.speculative[outcome] += 1
+            self.call.summary["speculative_turns"] = dict(self.speculative)
+            metrics.speculative_turns_total.labels(outcome=outcome).inc()
+        else:
+            self.counts[outcome] += 1
+            self.call.summary["early_turns"] = dict(self.counts)
+            metrics.early_turns_total.labels(outcome=outcome).inc()
+
+
+def requests_made(turns: list[Turn]) -> tuple[str, ...]:
+    """The knowledge-base searches and model requests deciding `turns` made (one entry per turn that made one)."""
+    out: list[str] = []
+    for turn in turns:
+        timings = turn.outcome.timings
+        out += ["kb"] * (timings.get("kb_ms", 0.0) > 0) + ["model"] * ("model_total_ms" in timings)
+    return tuple(out)

@@ -4,8 +4,10 @@ The policy says how a reply is voiced (`voice_segments`: e.g. the Kazakh line of
 voice); the silence the TTS puts around the line is trimmed (`media/trim.py`) so the playout carries the voice
 only and "the bot is speaking" ends with its last voiced frame. A streamed utterance (`open`, `feed`, `finish`)
 is spoken piece by piece as its text arrives (a model's answer, sentence by sentence): one utterance, one TTS
-request per piece, each piece synthesised while the one before plays. `hold_next(until)`: the next utterance is
-synthesised at once but its first frame waits until `until` (an early-ended turn's reply, `early_turn.py`).
+request per piece, each piece synthesised while the one before plays. `hold_next(until, unless)`: utterances
+started from now are synthesised at once but their first frame waits until `until`, and then for as long as
+`unless()` says the caller may be starting to speak (an early-ended turn's reply, `early_turn.py`), until
+`hold_next(None)`.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from ai_operator.media.trim import SilenceTrimmer
 from ai_operator.speech.tts import LineTTS
 
 _EMPTY = np.zeros(0, dtype=np.int16)
+HOLD_CHECK_S = 0.005  # past its time, a held first frame looks again this often while `unless()` holds it
+HOLD_CHECKS = 60  # and no more often than this (300 ms): a caller's line that says nothing by then is let go
 VoiceSegments = Callable[[str, str], list[tuple[str, str]]]
 
 
@@ -44,11 +48,13 @@ class Speaker:
         self._count = 0
         self.first_chunk_ms: dict[str, float] = {}
         self._pieces: dict[str, asyncio.Queue[str | None]] = {}
-        self._hold_until: float | None = None  # for the next utterance: its first frame not before (monotonic)
+        self._hold_until: float | None = None  # for the utterances started: their first frame not before (monotonic)
+        self._hold_unless: Callable[[], bool] | None = None
 
-    def hold_next(self, until: float) -> None:
-        """The next utterance started is synthesised now, but enters the stream no sooner than `until`."""
-        self._hold_until = until
+    def hold_next(self, until: float | None, unless: Callable[[], bool] | None = None) -> None:
+        """Utterances started from now are synthesised at once, but enter the stream no sooner than `until` and,
+        after it, not while `unless()` (checked every frame, `HOLD_CHECKS` times at most); None: no hold."""
+        self._hold_until, self._hold_unless = until, unless
 
     def say(self, text: str, language: str, *, cache: bool) -> str:
         """Start speaking `text`; returns the utterance id. A previous utterance still playing is cut first."""
@@ -83,8 +89,7 @@ class Speaker:
         self._count += 1
         utterance_id = f"u{self._count}"
         self._active = utterance_id
-        hold, self._hold_until = self._hold_until, None
-        self._task = asyncio.create_task(self._run(utterance_id, texts, language, cache, hold))
+        self._task = asyncio.create_task(self._run(utterance_id, texts, language, cache, self._hold_until))
         return utterance_id
 
     async def _run(self, utterance_id: str, texts: AsyncIterator[str], language: str, cache: bool,
@@ -108,7 +113,7 @@ class Speaker:
                             self.first_chunk_ms[utterance_id] = (time.perf_counter() - t0) * 1000
                             first = False
                             if hold is not None and hold > time.monotonic():
-                                await asyncio.sleep(hold - time.monotonic())
+                                await self._held(hold)
                                 if self._active != utterance_id:
                                     return
                         self.stream.enqueue(voiced, utterance_id, final=False)
@@ -123,6 +128,16 @@ class Speaker:
             return
         if first:  # nothing audible came out: the line never plays
             self._on_error(utterance_id, RuntimeError("the TTS produced no audible audio"))
+
+    async def _held(self, until: float) -> None:
+        await asyncio.sleep(until - time.monotonic())
+        unless = self._hold_unless
+        if unless is None:
+            return
+        for _ in range(HOLD_CHECKS):
+            if not unless():
+                return
+            await asyncio.sleep(HOLD_CHECK_S)
 
     def cut(self) -> str | None:
         """Stop synthesis and playout now (barge-in); returns the utterance that was playing, if any."""

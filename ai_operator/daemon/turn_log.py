@@ -7,7 +7,8 @@ speech end -> VAD end of utterance), `stt_ms`, `hold_ms` (turn boundary), `polic
 its first RTP frame out: the pacer's next tick), `other_ms` (what no stage holds: queueing between them),
 `first_rtp_ms` (caller speech end -> first RTP frame out) and `bridge_ms`, our own share: first_rtp minus the
 end-of-utterance wait that applied (the configured silence, or the pause of a turn the policy ended early), STT,
-model, TTS and a deliberate hold. The stages of `TURN_STAGES` add up to `first_rtp_ms`, so a slow turn says where
+model, TTS and a deliberate hold - or, for a reply held until the caller had been silent `release_ms` (an early
+or speculative turn, `early_turn.py`), that, when it was longer. The stages of `TURN_STAGES` add up to `first_rtp_ms`, so a slow turn says where
 it was slow (the record and `/metrics` `turn_stage_seconds`).
 """
 
@@ -130,7 +131,8 @@ class TurnLog:
             t["other_ms"] = round(first - sum(t.get(k, 0.0) for k in TURN_STAGES if k != "other_ms"), 3)
             # the end-of-turn wait this turn had: the full silence, or the shorter pause of a turn ended early
             silence = min(self.end_silence_ms, t.get("eou_ms", self.end_silence_ms))
-            own = first - silence - sum(t.get(k, 0.0) for k in ("stt_ms", "model_ms", "tts_first_chunk_ms", "hold_ms"))
+            work = silence + sum(t.get(k, 0.0) for k in ("stt_ms", "model_ms", "tts_first_chunk_ms", "hold_ms"))
+            own = first - max(work, t.get("release_ms", 0.0))  # a reply held for the caller's silence waited that
             t["first_rtp_ms"] = round(first, 3)
             t["bridge_ms"] = round(own, 3)
             self.first_rtp.append(first)

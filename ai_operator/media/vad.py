@@ -198,6 +198,16 @@ class UtteranceSegmenter:
         return [SpeechStarted(at=self._speech_started_at)]
 
     @property
+    def frames_seen(self) -> int:
+        """Frames fed so far (every frame, silent or not): a count of the caller's line, in its own time."""
+        return self._frames_seen
+
+    @property
+    def starting(self) -> bool:
+        """Between utterances, speech frames have begun a run that may still become an utterance."""
+        return not self.in_speech and self._run > 0
+
+    @property
     def silent_frames(self) -> int:
         """Frames of silence since the last speech frame of the utterance in progress (0 when none is)."""
         return self._silence if self.in_speech else 0

@@ -155,6 +155,21 @@ class Metrics:
             namespace=ns,
             registry=r,
         )
+        self.speculative_turns_total = Counter(
+            "speculative_turns",
+            "turns decided at a short pause although the policy did not say complete (VAD_SPECULATE), their reply "
+            "held until the normal end silence, by outcome: decided, withdrawn (the caller went on)",
+            ["outcome"],
+            namespace=ns,
+            registry=r,
+        )
+        self.early_turn_requests_wasted_total = Counter(
+            "early_turn_requests_wasted",
+            "knowledge-base searches and model requests made for early or speculative turns that were withdrawn",
+            ["request"],
+            namespace=ns,
+            registry=r,
+        )
         self.tool_calls_denied_total = Counter(
             "tool_calls_denied",
             "model tool calls the policy refused",
@@ -239,6 +254,9 @@ class Metrics:
             self.early_stt_total.labels(outcome=outcome)
         for outcome in ("decided", "withdrawn"):
             self.early_turns_total.labels(outcome=outcome)
+            self.speculative_turns_total.labels(outcome=outcome)
+        for request in ("kb", "model"):
+            self.early_turn_requests_wasted_total.labels(request=request)
         for result in ("ok", "failed"):
             self.database_restarts_total.labels(result=result)
 

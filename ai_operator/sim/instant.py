@@ -55,6 +55,9 @@ class InstantSTT:
         return self._queue.pop(0)
 
 
+IN_ORDER_SHARE = 4  # `recognise_in_order`: a line needs a quarter of the leading line's frames to be heard
+
+
 class ScriptedSTT:
     """Benchmark STT for callers that read scripted lines: it knows each line's audio exactly as it reaches the
     daemon (after the codec) and recognises an utterance by voting over its 20 ms frames, so every call gets
@@ -85,16 +88,26 @@ class ScriptedSTT:
 
     def recognise(self, pcm: np.ndarray) -> str:
         """The line `pcm` is (the transcript); "" when it matches none. Synchronous, for a server double."""
+        votes = self._votes(pcm)
+        return votes.most_common(1)[0][0] if votes else ""
+
+    def recognise_in_order(self, pcm: np.ndarray) -> str:
+        """The lines `pcm` holds, in the order it says them (a line or fragment with at least 1/`IN_ORDER_SHARE`
+        of the leading one's votes), joined: a caller line said in parts (`latency_plan`'s paused lines) is heard
+        as what was said so far. Synchronous, for a server double."""
+        votes = self._votes(pcm)
+        least = max(votes.values(), default=0) / IN_ORDER_SHARE
+        return " ".join(text for text, n in votes.items() if n >= least)  # a Counter keeps first-seen order
+
+    def _votes(self, pcm: np.ndarray) -> Counter[str]:
         self.calls += 1
         votes: Counter[str] = Counter()
         for frame in self._frames(np.asarray(pcm, dtype=np.int16)):
             text = self._index.get(frame.tobytes())
             if text is not None:
                 votes[text] += 1
-        if not votes:
-            self.unrecognised += 1
-            return ""
-        return votes.most_common(1)[0][0]
+        self.unrecognised += not votes
+        return votes
 
 
 class InstantTTS:

@@ -4,10 +4,15 @@
 True only for the short answers each state is waiting for, judged exactly as the state would take them: a
 language in LANGUAGE_SELECTION ("русский", "қазақша"), a region the resolver selects in REGION_SELECTION or when
 a region was asked for ("Караганда", "я из Павлодара"; "Алматы" is not whole: "...область" may follow), "город"
-or "область" after the Almaty question, a bare yes/no to an offered specialist ("да", "нет спасибо") and "say
-that again". Anything else - a question, a handoff or a goodbye, a long turn - is None: the runtime waits for the
-normal end of the utterance. A turn the runtime ended early is withdrawn if the caller goes on before the reply
-is heard, so a wrong True costs a withdrawn decision, not a wrong answer; still, it is kept to what is sure.
+or "область" after the Almaty question, a bare yes/no to an offered specialist ("да", "нет спасибо"), "say
+that again", and in READY_TO_HELP a whole knowledge-base question (`question_ends.py`: a topic the knowledge
+base has, not ending on a preposition, a conjunction, a number, a filler or a correction still to come).
+False when a question there dangles ("сколько стоит тариф на", "интернет и"): the runtime waits for the rest.
+Anything else - a handoff or a goodbye (their effects cannot be taken back once the line starts), a language or
+region change, another long turn - is None: the runtime decides it speculatively and answers at the normal end
+of the utterance. A turn ended early is withdrawn if the caller goes on before the reply is heard (its reply
+waits `VAD_EARLY_REPLY_MS` of silence), so a wrong True costs a withdrawn decision, not a wrong answer, while
+the caller's pause is shorter than that; still, it is kept to what is sure.
 """
 
 from __future__ import annotations
@@ -17,21 +22,26 @@ from typing import TYPE_CHECKING
 from policies.operator.followups import is_no, is_repeat_request, is_yes
 from policies.operator.intents import is_closing, is_handoff_request
 from policies.operator.language import detect_language, language_change
-from policies.operator.regions import resolve_almaty_answer, resolve_region
+from policies.operator.question_ends import dangling, kb_question
+from policies.operator.regions import is_region_change_request, resolve_almaty_answer, resolve_region
 from policies.operator.states import State
 
 if TYPE_CHECKING:
     from policies.operator.facts import CallFacts
 
 SHORT_ANSWER_WORDS = 5  # a longer turn may be a sentence with more to come: it waits for the end silence
+QUESTION_WORDS = 25  # a longer question is a story: it waits for the end silence
 
 
 def utterance_complete(session: CallFacts, text: str) -> bool | None:
-    """True when `text` is a whole short answer for `session`'s state; None otherwise (see the module doc)."""
+    """True when `text` is a whole short answer or knowledge-base question for `session`'s state, False when a
+    question dangles, None otherwise (see the module doc)."""
     words = (text or "").split()
+    state = session.state
+    if state == State.READY_TO_HELP and SHORT_ANSWER_WORDS < len(words) <= QUESTION_WORDS:
+        return _question(text)
     if not words or len(words) > SHORT_ANSWER_WORDS:
         return None
-    state = session.state
     if state not in (State.LANGUAGE_SELECTION, State.REGION_SELECTION, State.READY_TO_HELP):
         return None
     if is_handoff_request(text) or is_closing(text):
@@ -47,4 +57,13 @@ def utterance_complete(session: CallFacts, text: str) -> bool | None:
             return None
         result = resolve_almaty_answer(text) if session.awaiting == "almaty" else resolve_region(text)
         return True if result.selected else None
-    return None
+    return _question(text) if state == State.READY_TO_HELP else None
+
+
+def _question(text: str) -> bool | None:
+    """In READY_TO_HELP: a whole knowledge-base question True, a dangling one False, anything else None."""
+    if is_handoff_request(text) or is_closing(text) or language_change(text) or is_region_change_request(text):
+        return None
+    if dangling(text):
+        return False
+    return True if kb_question(text) else None
