@@ -299,7 +299,8 @@ class Callers:
         (out / "capture.json").write_text(meta)
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, callers: type[Callers] = Callers) -> int:
+    """`--spec SPEC.json`: `callers` (the node benchmark's are `node_callers.SipCallers`) run the spec."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--spec", required=True)
     args = parser.parse_args(argv)
@@ -308,7 +309,7 @@ def main(argv: list[str] | None = None) -> int:
         os.sched_setaffinity(0, set(spec["cpus"]))
     plan = plans.load(Path(spec["plan"]))
     try:
-        asyncio.run(Callers(spec, plan).run())
+        asyncio.run(callers(spec, plan).run())
     except Exception as exc:
         traceback.print_exc()
         emit("failed", error=f"{type(exc).__name__}: {exc}")

@@ -20,22 +20,18 @@ readings and the capture file. What differs:
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
-import json
-import os
 import socket
 import sys
 import time
-import traceback
 from pathlib import Path
 from typing import Any
 
 from benchmarks import capture as cap
 from benchmarks import plan as plans
 from benchmarks.bench_peer import CountingPacer, RecordingPeer
-from benchmarks.caller_proc import MEDIA_TIMEOUT_S, Callers, emit
+from benchmarks.caller_proc import MEDIA_TIMEOUT_S, Callers, emit, main
 from tests.support.asterisk.pbx import free_udp_port
 from tests.support.cluster.caller import scenario_without_challenge
 from tests.support.ports import free_udp_range
@@ -174,21 +170,5 @@ class SipCallers(Callers):
         return log
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--spec", required=True)
-    args = parser.parse_args(argv)
-    spec = json.loads(Path(args.spec).read_text())
-    if spec.get("cpus"):
-        os.sched_setaffinity(0, set(spec["cpus"]))
-    try:
-        asyncio.run(SipCallers(spec, plans.load(Path(spec["plan"]))).run())
-    except Exception as exc:
-        traceback.print_exc()
-        emit("failed", error=f"{type(exc).__name__}: {exc}")
-        return 1
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(None, SipCallers))

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.knee import search_lines
+from benchmarks.knee_readme import search_table
 from benchmarks.readme_table import COLUMNS as BENCH_COLUMNS
-from benchmarks.readme_table import Column, committed_report, figure
-from benchmarks.report import cell
+from benchmarks.readme_table import Column, committed_report
 
 REPO = Path(__file__).resolve().parent.parent
 README = REPO / "README.md"
@@ -71,17 +71,9 @@ def render(report: dict[str, Any], source: str) -> str:
         f"whatever else ran; load average {' / '.join(f'{x:.1f}' for x in start) or '-'} (1/5/15 min) at the start"
         + (f"; budget limits replaced: {report['limits']}" if report.get("limits") else "") + ".",
         "",
-        "| search | N | outcome | " + " | ".join(h for h, _, _ in COLUMNS) + " | failed budgets / run problems |",
-        "| " + " | ".join(["---"] * (len(COLUMNS) + 4)) + " |",
+        *search_table(knee, COLUMNS),
+        "",
     ]
-    for s in knee["searches"]:
-        for r in s["runs"]:
-            why = ", ".join(r.get("failed") or []) or "-"
-            problems = "; ".join(figure(r, ("valid", "problems")) or [])
-            cells = [str(s["search"]), str(r["calls"]), r["outcome"],
-                     *(cell(figure(r, path), fmt) for _, path, fmt in COLUMNS), why + (f"; {problems}" if problems else "")]
-            lines.append("| " + " | ".join(cells) + " |")
-    lines.append("")
     lines.extend(f"- {line}" for line in summary_lines(knee))
     lines.append("<!-- node-capacity end -->")
     return "\n".join(lines)
