@@ -258,7 +258,24 @@ def summary(searches: list[dict[str, Any]], ladder: Ladder, margin_pct: int, cpu
     return {**s, "calls_per_node": s["knee"], "calls_per_cpu": round(s["knee"] / cpus, 1) if s["knee"] else None,
             "recommended_per_node": node and node["calls_per_node"],
             "recommended_max_calls_per_daemon": s["recommended_max_calls"] // DAEMONS
-            if s["recommended_max_calls"] else None, "at_knee": (at or {}).get("node")}
+            if s["recommended_max_calls"] else None, "at_knee": (at or {}).get("node"),
+            "cpu_bound": cpu_bound(searches, cpus)}
+
+
+def cpu_bound(searches: list[dict[str, Any]], cpus: int) -> dict[str, Any] | None:
+    """What the CPU alone would allow, from the valid run with the most calls in progress (the per-call cost
+    least blurred by the parts' fixed cost): the node's cores per call, and this box's CPUs over it, with and
+    without the load generator. Not a capacity: it ignores every budget; it says what a call costs."""
+    runs = [r for s in searches for r in s["runs"] if (r.get("valid") or {}).get("ok") and (r.get("node") or {})
+            .get("node_cores") and r["figures"]["calls"]["mean_concurrent"]]
+    if not runs:
+        return None
+    run = max(runs, key=lambda r: r["figures"]["calls"]["mean_concurrent"])
+    calls, node = run["figures"]["calls"]["mean_concurrent"], run["node"]
+    per_call = node["node_cores"] / calls
+    with_load = (node["node_cores"] + node["load_generator_cores"]) / calls
+    return {"from_n": run["calls"], "mean_concurrent": calls, "node_cores_per_call": round(per_call, 4),
+            "calls_per_node": int(cpus / per_call), "calls_per_node_with_load_generator": int(cpus / with_load)}
 
 
 async def prepare_node(workdir: Path, most_calls: int) -> NodeStage:

@@ -41,6 +41,13 @@ def summary_lines(knee: dict[str, Any]) -> list[str]:
     """What the searches found, per node and per core (the printed summary and the README block)."""
     s, lines = knee["summary"], search_lines(knee)
     cpus = knee.get("cpus", "?")
+    bound = s.get("cpu_bound")
+    if bound:
+        lines.append(f"What a call costs (the valid run at N = {bound['from_n']}, {bound['mean_concurrent']:.0f} calls "
+                     f"in progress): {bound['node_cores_per_call']} node cores per call (Asterisk, daemons, "
+                     f"PostgreSQL), so the CPU alone, ignoring every budget, would allow {bound['calls_per_node']} "
+                     f"calls on {cpus} CPUs ({bound['calls_per_node_with_load_generator']} with this load generator "
+                     "on them too). Not a capacity: the budgets say where calls stop being clean.")
     if s["knee"] is None:
         lines.append("No knee: some search found no clean N, so this run says nothing about the calls per node.")
         return lines

@@ -74,9 +74,9 @@ def test_cpu_per_part_takes_asterisk_out_of_the_other_processes() -> None:
 
 
 def search(index: int, outcomes: dict[int, str], knee: int | None, first: int | None) -> dict[str, Any]:
-    runs = [{"calls": n, "outcome": o, "node": {"node_cores": n / 40, "asterisk_cores": 0.1, "daemons_cores": 0.3,
-                                                "db_cores": 0.05, "calls_per_busy_core": 40.0,
-                                                "load_generator_cores": 0.4}} for n, o in outcomes.items()]
+    runs = [{"calls": n, "outcome": o, "valid": {"ok": True}, "figures": {"calls": {"mean_concurrent": n}},
+             "node": {"node_cores": n / 40, "asterisk_cores": 0.1, "daemons_cores": 0.3, "db_cores": 0.05,
+                      "calls_per_busy_core": 40.0, "load_generator_cores": n / 80}} for n, o in outcomes.items()]
     return {"search": index, "order": list(outcomes), "runs": runs, "knee": knee, "first_unclean": first,
             "limit_reached": first is not None}
 
@@ -88,11 +88,15 @@ def test_the_summary_says_calls_per_node_and_per_core() -> None:
     assert (s["knee"], s["calls_per_node"], s["calls_per_cpu"], s["reproducible"]) == (40, 40, 20.0, True)
     assert s["recommended_per_node"] == 30 and s["recommended_max_calls_per_daemon"] == 15
     assert s["at_knee"]["node_cores"] == 1.0
+    assert s["cpu_bound"] == {"from_n": 60, "mean_concurrent": 60, "node_cores_per_call": 0.025,
+                              "calls_per_node": 80, "calls_per_node_with_load_generator": 53}
     lines = summary_lines({"searches": searches, "summary": s, "daemons": 2, "cpus": 2})
-    assert "The knee: 40 calls per node (2 daemons beside Asterisk on 2 CPUs), 20.0 per CPU" in lines[2]
-    assert "`MAX_CALLS=15` on each of its daemons" in lines[3] and "40.0 calls per busy core" in lines[4]
+    assert "0.025 node cores per call" in lines[2] and "would allow 80 calls on 2 CPUs (53 with" in lines[2]
+    assert "The knee: 40 calls per node (2 daemons beside Asterisk on 2 CPUs), 20.0 per CPU" in lines[3]
+    assert "`MAX_CALLS=15` on each of its daemons" in lines[4] and "40.0 calls per busy core" in lines[5]
     none = summary([search(1, {20: FAIL}, None, 20)], Ladder(20, 100, 20, 10), 20, 2)
     assert none["calls_per_node"] is None and none["recommended_max_calls_per_daemon"] is None
+    assert none["cpu_bound"]["from_n"] == 20  # a failed run still says what a call costs
 
 
 def test_the_callers_scenario_takes_each_calls_values_from_sipp_keys() -> None:
