@@ -123,6 +123,7 @@ def node_figures(r0: dict[str, Any], r1: dict[str, Any], entry: dict[str, Any]) 
     return {"daemons": DAEMONS, "cpus": len(os.sched_getaffinity(0)), "asterisk_cores": round(asterisk, 3),
             "daemons_cores": cpu["daemon_cores"], "db_cores": cpu["db_cores"],
             "load_generator_cores": cpu["callers_cores"], "node_cores": round(node, 3),
+            "sipp_cores": round(cpu["callers_cores"] - (r1["callers_own"] - r0["callers_own"]) / window, 3),
             "node_s_per_call_minute": round(node * 60 / calls, 4) if calls else None,
             "calls_per_busy_core": round(calls / node, 1) if node else None,
             "load_at_window": entry["load_average"]["window_start"][0]}  # 1 min load average as the window opened
@@ -142,6 +143,7 @@ def mark_talkspurts(blob: bytes, gap_ms: float = TALKSPURT_GAP_MS) -> bytes:
 def readings(pbx_pid: int, pids: list[int], pg: int | None, callers_pid: int) -> dict[str, Any]:
     r = _readings(pids, pg, callers_pid)
     r["callers"] = tree_cpu_seconds(callers_pid)  # with every sipp it ran (reaped) or runs
+    r["callers_own"] = cpu_seconds(callers_pid)  # the Python process alone (RTP, capture, dialogue)
     r["asterisk"] = cpu_seconds(pbx_pid)
     return r
 

@@ -67,7 +67,9 @@ def test_bad_limits_are_named(items: list[str], message: str) -> None:
 def test_cpu_per_part_takes_asterisk_out_of_the_other_processes() -> None:
     entry = {"cpu": {"daemon_cores": 0.6, "db_cores": 0.1, "callers_cores": 0.5}, "figures": figures(),
              "contention": {"other_processes_cores": 0.9}, "load_average": {"window_start": [3.5, 2.0, 1.0]}}
-    node = node_figures({"t": 0.0, "asterisk": 10.0}, {"t": 10.0, "asterisk": 13.0}, entry)
+    node = node_figures({"t": 0.0, "asterisk": 10.0, "callers_own": 1.0}, {"t": 10.0, "asterisk": 13.0,
+                                                                           "callers_own": 3.0}, entry)
+    assert node["sipp_cores"] == 0.3  # the load generator's 0.5 cores less its own process's 0.2
     assert node["asterisk_cores"] == 0.3 and node["node_cores"] == 1.0 and node["calls_per_busy_core"] == 20.0
     assert node["node_s_per_call_minute"] == 3.0 and node["load_generator_cores"] == 0.5
     assert entry["contention"]["other_processes_cores"] == 0.6 and node["load_at_window"] == 3.5
