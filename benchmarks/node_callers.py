@@ -15,7 +15,9 @@ readings and the capture file. What differs:
   sample endpoint); from then on the pacer sends its frames (speech when queued, else silence);
 - the call's `channel_id` in the capture is its caller number (unique per call); the daemons record it as the
   call's `caller_id`, and the benchmark maps it to Asterisk's channel id (the daemons' call id) from the database;
-- a call the node turns away (every daemon refused: `Congestion()`, a 503) is `refused`, as in the media bench.
+- a call the node turns away (every daemon refused: `Congestion()`, a 503) is `refused`, as in the media bench;
+  a sipp that could not place its call at all (its fatal exit codes) is counted in the capture's health
+  (`sipp_failed`), and the benchmark calls such a run not valid: the load generator's failure, not the node's.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from tests.support.ports import free_udp_range
 
 SIPP_MEDIA_PORTS = 4  # sipp binds its media port and the next ones (RTCP, video) even when it sends no media
 KILL_WAIT_S = 10.0
+SIPP_FATAL = (255, 254)  # sipp's exit codes -1 (fatal error) and -2 (could not bind a socket)
 
 
 def scenario(hangup_after_s: float) -> str:
@@ -113,6 +116,10 @@ class SipCallers(Callers):
         self.out.mkdir(parents=True, exist_ok=True)
         self.scenario = self.out / "uac.xml"
         self.scenario.write_text(scenario(spec["hangup_after_s"]))
+        self.sipp_failed = 0  # sipps that could not place their call at all (the load generator's failure)
+
+    def health(self) -> dict[str, Any]:
+        return {**super().health(), "sipp_failed": self.sipp_failed}
 
     async def connect(self) -> None:
         self.pacer.start()
@@ -156,6 +163,7 @@ class SipCallers(Callers):
                 task.cancel()
             if not peer.received:
                 log.outcome = "refused" if sip.ended and sip.turned_away() else "no_media"
+                self.sipp_failed += int(sip.ended and (sip.proc.returncode or 0) in SIPP_FATAL)
                 return log
             log.outcome = await self._converse(sip, peer, variant, log)  # type: ignore[arg-type]
         except Exception as exc:  # a broken call must not stop the slot, nor the run

@@ -77,7 +77,7 @@ NOT_JUDGED = {"inbound_processed_pct": "through Asterisk the callers' sent count
               "have read (Asterisk drops audio before the bridge and after the daemon hung up): reported only"}
 UNPINNED: dict[str, Any] = {"daemons": [[] for _ in range(DAEMONS)], "callers": [], "pinned": False}
 RUN_FIGURES = ("calls", "max_calls", "window_s", "warmup_s", "cpu", "contention", "memory", "figures", "budgets",
-               "not_judged", "verdict", "valid", "load_average", "records", "daemons", "node")
+               "not_judged", "verdict", "valid", "load_average", "records", "daemons", "node", "callers")
 
 
 @dataclass(frozen=True)
@@ -247,6 +247,10 @@ async def run_node(n: int, stage: NodeStage, options: Options) -> dict[str, Any]
     entry = assemble(n, options, warmup, {"daemon": [], "database": [], "callers": []}, r0, r1, rss_idle, rss,
                      (load_start, load_end), figures, merged_figures(own), capture.health, records, run_dir)
     entry["daemons"] = per_daemon(DAEMONS, UNPINNED, r0, r1, own, entry)
+    if capture.health.get("sipp_failed"):
+        entry["valid"]["ok"] = False
+        entry["valid"]["problems"].append(f"{capture.health['sipp_failed']} sipp processes could not place their "
+                                          "call (the load generator's failure)")
     entry["node"] = node_figures(r0, r1, entry)
     rejudge(entry, stage.limits)
     return entry
