@@ -303,11 +303,13 @@ def budget_values(figures: Mapping[str, Any]) -> dict[str, float | None]:
     }
 
 
-def verdicts(figures: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """Each budget: value, limit, PASS / FAIL (a budget with nothing measured fails: it cannot be shown to hold)."""
+def verdicts(figures: Mapping[str, Any], limits: Mapping[str, float] | None = None) -> dict[str, dict[str, Any]]:
+    """Each budget: value, limit, PASS / FAIL (a budget with nothing measured fails: it cannot be shown to hold).
+    `limits` replaces some budgets' limits (the node benchmark's smoke test sets one impossibly tight)."""
     out: dict[str, dict[str, Any]] = {}
     for name, value in budget_values(figures).items():
         op, limit, what = BUDGETS[name]
+        limit = (limits or {}).get(name, limit)
         if value is None:
             ok = False
         elif op == "==":

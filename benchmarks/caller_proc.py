@@ -247,7 +247,15 @@ class Callers:
 
     # -- the run -----------------------------------------------------------------------------------
     async def run(self) -> None:
-        spec = self.spec
+        await self.connect()
+        await self.daemon_settled()
+        await self.measure()
+        await self.disconnect()
+        self.write(Path(self.spec["out"]))
+        emit("done", calls=len(self.logs))
+
+    async def connect(self) -> None:
+        """The simulated PBX up and every daemon subscribed to it (the node benchmark's callers have a real PBX)."""
         url = await self.pbx.start()
         emit("ari", url=url)
         deadline = time.monotonic() + SUBSCRIBE_TIMEOUT_S
@@ -255,7 +263,13 @@ class Callers:
             if time.monotonic() > deadline:
                 raise TimeoutError("the daemon did not subscribe to the simulated PBX in time")
             await asyncio.sleep(0.05)
-        await self.daemon_settled()
+
+    async def disconnect(self) -> None:
+        await self.pbx.stop()
+
+    async def measure(self) -> None:
+        """The slots from warm-up to the window's end, with the clock readings and the scrapes."""
+        spec = self.spec
         gc.collect()
         gc.freeze()  # the start-up objects stay out of this process's collections
         begin = time.monotonic_ns()
@@ -268,9 +282,6 @@ class Callers:
         for task in instruments:
             task.cancel()
         await asyncio.gather(*instruments, return_exceptions=True)
-        await self.pbx.stop()
-        self.write(Path(spec["out"]))
-        emit("done", calls=len(self.logs))
 
     def write(self, out: Path) -> None:
         logs = []
@@ -288,7 +299,8 @@ class Callers:
         (out / "capture.json").write_text(meta)
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, callers: type[Callers] = Callers) -> int:
+    """`--spec SPEC.json`: `callers` (the node benchmark's are `node_callers.SipCallers`) run the spec."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--spec", required=True)
     args = parser.parse_args(argv)
@@ -297,7 +309,7 @@ def main(argv: list[str] | None = None) -> int:
         os.sched_setaffinity(0, set(spec["cpus"]))
     plan = plans.load(Path(spec["plan"]))
     try:
-        asyncio.run(Callers(spec, plan).run())
+        asyncio.run(callers(spec, plan).run())
     except Exception as exc:
         traceback.print_exc()
         emit("failed", error=f"{type(exc).__name__}: {exc}")

@@ -12,6 +12,7 @@ carries at it; `python -m benchmarks.knee_readme --write` renders it into README
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,14 +20,17 @@ from benchmarks.knee_search import Ladder, knee_of, next_size, outcome, per_node
 
 RUN_FIGURES = ("calls", "max_calls", "window_s", "warmup_s", "pinning", "cpu", "contention", "memory", "figures",
                "budgets", "verdict", "valid", "load_average", "records", "daemon")
+RunAt = Callable[[int, Any, Any], Awaitable[dict[str, Any]]]
 
 
 def failed_budgets(run: dict[str, Any]) -> list[str]:
     return [name for name, v in (run.get("budgets") or {}).items() if v.get("verdict") != "PASS"]
 
 
-async def search(index: int, ladder: Ladder, stage: Any, options: Any) -> dict[str, Any]:
-    """One search: runs until `next_size` says it is done; every run kept with its outcome."""
+async def search(index: int, ladder: Ladder, stage: Any, options: Any, run_at: RunAt | None = None,
+                 figures: tuple[str, ...] = RUN_FIGURES) -> dict[str, Any]:
+    """One search: runs until `next_size` says it is done; every run kept with its outcome (the `figures` of it).
+    `run_at(n, stage, options)` is one run (default: the media benchmark's, `media_bench.run_media`)."""
     from benchmarks.media_bench import run_media
 
     own = dataclasses.replace(stage, workdir=Path(stage.workdir) / f"search-{index}")
@@ -34,10 +38,10 @@ async def search(index: int, ladder: Ladder, stage: Any, options: Any) -> dict[s
     runs: list[dict[str, Any]] = []
     while (n := next_size(ladder, tried)) is not None:
         print(f"knee search {index}: N={n}, window {options.window_s:g} s", flush=True)
-        run = await run_media(n, own, options)
+        run = await (run_at or run_media)(n, own, options)
         tried[n] = outcome(run)
         print(f"knee search {index}: N={n} {tried[n]} {' '.join(failed_budgets(run))}".rstrip(), flush=True)
-        runs.append({**{k: run.get(k) for k in RUN_FIGURES}, "outcome": tried[n], "failed": failed_budgets(run)})
+        runs.append({**{k: run.get(k) for k in figures}, "outcome": tried[n], "failed": failed_budgets(run)})
     return {"search": index, "order": [r["calls"] for r in runs], "runs": runs, **knee_of(tried)}
 
 
@@ -53,14 +57,20 @@ async def run_knee(ladder: Ladder, repeats: int, margin_pct: int, stage: Any, op
             "per_node": per_node(summary, cpus, daemons_for(cpus))}
 
 
-def summary_lines(knee: dict[str, Any]) -> list[str]:
-    """The searches and what they say, one sentence each (the printed summary and the README block share them)."""
-    s, lines = knee["summary"], []
+def search_lines(knee: dict[str, Any]) -> list[str]:
+    """What each search ran and found, one sentence each (also the node benchmark's, `node_capacity`)."""
+    lines = []
     for search_ in knee["searches"]:
         first = search_["first_unclean"]
         lines.append(f"Search {search_['search']} ran N = {', '.join(map(str, search_['order']))}: knee "
                      f"{search_['knee'] or 'none (no N ran clean)'}"
                      + (f", first unclean N = {first}" if first is not None else ", still clean at the ladder's top"))
+    return lines
+
+
+def summary_lines(knee: dict[str, Any]) -> list[str]:
+    """The searches and what they say, one sentence each (the printed summary and the README block share them)."""
+    s, lines = knee["summary"], search_lines(knee)
     if s["knee"] is None:
         lines.append("No knee: some search found no clean N, so no MAX_CALLS follows from this run.")
         return lines

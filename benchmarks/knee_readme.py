@@ -73,6 +73,21 @@ def knee_run(report: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
+def search_table(knee: dict[str, Any], columns: tuple[Column, ...]) -> list[str]:
+    """A row per run of each search (N in the order run, its outcome, `columns`, what failed): the markdown
+    table of a knee section (also the node benchmark's, `node_readme`)."""
+    lines = ["| search | N | outcome | " + " | ".join(h for h, _, _ in columns) + " | failed budgets / run problems |",
+             "| " + " | ".join(["---"] * (len(columns) + 4)) + " |"]
+    for s in knee["searches"]:
+        for r in s["runs"]:
+            why = ", ".join(r.get("failed") or []) or "-"
+            problems = "; ".join(figure(r, ("valid", "problems")) or [])
+            cells = [str(s["search"]), str(r["calls"]), r["outcome"],
+                     *(cell(figure(r, path), fmt) for _, path, fmt in columns), why + (f"; {problems}" if problems else "")]
+            lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
 def render(report: dict[str, Any], source: str) -> str:
     """The README block for `report` (committed at `source`, relative to the repository)."""
     knee, m, git = report["knee"], report.get("machine", {}), report.get("git") or {}
@@ -86,17 +101,9 @@ def render(report: dict[str, Any], source: str) -> str:
         f"{' / '.join(f'{x:.1f}' for x in start) or '-'} (1/5/15 min) at the start; "
         + ("pinned (daemon alone on a CPU)." if knee["pinned"] else "nothing pinned (the deployed shape)."),
         "",
-        "| search | N | outcome | " + " | ".join(h for h, _, _ in COLUMNS) + " | failed budgets / run problems |",
-        "| " + " | ".join(["---"] * (len(COLUMNS) + 4)) + " |",
+        *search_table(knee, COLUMNS),
+        "",
     ]
-    for s in knee["searches"]:
-        for r in s["runs"]:
-            why = ", ".join(r.get("failed") or []) or "-"
-            problems = "; ".join(figure(r, ("valid", "problems")) or [])
-            cells = [str(s["search"]), str(r["calls"]), r["outcome"],
-                     *(cell(figure(r, path), fmt) for _, path, fmt in COLUMNS), why + (f"; {problems}" if problems else "")]
-            lines.append("| " + " | ".join(cells) + " |")
-    lines.append("")
     lines.extend(f"- {line}" for line in summary_lines(knee))
     reasons = qualifies(report)
     lines.append("- This report sizes `MAX_CALLS` (the default, `etc/ai-operator.env.example` and doctor's sizing line)."

@@ -146,10 +146,10 @@ class CallerProcess:
         self._log = log
 
     @classmethod
-    async def start(cls, spec_path: Path, log_path: Path) -> CallerProcess:
+    async def start(cls, spec_path: Path, log_path: Path, module: str = "benchmarks.caller_proc") -> CallerProcess:
         log = log_path.open("wb")
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "benchmarks.caller_proc", "--spec", str(spec_path), cwd=REPO,
+            sys.executable, "-m", module, "--spec", str(spec_path), cwd=REPO,
             stdout=asyncio.subprocess.PIPE, stderr=log)
         return cls(proc, log)
 

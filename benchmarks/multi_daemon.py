@@ -24,6 +24,7 @@ import shutil
 import signal
 import subprocess
 import time
+from pathlib import Path
 from typing import Any
 
 from benchmarks.capture import loads
@@ -94,6 +95,21 @@ def merged_figures(own: list[dict[str, Any]]) -> dict[str, Any]:
             "gc": [f.get("gc") for f in own]}
 
 
+def start_daemons(started: list[subprocess.Popen[bytes]], stage: Stage, dirs: list[Path], ports: list[int],
+                  rtps: list[tuple[int, int]], pins: dict[str, Any], options: Options, values: dict[str, Any]) -> None:
+    """A `daemon_proc` per dir (app `ai-operator-<i>`, its metrics port and RTP range, its STATE_DIR with a copy of
+    the prewarmed TTS cache, as every node's daemons have), appended to `started` as each starts; `values`: what
+    they share (database, ARI, MAX_CALLS)."""
+    for i, (app, port, rtp, d) in enumerate(zip(apps(len(dirs)), ports, rtps, dirs, strict=True)):
+        d.mkdir(exist_ok=True)
+        if (stage.state_dir / "tts-cache").is_dir():
+            shutil.copytree(stage.state_dir / "tts-cache", d / "state" / "tts-cache", dirs_exist_ok=True)
+        write_env(d / "daemon.env", {**base_env(d / "state"), **values, "ARI_APP": app, "METRICS_HOST": "127.0.0.1",
+                                     "METRICS_PORT": port, "RTP_PORT_MIN": rtp[0], "RTP_PORT_MAX": rtp[1]})
+        started.append(start_daemon(d, d / "daemon.env", stage.plan_path, {"daemon": pins["daemons"][i]}, options,
+                                    options.window_s))
+
+
 def _readings(pids: list[int], pg_pid: int | None, caller_pid: int) -> dict[str, Any]:
     own = [cpu_seconds(p) for p in pids]
     waits = [runqueue_wait_seconds(p) for p in pids]
@@ -143,16 +159,9 @@ async def run_multi(n: int, k: int, stage: Stage, options: Options) -> dict[str,
     dirs = [run_dir / f"daemon-{i}" for i in range(1, k + 1)]
     try:
         url = (await callers.event("ari", START_TIMEOUT_S))["url"]
-        for i, (app, port, rtp, d) in enumerate(zip(names, ports, rtp_ranges(k, max(4 * n, 100)), dirs, strict=True)):
-            d.mkdir(exist_ok=True)
-            if (stage.state_dir / "tts-cache").is_dir():  # the prewarmed replies, as every node's daemons have
-                shutil.copytree(stage.state_dir / "tts-cache", d / "state" / "tts-cache", dirs_exist_ok=True)
-            write_env(d / "daemon.env", {
-                **base_env(d / "state"), "DATABASE_URL": dsn, "ARI_URL": url, "ARI_USER": USER,
-                "ARI_PASSWORD": password, "ARI_APP": app, "METRICS_HOST": "127.0.0.1", "METRICS_PORT": port,
-                "MAX_CALLS": max(2 * n, 10), "RTP_PORT_MIN": rtp[0], "RTP_PORT_MAX": rtp[1]})
-            daemons.append(start_daemon(d, d / "daemon.env", stage.plan_path, {"daemon": pins["daemons"][i]}, options,
-                                        options.window_s))
+        start_daemons(daemons, stage, dirs, ports, rtp_ranges(k, max(4 * n, 100)), pins, options, {
+            "DATABASE_URL": dsn, "ARI_URL": url, "ARI_USER": USER, "ARI_PASSWORD": password,
+            "MAX_CALLS": max(2 * n, 10)})
         window = await callers.event("window", START_TIMEOUT_S)
         pids = [p.pid for p in daemons]
         rss_idle = sum(rss_mb(p) for p in pids)
