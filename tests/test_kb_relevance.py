@@ -98,7 +98,9 @@ def test_relevance_is_deterministic_bounded_and_reports_terms() -> None:
 # fifth round, hT-kb-round4, run once before it): 0.947, 0.823, 0.953. The fifth round (a purpose's usage and the
 # working part dropped, "не" reads forward, paying by card/app, set-top box symptoms, lost bank cards and ID
 # documents, opening days, title topics not asked; classes from held-out-3 and held-out-4) added 202 calibration
-# lines, at least 20 per class (the 863 older calibration lines: 0.950, 0.947, 0.970 -> 0.954, 0.952, 0.970).
+# lines, at least 20 per class (the 863 older calibration lines: 0.950, 0.947, 0.970 -> 0.954, 0.952, 0.970);
+# held-out 0.951, 0.945, 0.984 after it. "held-out-5" (68 lines written after that round, run once): 0.922, 0.887,
+# 0.800.
 # `TARGET` is what issue 27 asks of the held-out half; the report says whether it is met.
 CALIBRATION_MIN = {"precision": 0.94, "recall": 0.94, "rejection": 0.95}
 HELD_OUT_MIN = {"precision": 0.94, "recall": 0.92, "rejection": 0.97}
