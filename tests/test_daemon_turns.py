@@ -92,7 +92,9 @@ async def test_stt_failure_and_timeout_say_the_hearing_problem_line_and_the_call
         caller = await Caller.place(stage)
         caller.sim.send_dtmf("1")
         await caller.quiet(min_turns=2)
-        fake.fail_next = stt.retries + 1  # the STT server fails every attempt of one utterance
+        # the STT endpoint fails every attempt of one utterance (the connection warmed at the caller's first words,
+        # a free GET /models, is not one of them)
+        fake.faults.set("500", "transcriptions", count=stt.retries + 1)
         await caller.say("Я живу в Караганде.")
         await caller.quiet(min_turns=3)
         fake.delay_s = 1.0  # then it is too slow for STT_TIMEOUT_S

@@ -168,6 +168,7 @@ class Call:
             match ev:
                 case SpeechBegan(at=at):
                     self._last_activity = now
+                    self.svc.warm(self.route)  # the turn's provider connections, if they went idle
                     self.early_turn.speech_began(at)  # the caller went on: an early decision is withdrawn
                     self.driver.caller_speaking_again()
                 case Heard(utterance=utt):

@@ -158,6 +158,7 @@ class LiveTranscript:
         try:
             if u.after is not None:
                 await u.after.released.wait()
+                u.after = None  # no chain of a call's every utterance is kept
             stream = await self._open_stream()
             reader = asyncio.get_running_loop().create_task(self._read(stream, u))
             while True:

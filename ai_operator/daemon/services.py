@@ -116,6 +116,13 @@ class Services:
         assert tts is not None  # build_tts always builds one
         return tts
 
+    def warm(self, route: Route) -> None:
+        """The caller started speaking: the route's remote adapters with no connection kept make one now
+        (`providers/warm.py`)."""
+        from ai_operator.providers.warm import warm_adapters
+
+        warm_adapters(self.stt_for(route), self.tts_for(route), self.model_for(route))
+
     def model_for(self, route: Route) -> ChatModelLike | None:
         from ai_operator.providers import build_model
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from ai_operator.dialogue import ToolSpec
 from ai_operator.logs import get_logger
-from ai_operator.openai_client import describe_failure, make_client
+from ai_operator.openai_client import describe_failure, make_client, warm
 
 log = get_logger("model")
 
@@ -211,6 +211,10 @@ class ChatModel:
             return f"error: tool {name} failed ({type(exc).__name__})"
         text = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False, default=str)
         return text[:MAX_TOOL_RESULT_CHARS]
+
+    def warm(self) -> None:
+        """A connection made ahead when none is kept (`openai_client.warm`): the caller started speaking."""
+        warm(self._client)
 
     async def aclose(self) -> None:
         await self._client.close()

@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 import numpy as np
 
 from ai_operator.logs import get_logger
-from ai_operator.openai_client import describe_failure, make_client
+from ai_operator.openai_client import describe_failure, make_client, warm
 from ai_operator.speech.errors import SpeechError
 from ai_operator.speech.resample import StreamResampler
 
@@ -99,6 +99,10 @@ class OpenAITTS:
                 raise self._fail("empty audio response")
         finally:
             await manager.__aexit__(None, None, None)
+
+    def warm(self) -> None:
+        """A connection made ahead when none is kept (`openai_client.warm`): the caller started speaking."""
+        warm(self._client)
 
     async def aclose(self) -> None:
         await self._client.close()

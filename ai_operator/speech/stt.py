@@ -16,7 +16,7 @@ import numpy as np
 
 from ai_operator.logs import get_logger
 from ai_operator.media.frames import SAMPLE_RATE
-from ai_operator.openai_client import describe_failure, is_retryable, make_client
+from ai_operator.openai_client import describe_failure, is_retryable, make_client, warm
 from ai_operator.speech.errors import SpeechError
 from ai_operator.speech.wav import encode_wav
 
@@ -113,6 +113,10 @@ class OpenAITranscriber:
         if not isinstance(text, str):
             raise SpeechError(f"stt provider {self.name} (model {self.model}): bad response (no text field)")
         return text.strip()
+
+    def warm(self) -> None:
+        """A connection made ahead when none is kept (`openai_client.warm`): the caller started speaking."""
+        warm(self._client)
 
     async def aclose(self) -> None:
         await self._client.close()

@@ -3,7 +3,8 @@ process streams the caller's audio to the local server's Realtime transcription 
 
 One whole Russian operator call (language, region, a knowledge-base question, goodbye), judged at the SIP caller
 (each answer heard, the goodbye in full, the BYE from the daemon) and from the record; the local server's own
-record of each session shows the audio arrived before the caller's line had ended. The question is asked with a
+record shows one websocket for the call, one stream per line on it, and the audio of each line arriving before
+the caller had finished it. The question is asked with a
 300 ms pause mid-sentence ("Как оплатить ... домашний интернет?"): the daemon commits at the pause and goes on
 on the same stream, and the caller hears one answer, to the whole question, after it. One call (~40 s on top of
 its own Asterisk + daemon start).
@@ -22,6 +23,7 @@ from policies.operator.catalog import GREETING
 from tests.support.asterisk import Said, SipCaller, Stack, bot_line, contains, talkspurts, wait_reply
 from tests.support.asterisk.speech import LineRecogniser
 from tests.support.asterisk.stack import clip
+from tests.test_daemon_streaming_stt import utterances
 
 pytestmark = pytest.mark.asterisk
 
@@ -49,15 +51,14 @@ def say_with_pause(stack: Stack, caller: SipCaller, parts: tuple[str, str], lang
     return caller.say(pcm)
 
 
-def realtime_sessions(stack: Stack) -> list[dict[str, Any]]:
-    """The local server's records of the Realtime sessions that transcribed something (a commit), in order."""
-    sessions = [r for r in list(stack.openai.server.requests) if r["path"] == "/v1/realtime"]
-    return [s for s in sessions if any(kind == "input_audio_buffer.commit" for kind, _ in s.get("events", []))]
+def realtime_sockets(stack: Stack) -> list[dict[str, Any]]:
+    """The local server's records of the Realtime websockets, in order."""
+    return [r for r in list(stack.openai.server.requests) if r["path"] == "/v1/realtime"]
 
 
-def event_times_ns(session: dict[str, Any], kind: str, to_realtime_ns: float) -> list[int]:
-    """When the server got each `kind` event of `session`, on the caller's clock (CLOCK_REALTIME ns)."""
-    return [int(at * 1e9 + to_realtime_ns) for k, at in session["events"] if k == kind]
+def event_times_ns(events: list[tuple[str, float]], kind: str, to_realtime_ns: float) -> list[int]:
+    """When the server got each `kind` event of `events`, on the caller's clock (CLOCK_REALTIME ns)."""
+    return [int(at * 1e9 + to_realtime_ns) for k, at in events if k == kind]
 
 
 def test_a_call_streamed_to_the_stt_while_the_caller_speaks_through_a_real_asterisk(
@@ -100,11 +101,13 @@ def test_a_call_streamed_to_the_stt_while_the_caller_speaks_through_a_real_aster
                                                           bot_line(last["bot_text"], "ru")) > HEARD_IN_FULL
     assert record["ended_by"] == "bot" and record["disposition"] == "completed", record
 
-    # the STT's side: one stream per line, fed while the caller was speaking, no upload
-    sessions = realtime_sessions(stack)
+    # the STT's side: one websocket for the call, one stream per line on it, fed while the caller spoke, no upload
+    sockets = realtime_sockets(stack)
     uploads = [r for r in stack.openai.server.requests if r["path"] == "/v1/audio/transcriptions"]
     assert not uploads, f"{len(uploads)} batch uploads with a streaming STT"
-    assert len(sessions) == len(said), [[k for k, _ in s["events"]] for s in sessions]
+    assert len(sockets) == 1, f"{len(sockets)} websockets for one call"
+    sessions = utterances(sockets[0])
+    assert len(sessions) == len(said), [[k for k, _ in s] for s in sessions]
     for session, line in zip(sessions, said, strict=True):
         appends = event_times_ns(session, "input_audio_buffer.append", to_realtime_ns)
         assert appends and appends[0] < line.last_ns, "no audio reached the STT before the caller's line ended"

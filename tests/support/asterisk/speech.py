@@ -8,8 +8,8 @@ cross-correlation of the 8 kHz samples, after G.711 both ways through Asterisk).
 so a second fragment of the same line transcribes as "" (as a real recogniser hears a cough). Audio matching no
 armed clip transcribes as "".
 
-With streaming STT (`STT_PROVIDER=openai_realtime`) the server asks the script again on all of a session's audio
-at every partial and commit, and itself drops what a completed item already said; `LineRecogniser` serves that:
+With streaming STT (`STT_PROVIDER=openai_realtime`) the server asks the script again on all of an utterance's audio
+(a call's one websocket, from the utterance's `clear`) at every partial and commit, and itself drops what a completed item already said; `LineRecogniser` serves that:
 only the line the caller is saying now is armed (arming one disarms the one before) and it stays armed, so the
 partials, the pause's commit and the final of one utterance all hear the same line.
 """
