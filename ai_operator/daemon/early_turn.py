@@ -22,8 +22,9 @@ Speculative turns (`VAD_SPECULATE`): when the policy says neither complete nor d
 handoff, a goodbye), the turn is decided at the pause all the same - its knowledge-base search, model request and
 TTS run inside the end silence - but its first frame is held until `VAD_END_SILENCE_MS` has passed since the
 caller's last speech, the moment the normal rule would have ended the utterance, so what the caller hears is what
-it would have been, only sooner. Every hold also waits while the caller's line shows the start of new speech (the
-segmenter's `starting`). Counted apart: `ai_operator_speculative_turns_total{outcome}` and the summary's
+it would have been, only sooner. Every hold counts the caller's line in its own frames (`_holding`): the reply
+waits until that much silence has been heard, and while new speech is starting there (the segmenter's
+`starting`), so a frame of new speech is never still on its way when the reply starts. Counted apart: `ai_operator_speculative_turns_total{outcome}` and the summary's
 `speculative_turns`; what withdrawn decisions of either kind had asked for, `ai_operator_early_turn_requests_
 wasted_total{request="kb"|"model"}` and the summary's `early_turns_wasted`.
 """
