@@ -178,6 +178,36 @@ async def test_a_caller_who_goes_on_gets_one_answer_to_the_whole_and_the_wasted_
 MODEL_ANSWER = "Погоду я не подскажу, но расскажу о тарифах и услугах."
 
 
+async def go_on_while_held(stage: Any, caller: Any, tts: GatedTTS, first_text: str,
+                           second_text: str) -> tuple[int, Any]:
+    """The caller says `first_text`; once its reply (decided at the pause) waits for its voice, they go on with
+    `second_text`. Waits for the withdrawal, lets the voice go and for the answer to the whole line. Returns the
+    caller's frame index before the first line and the last voiced frame of the second."""
+    fake = stage.fake_openai
+    assert fake is not None
+    first = trim_leading_silence(await caller_pcm(first_text, "ru"))
+    second = trim_leading_silence(await caller_pcm(second_text, "ru"))
+    asked: list[int] = []
+
+    def transcribe(_wav: bytes, _fields: dict) -> str:
+        asked.append(1)
+        return first_text if len(asked) == 1 else second_text
+
+    fake.transcripts = transcribe
+    n = len(caller.speech_frames)
+    caller.sim.say(first)
+    await caller.sim.wait_said(timeout=30)
+    await asyncio.wait_for(tts.waiting.wait(), timeout=30)
+    n2 = len(caller.speech_frames)
+    caller.sim.say(second)
+    await caller.sim.wait_said(timeout=30)
+    finished = last_voiced(caller, n2, second)
+    await eventually(lambda: metric(stage, SPECULATIVE, {"outcome": "withdrawn"}) == 1, what="the withdrawal")
+    tts.gate.set()
+    await eventually(lambda: caller.frames_between(finished), what="the answer to the whole line")
+    return n, finished
+
+
 @pytest.mark.slow
 async def test_a_withdrawn_model_turn_is_never_heard_and_its_model_request_is_counted(daemon_base) -> None:
     async with FakeOpenAI() as llm:
@@ -185,31 +215,10 @@ async def test_a_withdrawn_model_turn_is_never_heard_and_its_model_request_is_co
         model = ChatModel(api_key=llm.api_key, base_url=llm.base_url, model="gpt-test", timeout_s=20)
         tts = GatedTTS(bot_tts(daemon_base.state_dir), "Погоду")
         async with stage_for(daemon_base, overrides=DaemonOverrides(model=model, tts=tts), **EARLY) as stage:
-            fake = stage.fake_openai
-            assert fake is not None
             caller = await Caller.place(stage)
             await ready_to_help(caller)
-            first = trim_leading_silence(await caller_pcm("какая погода", "ru"))
-            second = trim_leading_silence(await caller_pcm("будет завтра", "ru"))
-            asked: list[int] = []
-
-            def transcribe(_wav: bytes, _fields: dict) -> str:
-                asked.append(1)
-                return "какая погода" if len(asked) == 1 else "будет завтра"
-
-            fake.transcripts = transcribe
-            n = len(caller.speech_frames)
-            caller.sim.say(first)
-            await caller.sim.wait_said(timeout=30)
             # decided at the pause: the model answered and its first sentence waits for its voice
-            await asyncio.wait_for(tts.waiting.wait(), timeout=30)
-            n2 = len(caller.speech_frames)
-            caller.sim.say(second)
-            await caller.sim.wait_said(timeout=30)
-            finished = last_voiced(caller, n2, second)
-            await eventually(lambda: metric(stage, SPECULATIVE, {"outcome": "withdrawn"}) == 1, what="the withdrawal")
-            tts.gate.set()
-            await eventually(lambda: caller.frames_between(finished), what="the answer to the whole question")
+            n, finished = await go_on_while_held(stage, caller, tts, "какая погода", "будет завтра")
             await caller.quiet(min_turns=4)
             await caller.sim.hangup()
             record = await caller.record()
@@ -243,30 +252,11 @@ async def test_a_caller_who_speaks_after_the_answer_started_barges_in_as_ever(da
 async def test_a_goodbye_decided_at_the_pause_never_hangs_up_on_a_caller_who_goes_on(daemon_base) -> None:
     tts = GatedTTS(bot_tts(daemon_base.state_dir), say("closing", "ru"))
     async with stage_for(daemon_base, overrides=DaemonOverrides(tts=tts), **EARLY) as stage:
-        fake = stage.fake_openai
-        assert fake is not None
         caller = await Caller.place(stage)
         await ready_to_help(caller)
-        first = trim_leading_silence(await caller_pcm("всё понятно спасибо", "ru"))
-        second = trim_leading_silence(await caller_pcm("а ещё вопрос сколько стоит роуминг", "ru"))
-        asked: list[int] = []
-
-        def transcribe(_wav: bytes, _fields: dict) -> str:
-            asked.append(1)
-            return "всё понятно спасибо" if len(asked) == 1 else "а ещё вопрос сколько стоит роуминг"
-
-        fake.transcripts = transcribe
-        n = len(caller.speech_frames)
-        caller.sim.say(first)
-        await caller.sim.wait_said(timeout=30)
-        await asyncio.wait_for(tts.waiting.wait(), timeout=30)  # the goodbye, decided at the pause, waits to be said
-        n2 = len(caller.speech_frames)
-        caller.sim.say(second)
-        await caller.sim.wait_said(timeout=30)
-        finished = last_voiced(caller, n2, second)
-        await eventually(lambda: metric(stage, SPECULATIVE, {"outcome": "withdrawn"}) == 1, what="the withdrawal")
-        tts.gate.set()
-        await eventually(lambda: caller.frames_between(finished), what="the answer to the whole")
+        # the goodbye, decided at the pause, waits to be said while the caller goes on
+        n, finished = await go_on_while_held(stage, caller, tts, "всё понятно спасибо",
+                                             "а ещё вопрос сколько стоит роуминг")
         await caller.quiet(min_turns=4)
         hung_up_by_bot = hangup_requests(stage, caller.sim.channel_id)
         await caller.sim.hangup()
