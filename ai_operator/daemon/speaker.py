@@ -24,7 +24,7 @@ from ai_operator.speech.tts import LineTTS
 
 _EMPTY = np.zeros(0, dtype=np.int16)
 HOLD_CHECK_S = 0.005  # past its time, a held first frame looks again this often while `unless()` holds it
-HOLD_CHECKS = 60  # and no more often than this (300 ms): a caller's line that says nothing by then is let go
+HOLD_CHECKS = 60  # and no more times than this (300 ms): a caller's line that says nothing by then is let go
 VoiceSegments = Callable[[str, str], list[tuple[str, str]]]
 
 
@@ -53,7 +53,7 @@ class Speaker:
 
     def hold_next(self, until: float | None, unless: Callable[[], bool] | None = None) -> None:
         """Utterances started from now are synthesised at once, but enter the stream no sooner than `until` and,
-        after it, not while `unless()` (checked every frame, `HOLD_CHECKS` times at most); None: no hold."""
+        after it, not while `unless()` (checked every `HOLD_CHECK_S`, `HOLD_CHECKS` times at most); None: no hold."""
         self._hold_until, self._hold_unless = until, unless
 
     def say(self, text: str, language: str, *, cache: bool) -> str:
