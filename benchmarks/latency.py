@@ -60,6 +60,9 @@ from benchmarks.media_bench import (
 )
 from benchmarks.run import REPORTS, git_commit, machine
 
+# The daemon's own figures kept in the report: its slow loop steps, GC pauses and pacer overruns (daemon_proc)
+DAEMON_LOOP_FIGURES = ("slow_steps", "gc", "gc_waited_ticks", "overruns", "counters")
+
 KEY = "bench-key"
 CALL_S = 60.0  # about one call of the plan (the knowledge-base answers are long)
 SINGLE_WARMUP_S = 10.0  # N=1: no churn to settle, only the daemon's start
@@ -134,6 +137,8 @@ async def run_one(profile: str, n: int, window_s: float, workdir: Path, plan: lp
                                rtp_range(max(4 * n, 100)), max(2 * n, 10), extra)
         daemon = start_daemon(run_dir, env, workdir / "plan" / "plan.json", cpus, Options(), window_s, speech_from_env=True)
         window = await callers.event("window", START_TIMEOUT_S)
+        await asyncio.sleep(max(0.0, (window["t0_ns"] - time.monotonic_ns()) / 1e9))
+        daemon.send_signal(signal.SIGUSR1)  # the daemon's own figures (slow steps, GC, overruns) count from here
         await asyncio.sleep(max(0.0, (window["t1_ns"] - time.monotonic_ns()) / 1e9))
         daemon.send_signal(signal.SIGUSR2)
         await callers.event("done", DONE_TIMEOUT_S + window_s)
@@ -145,13 +150,17 @@ async def run_one(profile: str, n: int, window_s: float, workdir: Path, plan: lp
         await callers.stop()
         await server.stop()
         os.sched_setaffinity(0, own_affinity)
+    own_path = run_dir / "daemon-figures.json"
+    own = json.loads(own_path.read_text()) if own_path.exists() else {}
+    loop = {k: own[k] for k in DAEMON_LOOP_FIGURES if k in own}  # where the daemon's loop stalls came from
     capture = loads((run_dir / "capture" / "capture.json").read_text(),
                     (run_dir / "capture" / "packets.bin").read_bytes())
     figures = la.analyse(capture, plan.kinds)
     t0, t1 = capture.t0_ns / 1e9, capture.t1_ns / 1e9  # the server's stamps are time.monotonic() seconds
     requests = Counter(PATHS.get(r["path"], r["path"]) for r in server.requests if t0 <= r["time"] < t1)
     return {"profile": profile, "n": n, "figures": figures, "requests_in_window": dict(requests),
-            "early_decisions": early, "budgets": la.verdicts(figures, profile), "health": capture.health}
+            "early_decisions": early, "budgets": la.verdicts(figures, profile), "health": capture.health,
+            "daemon_loop": loop}
 
 
 EARLY_METRICS = ("ai_operator_early_turns_total", "ai_operator_speculative_turns_total",
