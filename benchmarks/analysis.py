@@ -271,7 +271,8 @@ def analyse(capture: Capture, expected: Mapping[int, Sequence[int]], rules: Rule
             "late_frames": tally.late,
             "extra_frames": tally.extra, "mismatched_replies": tally.mismatched_replies,
             "lateness_ms": {"p50": percentile(late, 50), "p99": percentile(late, 99), "max": _max(late),
-                            "over_20ms": int((late > 20).sum())},
+                            "over_20ms": int((late > 20).sum()),
+                            "over_5ms": int((late > BUDGETS["lateness_p99_ms"][1]).sum())},  # the budget's bound
             "jitter_ms": {"streams": len(tally.jitter_ms), "p99": percentile(tally.jitter_ms, 99),
                           "max": _max(tally.jitter_ms)},
         },

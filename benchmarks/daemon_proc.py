@@ -8,8 +8,12 @@ the env file's (the OpenAI adapters against the local server with a latency prof
 Signals: SIGUSR1 starts the measurement window (resets the pacer's send-error statistics, notes the counters);
 SIGUSR2 ends it and writes the daemon's own figures for the window to `--out` (pacer, RTP totals, garbage-collection
 pauses, turn latencies, the loop steps that held the event loop `SLOW_STEP_MS` or longer, by name: where a
-stall came from, and `turn_ends`: how every utterance it decided ended, at the policy's early pause or at the full
-end silence, which the caller-side analysis needs to judge each turn's latency); SIGTERM stops the daemon.
+stall came from (each garbage-collection pause, and with AI_OPERATOR_BENCH_STEP_CPU=1 each step, with the loop
+thread's CPU time in it: far less is time off the CPU, not work; the pacer's long receive steps split into CPU,
+run-queue wait and the rest), the CPU time of the loop's
+thread and of the process's other threads, and `turn_ends`: how every utterance it decided ended, at the
+policy's early pause or at the full end silence, which the caller-side analysis needs to judge each turn's
+latency); SIGTERM stops the daemon.
 With `--cpus`, the process is pinned to those CPUs, and with `--db-cpus` the embedded PostgreSQL it starts
 is moved to those (by default it shares the daemon's). With `--profile`,
 cProfile runs for the window.
@@ -45,6 +49,8 @@ from ai_operator.sim.instant import ScriptedSTT
 from ai_operator.storage.embedded import children_of
 from ai_operator.turn_driver import Turn
 from benchmarks import plan as plans
+from benchmarks.loop_probes import ReceiveProbe
+from benchmarks.procstat import thread_cpu_seconds
 
 WINDOW_SAMPLES = 200_000  # send-error samples kept for the window (over an hour of ticks)
 TURN_POLL_S = 0.25
@@ -53,6 +59,7 @@ STALL_AT_ENV = "AI_OPERATOR_BENCH_STALL_AT_S"
 STALL_MIN_LEFT_SAMPLES = 4000  # the stall hits a reply with at least this much (0.5 s) left to play
 STALL_POLL_S = 0.01
 SLOW_STEP_MS = 2.0  # a loop step that held the loop this long is noted (by name) in the figures
+STEP_CPU_ENV = "AI_OPERATOR_BENCH_STEP_CPU"  # set: each slow step also says its CPU time (costs ~10 % CPU)
 log = get_logger("bench")
 
 
@@ -64,25 +71,30 @@ def _counters(svc: Any) -> dict[str, int]:
 
 
 class GcPauses:
-    """Durations of the garbage collector's passes (a stop-the-world pause of the event loop)."""
+    """Durations of the garbage collector's passes (a stop-the-world pause of the event loop), and the CPU time
+    the thread had in them (a pause much longer than its CPU time is the thread kept off the CPU, not work)."""
 
     def __init__(self) -> None:
         self.pauses_ms: dict[int, list[float]] = {0: [], 1: [], 2: []}
-        self._t = 0.0
+        self.cpu_ms: dict[int, list[float]] = {0: [], 1: [], 2: []}
+        self._t = self._cpu = 0.0
         gc.callbacks.append(self._on_gc)
 
     def _on_gc(self, phase: str, info: dict[str, int]) -> None:
         if phase == "start":
-            self._t = time.perf_counter()
+            self._t, self._cpu = time.perf_counter(), time.thread_time()
         else:
             self.pauses_ms[info["generation"]].append((time.perf_counter() - self._t) * 1000)
+            self.cpu_ms[info["generation"]].append((time.thread_time() - self._cpu) * 1000)
 
     def reset(self) -> None:
-        for v in self.pauses_ms.values():
+        for v in (*self.pauses_ms.values(), *self.cpu_ms.values()):
             v.clear()
 
     def summary(self) -> dict[str, dict[str, float]]:
-        return {f"gen{g}": {"count": len(v), "max_ms": round(max(v, default=0.0), 2), "total_ms": round(sum(v), 1)}
+        return {f"gen{g}": {"count": len(v), "max_ms": round(max(v, default=0.0), 2), "total_ms": round(sum(v), 1),
+                            "cpu_max_ms": round(max(self.cpu_ms[g], default=0.0), 2),
+                            "cpu_total_ms": round(sum(self.cpu_ms[g]), 1)}
                 for g, v in self.pauses_ms.items()}
 
 
@@ -93,6 +105,7 @@ class SlowSteps:
     def __init__(self, limit_ms: float = SLOW_STEP_MS) -> None:
         self.limit_s = limit_ms / 1000
         self.steps: dict[str, list[float]] = {}
+        self.cpu: dict[str, list[float]] = {}  # the thread's CPU time in each of those steps
         run = asyncio.events.Handle._run
         probe = self
 
@@ -103,14 +116,27 @@ class SlowSteps:
             if took >= probe.limit_s:
                 probe.steps.setdefault(_step_name(handle), []).append(took * 1000)
 
-        asyncio.events.Handle._run = timed_run  # type: ignore[method-assign]
+        def timed_run_cpu(handle: asyncio.Handle) -> None:  # two more system calls a step: about 10 % of the CPU
+            t, cpu = time.perf_counter(), time.thread_time()
+            run(handle)
+            took = time.perf_counter() - t
+            if took >= probe.limit_s:
+                name = _step_name(handle)
+                probe.steps.setdefault(name, []).append(took * 1000)
+                probe.cpu.setdefault(name, []).append((time.thread_time() - cpu) * 1000)
+
+        cpu = bool(os.environ.get(STEP_CPU_ENV))
+        asyncio.events.Handle._run = timed_run_cpu if cpu else timed_run  # type: ignore[method-assign]
 
     def reset(self) -> None:
         self.steps.clear()
+        self.cpu.clear()
 
     def summary(self, top: int = 12) -> list[dict[str, Any]]:
         rows = sorted(self.steps.items(), key=lambda kv: -sum(kv[1]))[:top]
-        return [{"step": name, "count": len(v), "max_ms": round(max(v), 2), "total_ms": round(sum(v), 1)}
+        return [{"step": name, "count": len(v), "max_ms": round(max(v), 2), "total_ms": round(sum(v), 1),
+                 **({"cpu_max_ms": round(max(self.cpu[name]), 2), "cpu_total_ms": round(sum(self.cpu[name]), 1)}
+                    if name in self.cpu else {})}
                 for name, v in rows]
 
 
@@ -158,6 +184,8 @@ class Figures:
         self.slow = SlowSteps()
         self.ends = TurnEnds()
         self.gc_waited_base = 0
+        self.threads_base: dict[int, float] = {}
+        self.receive: ReceiveProbe | None = None
 
     def poll_calls(self) -> None:
         """Keep a reference to each live call's latency list (it outlives the call)."""
@@ -172,6 +200,14 @@ class Figures:
         collector = getattr(self.daemon, "collector", None)
         return 0 if collector is None else collector.passes_waited
 
+    def _threads_cpu(self) -> dict[str, float]:
+        """CPU seconds in the window of the event loop's thread and of every other thread (which compete with
+        it for the interpreter's lock), and how many threads ran."""
+        now, pid = thread_cpu_seconds(os.getpid()), os.getpid()
+        used = {tid: cpu - self.threads_base.get(tid, 0.0) for tid, cpu in now.items()}
+        return {"loop": round(used.get(pid, 0.0), 2), "others": round(sum(v for t, v in used.items() if t != pid), 2),
+                "threads": float(len(now))}
+
     def start_window(self) -> None:
         svc = self.daemon.svc
         if svc is None:
@@ -185,6 +221,9 @@ class Figures:
         self.gc.reset()
         pacer.overruns.clear()
         self.gc_waited_base = self._gc_waited()
+        self.threads_base = thread_cpu_seconds(os.getpid())
+        self.receive = self.receive or ReceiveProbe(pacer)
+        self.receive.rows.clear()
         self.slow.reset()
         self.peak_calls = 0
         self.window_started = time.monotonic()
@@ -205,6 +244,8 @@ class Figures:
         out["overruns"] = [{k: round(v * 1000.0, 2) for k, v in vars(o).items()} for o in pacer.overruns
                            if self.window_started is not None]  # the last steps over 20 ms (ms)
         out["slow_steps"] = self.slow.summary()
+        out["threads_cpu_s"] = self._threads_cpu()
+        out["long_receives"] = self.receive.summary() if self.receive is not None else None
         out["ports"] = {"size": svc.ports.size, "in_use": svc.ports.in_use}
         bridge: list[float] = []
         for cid, lst in self.turn_lists.items():

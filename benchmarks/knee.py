@@ -19,7 +19,7 @@ from typing import Any
 from benchmarks.knee_search import Ladder, knee_of, next_size, outcome, per_node, summarise
 
 RUN_FIGURES = ("calls", "max_calls", "window_s", "warmup_s", "pinning", "cpu", "contention", "memory", "figures",
-               "budgets", "verdict", "valid", "load_average", "records", "daemon")
+               "budgets", "verdict", "valid", "load_average", "records", "daemon", "baseline")
 RunAt = Callable[[int, Any, Any], Awaitable[dict[str, Any]]]
 
 

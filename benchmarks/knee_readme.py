@@ -37,6 +37,10 @@ _SHARED = ("mean concurrent", "lost frames", "lateness p99", "jitter (worst stre
 COLUMNS: tuple[Column, ...] = (  # the bench table's columns a knee rung shows, and how busy the box was
     *(c for name in _SHARED for c in BENCH_COLUMNS if c[0] == name),
     ("other processes' cores", ("contention", "other_processes_cores"), "{:.2f}"),
+    ("host steal, cores", ("contention", "steal_cores"), "{:.2f}"),
+    ("no-work pacer's lateness p99 (the box's own)", ("baseline", "lateness_ms", "p99"), "{:.1f} ms"),
+    ("frames the daemon itself made > 5 ms late (budget < 1 %)", ("budgets", "lateness_own_late_pct", "value"),
+     "{:.2f} %"),
 )
 
 

@@ -4,6 +4,8 @@ Three processes: the daemon (`daemon_proc`, pinned with its embedded PostgreSQL 
 two or more), the callers with the simulated PBX (`caller_proc`, pinned to the others) and this one, which
 prepares the conversations (`plan`), takes the CPU readings at the window's edges and judges the capture
 (`analysis`). `prepare_stage(workdir)` once per `make bench`; `run_media(n, stage, options)` per call count.
+A pacer with no work (`reference_pacer`) runs in the same window: lateness and jitter are judged net of the
+box's own (`baseline.py`), and the host's steal is reported beside the other processes' CPU.
 """
 
 from __future__ import annotations
@@ -26,15 +28,18 @@ from typing import Any
 from ai_operator.config.schema import VadSettings
 from benchmarks import plan as plans
 from benchmarks.analysis import Rules, analyse, percentile, verdicts
+from benchmarks.baseline import judge_net, reference_figures, reference_problems
 from benchmarks.capture import loads
 from benchmarks.procstat import (
     box_busy_seconds,
+    box_steal_seconds,
     cpu_seconds,
     postmaster_pid,
     rss_mb,
     runqueue_wait_seconds,
     tree_cpu_seconds,
 )
+from benchmarks.reference_pacer import ReferenceProcess
 
 REPO = Path(__file__).resolve().parent.parent
 ENV_EXAMPLE = REPO / "etc" / "ai-operator.env.example"
@@ -235,7 +240,8 @@ async def _sleep_until(mono_ns: int) -> None:
 def _readings(daemon_pid: int, pg_pid: int | None, caller_pid: int) -> dict[str, float]:
     return {"t": time.monotonic(), "daemon": cpu_seconds(daemon_pid), "callers": cpu_seconds(caller_pid),
             "db": tree_cpu_seconds(pg_pid) if pg_pid else 0.0, "db_pid": float(pg_pid or 0),
-            "self": cpu_seconds(os.getpid()), "box": box_busy_seconds(), "daemon_wait": runqueue_wait_seconds(daemon_pid)}
+            "self": cpu_seconds(os.getpid()), "box": box_busy_seconds(), "daemon_wait": runqueue_wait_seconds(daemon_pid),
+            "steal": box_steal_seconds()}
 
 
 async def records_check(stage: Stage, call_ids: list[str]) -> dict[str, int]:
@@ -275,6 +281,7 @@ async def run_media(n: int, stage: Stage, options: Options) -> dict[str, Any]:
         os.sched_setaffinity(0, set(cpus["callers"]))
     callers = await CallerProcess.start(run_dir / "spec.json", run_dir / "callers.log")
     daemon: subprocess.Popen[bytes] | None = None
+    reference: ReferenceProcess | None = None
     try:
         url = (await callers.event("ari", START_TIMEOUT_S))["url"]
         env = write_daemon_env(run_dir / "daemon.env", base_env(stage.state_dir), url, password, metrics_port,
@@ -282,6 +289,7 @@ async def run_media(n: int, stage: Stage, options: Options) -> dict[str, Any]:
         daemon = start_daemon(run_dir, env, stage.plan_path, cpus, options, options.window_s)
         window = await callers.event("window", START_TIMEOUT_S)
         t0, t1 = window["t0_ns"], window["t1_ns"]
+        reference = ReferenceProcess(run_dir, t0, t1, cpus["daemon"])  # the box's own lateness, same window
         pg = postmaster_pid(stage.state_dir / "pgdata")
         rss_idle = rss_mb(daemon.pid)
         load_start = os.getloadavg()
@@ -298,9 +306,12 @@ async def run_media(n: int, stage: Stage, options: Options) -> dict[str, Any]:
         await callers.event("done", DONE_TIMEOUT_S + options.window_s)
         await callers.proc.wait()
         await stop_daemon(daemon)
+        baseline = await reference.record() or {}  # {}: it failed, and nothing can be judged against it
     finally:
         if daemon is not None:
             await stop_daemon(daemon)
+        if reference is not None:
+            reference.stop()
         await callers.stop()
         os.sched_setaffinity(0, own_affinity)
     capture = loads((run_dir / "capture" / "capture.json").read_text(), (run_dir / "capture" / "packets.bin").read_bytes())
@@ -308,7 +319,7 @@ async def run_media(n: int, stage: Stage, options: Options) -> dict[str, Any]:
     figures = judge(capture, plan, [own])
     answered = [c.channel_id for c in capture.calls if c.outcome != "refused" and c.outcome != "no_media"]
     return assemble(n, options, warmup, cpus, r0, r1, rss_idle, rss, (load_start, load_end), figures, own,
-                    capture.health, await records_check(stage, answered), run_dir)
+                    capture.health, await records_check(stage, answered), run_dir, baseline)
 
 
 def judge(capture: Any, plan: plans.Plan, own: list[dict[str, Any]]) -> dict[str, Any]:
@@ -324,8 +335,10 @@ def judge(capture: Any, plan: plans.Plan, own: list[dict[str, Any]]) -> dict[str
 
 def assemble(n: int, options: Options, warmup: float, cpus: dict[str, list[int]], r0: dict[str, float],
              r1: dict[str, float], rss_idle: float, rss: float, loads_: tuple[Any, Any], figures: dict[str, Any],
-             own: dict[str, Any], health: dict[str, Any], records: dict[str, int], run_dir: Path) -> dict[str, Any]:
-    """One run's entry in the report."""
+             own: dict[str, Any], health: dict[str, Any], records: dict[str, int], run_dir: Path,
+             baseline: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One run's entry in the report; with `baseline` (a `reference_pacer` record of the window) lateness and
+    jitter are judged net of the box's own (`baseline.judge_net`)."""
     window = r1["t"] - r0["t"]
     cpu = {k: r1[k] - r0[k] for k in ("daemon", "db", "callers", "self", "box", "daemon_wait")}
     others = cpu["box"] - cpu["daemon"] - cpu["db"] - cpu["callers"] - cpu["self"]
@@ -333,12 +346,14 @@ def assemble(n: int, options: Options, warmup: float, cpus: dict[str, list[int]]
     call_minutes = calls * window / 60
     counters = own.get("counters", {})
     send = own.get("send_error_last_frame_ms") or {}
-    v = verdicts(figures)
+    reference = reference_figures(baseline) if baseline is not None else None
+    v = verdicts(figures) if baseline is None else judge_net(verdicts(figures), figures, reference)
     problems = []
     if health.get("capture_drops"):
         problems.append(f"the callers' sockets dropped {health['capture_drops']} datagrams (load generator too slow)")
     if health.get("unstamped_packets"):
         problems.append(f"{health['unstamped_packets']} packets came without a kernel timestamp")
+    problems += reference_problems(reference)
     lag = (health.get("tick_lateness_ms") or {}).get("p99") or 0.0
     if lag > CALLER_LAG_P99_MS:
         problems.append(f"the callers' 20 ms ticks were {lag:.0f} ms late (p99): the load generator fell behind "
@@ -359,7 +374,9 @@ def assemble(n: int, options: Options, warmup: float, cpus: dict[str, list[int]]
         "contention": {  # the box is shared: how much of it others used, and how long the daemon waited for a CPU
             "box_busy_cores": round(cpu["box"] / window, 2), "other_processes_cores": round(max(0.0, others) / window, 2),
             "daemon_runqueue_wait_pct": round(100 * cpu["daemon_wait"] / window, 1),
+            "steal_cores": round((r1.get("steal", 0.0) - r0.get("steal", 0.0)) / window, 2),  # the host's share
         },
+        "baseline": reference,
         "memory": {"rss_mb": round(rss, 1), "rss_idle_mb": round(rss_idle, 1),
                    "rss_mb_per_call": round((rss - rss_idle) / calls, 3) if calls else None},
         "dialogue_diverged_frames": figures["audio"]["extra_frames"],
@@ -377,7 +394,7 @@ def assemble(n: int, options: Options, warmup: float, cpus: dict[str, list[int]]
             "own_send_error_max_ms": round(send["max_ms"], 3) if "max_ms" in send else None,
             "own_bridge_p95_ms": percentile(own.get("bridge_ms") or [], 95), "gc": own.get("gc"),
             "gc_waited_ticks": own.get("gc_waited_ticks"), "overruns": own.get("overruns"),
-            "slow_steps": own.get("slow_steps"),
+            **{k: own.get(k) for k in ("slow_steps", "threads_cpu_s", "long_receives")},
         },
         "run_dir": str(run_dir),
     }

@@ -17,7 +17,11 @@ PAGE_KB = 1024.0
 
 
 def _stat(pid: int) -> list[str]:
-    text = Path(f"/proc/{pid}/stat").read_text()
+    return _stat_path(Path(f"/proc/{pid}/stat"))
+
+
+def _stat_path(path: Path) -> list[str]:
+    text = path.read_text()
     return text[text.rindex(")") + 2 :].split()  # comm may contain spaces
 
 
@@ -71,3 +75,21 @@ def box_busy_seconds() -> float:
     fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
     user, nice, system, _idle, _iowait, irq, softirq, steal = fields[:8]
     return (user + nice + system + irq + softirq + steal) / CLOCK_TICKS
+
+
+def box_steal_seconds() -> float:
+    """CPU seconds the host took from this box's vCPUs while they had work (steal, /proc/stat) since boot."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return fields[7] / CLOCK_TICKS
+
+
+def thread_cpu_seconds(pid: int) -> dict[int, float]:
+    """utime + stime of each live thread of `pid` by thread id (the main thread's id is `pid`)."""
+    out: dict[int, float] = {}
+    for entry in os.scandir(f"/proc/{pid}/task"):
+        try:
+            fields = _stat_path(Path(entry.path) / "stat")
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        out[int(entry.name)] = (int(fields[UTIME_INDEX]) + int(fields[STIME_INDEX])) / CLOCK_TICKS
+    return out

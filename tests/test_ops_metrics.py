@@ -1,13 +1,18 @@
-"""Metrics: the exposition parses and carries the families and labels; /healthz over real HTTP."""
+"""Metrics: the exposition parses and carries the families and labels; /healthz over real HTTP; /metrics served a
+part per event-loop step."""
 
 from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from itertools import pairwise
 
 import aiohttp
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from ai_operator.ops.http import MetricsServer, evaluate_health
-from ai_operator.ops.metrics import LATENCY_STAGES, REJECT_REASONS, Metrics
+from ai_operator.ops.metrics import LATENCY_STAGES, REJECT_REASONS, SAMPLES_PER_PART, Metrics
 
 
 def _samples(metrics: Metrics) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
@@ -180,4 +185,53 @@ async def test_healthz_degraded_is_200_with_the_provider_reasons_and_unhealthy_w
                 assert r.status == 503 and body["status"] == "unhealthy"
                 assert body["reasons"] == ["ari_disconnected", reason]
     finally:
+        await server.stop()
+
+
+def test_the_page_in_parts_is_the_page_and_no_part_formats_more_than_its_share():
+    m = Metrics()
+    m.set_rtp_source(lambda: {"packets_in": 7, "packets_out": 9})
+    for stage in LATENCY_STAGES:  # every child of the biggest family: 11 stages x 17 buckets and more
+        m.observe_stage(stage, 0.02)
+    m.calls_active.labels(route="test").inc()
+    parts = list(m.render_parts())
+    assert b"".join(parts) == m.render()  # the same page, every family's HELP/TYPE once, `_created` gauges too
+    samples = [sum(1 for line in p.splitlines() if line and not line.startswith(b"#")) for p in parts]
+    assert max(samples) <= SAMPLES_PER_PART < sum(samples)  # split, and no part bigger than its share
+
+
+async def test_a_scrape_yields_to_the_event_loop_between_parts():
+    """A page formatted at once held the loop (and every call's audio) 5-10 ms per scrape: the server formats it
+    a part per loop step, so the loop's other work (the pacer's tick) runs in between."""
+    m = Metrics()
+    for stage in LATENCY_STAGES:
+        m.observe_stage(stage, 0.02)
+    steps = 0
+    seen: list[int] = []  # the loop's step count as each part was formatted
+    parts = m.render_parts
+
+    def noted() -> Iterator[bytes]:
+        for part in parts():
+            seen.append(steps)
+            yield part
+
+    m.render_parts = noted  # type: ignore[method-assign]
+    server = MetricsServer(m, port=0)
+    await server.start()
+    stop = asyncio.Event()
+
+    async def ticker() -> None:
+        nonlocal steps
+        while not stop.is_set():
+            steps += 1
+            await asyncio.sleep(0)
+
+    task = asyncio.create_task(ticker())
+    try:
+        async with aiohttp.ClientSession() as http, http.get(f"{server.url}/metrics") as r:
+            assert await r.read() == m.render()
+        assert len(seen) > 2 and all(b > a for a, b in pairwise(seen))  # the loop ran between every two parts
+    finally:
+        stop.set()
+        await task
         await server.stop()
