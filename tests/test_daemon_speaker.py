@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import AsyncIterator
 
 import numpy as np
@@ -76,3 +77,40 @@ async def test_the_silence_around_a_line_is_trimmed() -> None:
     frames = -(-(VOICE.size + 2 * 320) // 160)
     assert VOICE.size <= audio.size <= frames * 160
     assert np.count_nonzero(np.abs(audio.astype(np.int32) - 3000) < 200) >= VOICE.size  # the voice, whole
+
+
+class LateTTS:
+    """Its first chunk comes only when `ready` is set: a reply synthesised after its hold time has passed."""
+
+    def __init__(self) -> None:
+        self.ready = asyncio.Event()
+
+    async def stream(self, text: str, language: str, *, cache: bool = True) -> AsyncIterator[np.ndarray]:
+        await self.ready.wait()
+        yield VOICE
+
+    async def prewarm(self, lines: list[tuple[str, str]]) -> int:
+        return 0
+
+
+async def test_a_held_reply_ready_after_its_time_still_waits_while_the_caller_may_be_speaking() -> None:
+    """An early-ended turn's reply whose first chunk comes after its hold time (a slow decision or TTS) still waits
+    while `unless()` says the caller may be going on (found through the real Asterisk: the reply to "сколько стоит
+    роуминг" began as the caller went on "за границей" after a 300 ms pause)."""
+    stream = PlayoutStream(get_codec("ulaw"), lambda b: None)
+    tts = LateTTS()
+    speaker = Speaker(stream, tts, lambda text, lang: [(text, lang)], on_error=lambda *_: None)
+    asked: list[bool] = []
+    caller_going_on = True
+
+    def unless() -> bool:
+        asked.append(caller_going_on)
+        return caller_going_on
+
+    speaker.hold_next(time.monotonic(), unless)  # its time has passed by the time the chunk comes
+    answer = speaker.say("answer", "ru", cache=True)
+    tts.ready.set()
+    await eventually(lambda: len(asked) >= 3, what="the held reply asking whether the caller goes on")
+    assert not stream._queue  # held while the caller may be speaking
+    caller_going_on = False
+    await eventually(lambda: queued_ids(stream) == [answer], what="the reply let go")

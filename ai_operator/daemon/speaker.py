@@ -112,7 +112,7 @@ class Speaker:
                         if first:
                             self.first_chunk_ms[utterance_id] = (time.perf_counter() - t0) * 1000
                             first = False
-                            if hold is not None and hold > time.monotonic():
+                            if hold is not None:  # past its time too: `unless` is asked all the same
                                 await self._held(hold)
                                 if self._active != utterance_id:
                                     return
@@ -130,7 +130,7 @@ class Speaker:
             self._on_error(utterance_id, RuntimeError("the TTS produced no audible audio"))
 
     async def _held(self, until: float) -> None:
-        await asyncio.sleep(until - time.monotonic())
+        await asyncio.sleep(max(0.0, until - time.monotonic()))
         unless = self._hold_unless
         if unless is None:
             return

@@ -16,8 +16,18 @@ import pytest
 
 from ai_operator.media.frames import FRAME_SAMPLES
 from policies.operator.catalog import GREETING
-from tests.support.asterisk import SipCaller, Stack, bot_line, contains, talkspurts, wait_reply
+from tests.support.asterisk import (
+                                    SipCaller,
+                                    Stack,
+                                    bot_line,
+                                    contains,
+                                    talkspurts,
+                                    voice_to_voice_ms,
+                                    voice_to_voice_report,
+                                    wait_reply,
+)
 from tests.support.asterisk.heard import voiced
+from tests.support.asterisk.stack import clip
 from tests.support.wait import eventually_sync
 
 pytestmark = pytest.mark.asterisk
@@ -67,14 +77,15 @@ def full_call(stack: Stack, language: str, record_property: Any) -> None:
     caller = stack.dial("100")
     call_id = caller.channel_id()
     figures = [greeting_heard(caller)]
-    waits = []
+    voice_to_voice = []
     for text in lines:
         said = stack.say(caller, text, language)
-        reply = wait_reply(caller.rtp, said.last_ns)
-        waits.append((reply[0].first_ns - said.last_ns) / 1e6)
-    figures.append("caller's speech end -> first voiced reply frame " + ", ".join(f"{w:.0f}" for w in waits) + " ms")
+        wait_reply(caller.rtp, said.last_ns)
+        voice_to_voice.append((text, voice_to_voice_ms(caller.rtp, said, clip(text, language))))
     said = stack.say(caller, goodbye, language)
     ending = caller.wait_ended()
+    voice_to_voice.append((goodbye, voice_to_voice_ms(caller.rtp, said, clip(goodbye, language))))
+    record_property("report", voice_to_voice_report(f"operator call, {language}", voice_to_voice))
     assert ending.how == "bye_received", f"the caller got no BYE ({ending}): {caller.failure()}"
     record = stack.record(call_id)
 

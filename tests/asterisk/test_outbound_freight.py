@@ -14,10 +14,21 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.support.asterisk import RtpPeer, Said, Stack, bot_line, contains, talkspurts, wait_reply
+from tests.support.asterisk import (
+                                    RtpPeer,
+                                    Said,
+                                    Stack,
+                                    bot_line,
+                                    contains,
+                                    talkspurts,
+                                    voice_to_voice_ms,
+                                    voice_to_voice_report,
+                                    wait_reply,
+)
 from tests.support.asterisk.pbx import Asterisk, substitute
 from tests.support.asterisk.stack import clip
 from tests.support.asterisk.uas_peers import SippUas
@@ -60,8 +71,8 @@ def carrier_says(stack: Stack, peer: RtpPeer, text: str) -> Said:
     return peer.speak(pcm)
 
 
-def test_a_freight_call_dialled_out_closes_a_deal_and_hangs_up_after_the_goodbye(fresh_stack: Stack,
-                                                                                  tmp_path: Path) -> None:
+def test_a_freight_call_dialled_out_closes_a_deal_and_hangs_up_after_the_goodbye(fresh_stack: Stack, tmp_path: Path,
+                                                                                  record_property: Any) -> None:
     stack = fresh_stack
     peer = RtpPeer("127.0.0.1")
     try:
@@ -73,12 +84,16 @@ def test_a_freight_call_dialled_out_closes_a_deal_and_hangs_up_after_the_goodbye
             carrier.wait_for("answered", 30)
 
             wait_reply(peer, 0)  # the greeting
+            voice_to_voice = []
             for text in CARRIER:
                 said = carrier_says(stack, peer, text)
                 wait_reply(peer, said.last_ns)
+                voice_to_voice.append((text, voice_to_voice_ms(peer, said, clip(text, "hi"))))
             said = carrier_says(stack, peer, THANKS)
             bye = carrier.wait_for("bye_received", 120)
             assert carrier.first("bye_sent") is None
+        voice_to_voice.append((THANKS, voice_to_voice_ms(peer, said, clip(THANKS, "hi"))))
+        record_property("report", voice_to_voice_report("outbound freight call, hi", voice_to_voice))
         record = stack.record(call_id)
 
         greeting = record["turns"][0]["bot_text"]

@@ -19,16 +19,27 @@ API (stable; `tests/asterisk/conftest.py` gives the fixtures):
   `caller.wait_media()`, `caller.wait_ended()` -> `Ending(how="bye_received"|"bye_sent", at_ns, exit_code)`.
   `dial(..., hangup_after_s=S)` makes the caller hang up itself after S seconds.
 - `stack.say(caller, text, language)`: speak an espeak-ng clip and arm the STT to recognise it; returns `Said`.
+- `stack.arm_pieces(pieces, language)`: arm the STT for a line said in pieces with pauses between them (each
+  utterance is heard as the pieces it holds); returns their clips.
 - `stack.record(call_id)`: the call's row with its turns from the daemon's database, once it has ended.
 - heard.py: `talkspurts(caller.rtp, since_ns)`, `wait_reply(caller.rtp, after_ns)`, `contains(heard, line)`,
-  `last_voiced_ns`; `bot_line(text, language, policy)` is a bot line's audio as the daemon plays it.
+  `last_voiced_ns`, `voice_to_voice_ms(caller.rtp, said, pcm)` (issue 26's caller-side figure) and
+  `voice_to_voice_report`; `bot_line(text, language, policy)` is a bot line's audio as the daemon plays it.
 """
 
 from __future__ import annotations
 
 from tests.support.asterisk.caller import Ending, SipCaller
 from tests.support.asterisk.daemon_proc import DaemonProcess, daemon_env, kb_ingest
-from tests.support.asterisk.heard import Spurt, contains, last_voiced_ns, talkspurts, wait_reply
+from tests.support.asterisk.heard import (
+                                          Spurt,
+                                          contains,
+                                          last_voiced_ns,
+                                          talkspurts,
+                                          voice_to_voice_ms,
+                                          voice_to_voice_report,
+                                          wait_reply,
+)
 from tests.support.asterisk.pbx import (
                                         Asterisk,
                                         PbxPorts,
@@ -45,4 +56,5 @@ from tests.support.asterisk.stack import Stack, bot_line
 __all__ = ["Asterisk", "DaemonProcess", "Ending", "LocalOpenAI", "PbxPorts", "PbxSecrets", "RtpPeer", "Said",
            "SipCaller", "Spurt", "Stack", "asterisk_binary", "asterisk_prefix", "asterisk_sources",
            "asterisk_sources_present", "bot_line", "caller_clip",
-           "contains", "daemon_env", "kb_ingest", "last_voiced_ns", "talkspurts", "wait_reply"]
+           "contains", "daemon_env", "kb_ingest", "last_voiced_ns", "talkspurts", "voice_to_voice_ms",
+           "voice_to_voice_report", "wait_reply"]

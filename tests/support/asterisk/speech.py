@@ -6,7 +6,9 @@ every test, whatever loop a test runs in), which recognises the test's own clips
 say is armed (`expect`), and an uploaded utterance is the armed clip whose audio it matches best (normalised
 cross-correlation of the 8 kHz samples, after G.711 both ways through Asterisk). A recognised clip is disarmed,
 so a second fragment of the same line transcribes as "" (as a real recogniser hears a cough). Audio matching no
-armed clip transcribes as "".
+armed clip transcribes as "". A line said in pieces with pauses between them (`expect_pieces`) is heard as the
+pieces an utterance holds, in order, as a real recogniser hears what was said so far: the fragment before a
+mid-sentence pause, the rest after it, or the whole line.
 
 With streaming STT (`STT_PROVIDER=openai_realtime`) the server asks the script again on all of an utterance's audio
 (a call's one websocket, from the utterance's `clear`) at every partial and commit, and itself drops what a completed item already said; `LineRecogniser` serves that:
@@ -80,15 +82,28 @@ class ClipRecogniser:
 
     armed: dict[str, np.ndarray] = field(default_factory=dict)
     heard: list[tuple[str, float]] = field(default_factory=list)  # (transcript, score) per request
+    pieces: list[tuple[str, np.ndarray]] = field(default_factory=list)  # a line said in pieces (`expect_pieces`)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def expect(self, text: str, pcm: np.ndarray) -> None:
         with self._lock:
             self.armed[text] = pcm
+            self.pieces = []
+
+    def expect_pieces(self, pieces: list[tuple[str, np.ndarray]]) -> None:
+        """The caller is about to say one line in `pieces` (text, clip), pausing between them: until another line
+        is armed, an utterance is heard as the pieces it holds, in order (none: "")."""
+        with self._lock:
+            self.pieces = list(pieces)
 
     def __call__(self, wav: bytes, _fields: dict) -> str:
         pcm = wav_pcm(wav)
         with self._lock:
+            if self.pieces:
+                scores = [(similarity(pcm, clip), text) for text, clip in self.pieces]
+                heard = " ".join(text for score, text in scores if score >= MATCH_THRESHOLD)
+                self.heard.append((heard, max(score for score, _ in scores)))
+                return heard
             scored = sorted(((similarity(pcm, clip), text) for text, clip in self.armed.items()), reverse=True)
             text = ""
             if scored and scored[0][0] >= MATCH_THRESHOLD:

@@ -87,6 +87,13 @@ class Stack:
         self.openai.recogniser.expect(text, pcm)
         return caller.say(pcm)
 
+    def arm_pieces(self, pieces: tuple[str, ...], language: str) -> list[np.ndarray]:
+        """The caller is about to say one line in `pieces`, pausing between them (`ClipRecogniser.expect_pieces`):
+        the STT hears what was said so far. Their espeak-ng clips, in order."""
+        clips = [clip(text, language) for text in pieces]
+        self.openai.recogniser.expect_pieces(list(zip(pieces, clips, strict=True)))
+        return clips
+
     def record(self, call_id: str, timeout: float = RECORD_TIMEOUT_S) -> dict[str, Any]:
         """The call's record (row + turns) from the daemon's database once the call has ended."""
         from ai_operator.storage.database import Database
