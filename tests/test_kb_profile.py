@@ -56,6 +56,7 @@ york 1.0: york
     PHRASE_GAP = ""
     IMPLIES = ""
     LOCATED = ""
+    MOTION = ""
 
 
 class NoMorphology:
@@ -80,6 +81,12 @@ class NoMorphology:
 
     def not_negation(self, negator: str, word: str) -> bool:
         return False
+
+    def negated_verb(self, word: str) -> bool:
+        return False
+
+    def aside(self, word: str, before: tuple[str, ...]) -> str:
+        return ""
 
     def warm_up(self) -> None:
         return None

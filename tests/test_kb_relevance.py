@@ -100,9 +100,14 @@ def test_relevance_is_deterministic_bounded_and_reports_terms() -> None:
 # documents, opening days, title topics not asked; classes from held-out-3 and held-out-4) added 202 calibration
 # lines, at least 20 per class (the 863 older calibration lines: 0.950, 0.947, 0.970 -> 0.954, 0.952, 0.970);
 # held-out 0.951, 0.945, 0.984 after it. "held-out-5" (68 lines written after that round, run once): 0.922, 0.887,
-# 0.800.
+# 0.800. The sixth round (j2-kb-round5: Kazakh "ашық" of a clear sky is the weather, a bank's app and a money
+# transfer are the bank's unless paid through, "my tariff" is the account, a person or a place gone to is a
+# circumstance, a time of day with working/answering asks the hours, a Kazakh negated verb is a symptom; classes
+# from held-out-5) added 160 calibration lines (the 1065 older calibration lines: 0.953, 0.940, 0.975 -> 0.956,
+# 0.948, 0.982); held-out 0.949, 0.943, 0.979 after it, held-out-5 1.000, 0.981, 1.000 (optimistic: its classes
+# were fixed).
 # `TARGET` is what issue 27 asks of the held-out half; the report says whether it is met.
-CALIBRATION_MIN = {"precision": 0.94, "recall": 0.94, "rejection": 0.95}
+CALIBRATION_MIN = {"precision": 0.95, "recall": 0.94, "rejection": 0.97}
 HELD_OUT_MIN = {"precision": 0.94, "recall": 0.92, "rejection": 0.97}
 TARGET = {"precision": 0.95, "recall": 0.90, "rejection": 0.97}
 
@@ -247,3 +252,63 @@ def test_set_top_box_symptoms_are_set_up_not_the_packages() -> None:
                      ("приставка арналарды көрсетпейді", "kk-tv-setup")):
         tv = {i: relevance(q, ENTRIES[i]["title"], ENTRIES[i]["text"]) for i in ENTRIES if "tv-" in i and i[:2] == entry[:2]}
         assert max(tv, key=lambda i: tv[i].rank) == entry and tv[entry].score >= RELEVANCE_GATE, q
+
+
+def best_national(question: str) -> tuple[str, float]:
+    """The best national article in the question's language (Kazakh if it has a Kazakh letter) for `question` (by
+    score, then the ordering signals), the question's words no article has weighing as unseen."""
+    lang = "kk" if set(question) & set("әғқңөұүһі") else "ru"
+    articles = {i: e for i, e in ENTRIES.items() if e["regions"] == ["*"] and i.startswith(lang)}
+    unseen = unseen_words(question, [(e["title"], e["text"]) for e in articles.values()])
+    scored = {i: relevance(question, e["title"], e["text"], unseen) for i, e in articles.items()}
+    top = max(scored, key=lambda i: (scored[i].score, scored[i].rank))
+    return top, scored[top].score
+
+
+def test_a_clear_sky_is_the_weather_not_opening_hours() -> None:
+    assert "weather" in keys("ертең күн ашық бола ма") and "hours" not in keys("ертең күн ашық бола ма")
+    assert "hours" in keys("жексенбі күні орталық ашық па")  # "күні" is not the sky's "күн"
+    for q in ("ертең аспан ашық бола ма", "демалыста ауа райы ашық бола ма", "завтра ясно будет или дождь"):
+        assert best_national(q)[1] < RELEVANCE_GATE, q
+    assert best_national("сенбі күні кеңселерің ашық бола ма")[0] == "kk-support-hours"
+
+
+def test_a_bank_named_is_ours_only_when_paid_through() -> None:
+    for q in ("каспи қосымшасы ашылмай жатыр", "как скинуть деньги другу по номеру телефона",
+              "халык приложение зависает что делать"):
+        assert best_national(q)[1] < RELEVANCE_GATE, q
+    assert "pay" in keys("перевел деньги на лицевой счет через каспи")  # a transfer to our account is a payment
+    for q, entry in (("через каспи приложение оплатил интернет а деньги не пришли", "ru-payment-methods"),
+                     ("каспи қосымшасы арқылы интернетке қалай төлеймін", "kk-payment-methods")):
+        assert best_national(q)[0] == entry and best_national(q)[1] >= RELEVANCE_GATE, q
+
+
+def test_where_to_see_my_tariff_is_the_account_and_changing_it_is_the_change() -> None:
+    for q in ("где в приложении посмотреть мой тариф", "тарифімді қосымшадан қалай көремін"):
+        assert best_national(q)[0].endswith("personal-account"), q
+    for q in ("хочу поменять свой тариф в приложении", "тарифімді қосымшада ауыстырғым келеді"):
+        assert best_national(q)[0].endswith("change-tariff"), q
+
+
+def test_a_person_or_a_place_gone_to_is_a_circumstance_not_the_topic() -> None:
+    for q, entry in (("мы на дачу уезжаем на все лето можно интернет приостановить", "ru-pause"),
+                     ("саяжайға жазға кетеміз интернетті уақытша тоқтатуға бола ма", "kk-pause")):
+        assert best_national(q) == (entry, best_national(q)[1]) and best_national(q)[1] >= RELEVANCE_GATE, q
+    for q in ("как подключить газ на дачу", "как перевезти вещи на дачу"):  # the thing asked is not ours
+        assert best_national(q)[1] < RELEVANCE_GATE, q
+
+
+def test_a_time_of_day_with_working_or_answering_asks_the_opening_hours() -> None:
+    for q in ("чат ночью отвечает или только днем", "түнде операторлар жауап бере ме", "в обед сервисный центр работает"):
+        assert "hours" in keys(q), q
+    assert "hours" not in keys("интернет ночью пропадает постоянно")
+    assert best_national("служба поддержки в выходные отвечает")[0] == "ru-support-hours"
+
+
+def test_a_kazakh_verb_in_the_negative_is_a_symptom() -> None:
+    from ai_operator.kb.kazakh import is_kazakh_negated_verb
+
+    assert all(is_kazakh_negated_verb(w) for w in ("жүктелмей", "бітпейді", "ашылмады", "жанбай"))
+    assert not any(is_kazakh_negated_verb(w) for w in ("білмеймін", "программаны", "алма", "жұмада"))
+    assert "broken" in keys("арналар жүктелмей жатыр")
+    assert best_national("арналар жүктелмей жатыр приставкада")[0] == "kk-tv-setup"

@@ -10,6 +10,7 @@ can over-cut a stem ("қарағандыда" -> "қараған"), the same way
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 MIN_STEM = 3
@@ -81,9 +82,43 @@ def is_kazakh_verb_form(word: str) -> bool:
     return _strip(word)[1]
 
 
+# a verb in the negative: a stem, the negation suffix where the sound before allows it (-ма after a vowel or a
+# sonorant, -ба after a voiced consonant, -па after a voiceless one) and a verbal ending ("жүктелмей", "бітпейді",
+# "ашылмады", "көрінбеген"); a noun in "-ма" takes other endings ("программаны")
+_NEGATED_VERB = re.compile(
+    r"^(?P<stem>\w*[аәеиоөуұүыіэюя]\w*?)(?:(?<=[аәеиоөуұүыіэюярлйу])м|(?<=[мнңзж])б|(?<=[кқпстшфхцч])п)[аеә]"
+    r"(?:й|йды|йді|йтын|йтін|ймын|ймін|йсың|йсің|йсыз|йсіз|ймыз|йміз|ды|ді|дым|дім|ған|ген|са|се|с|у|сын|сін)$")
+# verbs whose negative says what the caller knows or wants, not that something does not happen
+NOT_SYMPTOMS = ("біл", "түсін", "қала", "ұна", "жара", "ойла", "сен")
+
+
+def is_kazakh_negated_verb(word: str) -> bool:
+    """`word` is a Kazakh verb in the negative ("жүктелмей", "бітпейді", "ашылмады"): something does not happen
+    (not "білмеймін", what the caller does not know)."""
+    match = _NEGATED_VERB.match(word)
+    return match is not None and not match["stem"].startswith(NOT_SYMPTOMS)
+
+
+_CASE_LAYER = 2  # the case layer of `LAYERS`
+# case endings of a circumstance: dative (where to), locative (where), ablative (where from), instrumental (with
+# whom); not the accusative of what is acted on, nor the genitive of whose thing is asked about ("әкімдігінің")
+OBLIQUE_CASES = frozenset(["ға", "ге", "қа", "ке", "на", "не", "да", "де", "та", "те", "нда", "нде", "дан", "ден", "тан",
+                           "тен", "нан", "нен", "мен", "бен", "пен"])
+
+
+def kazakh_oblique(word: str) -> bool:
+    """An oblique case ending (`OBLIQUE_CASES`) was cut from `word` ("саяжайға", "ауылда", "көршімен"): it names
+    where or with whom, a circumstance rather than what is asked about."""
+    stem, _, case = _strip(word)
+    if stem[-1] in "ую":  # a verbal noun: "тіркелуге" (to register) is the action asked about
+        return False
+    return case in OBLIQUE_CASES and (case not in ("на", "не") or stem[-1] in "ыі")  # "үйі-не", not "дәріха-на"
+
+
 @lru_cache(maxsize=65536)
-def _strip(word: str) -> tuple[str, bool]:
+def _strip(word: str) -> tuple[str, bool, str]:
     verbal = False
+    case = ""
     layer = 0
     while layer < len(LAYERS):
         best: tuple[int, int, str] | None = None
@@ -95,4 +130,5 @@ def _strip(word: str) -> tuple[str, bool]:
             break
         word, layer = word[: -best[0]], best[1] + 1
         verbal = verbal or best[1] in _VERBAL_LAYERS
-    return word, verbal
+        case = best[2] if best[1] == _CASE_LAYER else case
+    return word, verbal, case

@@ -17,6 +17,7 @@ from typing import Any
 from ai_operator.kb.kazakh import _strip, is_kazakh, kazakh_stem
 
 _MORPH: list[Any] = []  # the pymorphy3 analyser, made on first use (about 0.1 s; 15 MB)
+PROPER = frozenset({"Name", "Surn", "Patr", "Geox", "Orgn"})  # a proper name's reading ("электр": "Электра") is no person
 CONTENT_READING = 0.2  # the share of pymorphy3's parse scores a noun/adjective reading needs to win ("подать": a verb)
 _CYRILLIC = frozenset("абвгдеёжзийклмнопрстуфхцчшщъыьэюя")
 
@@ -57,6 +58,18 @@ def russian_lemma(word: str) -> str:
     return known[0] if known else word
 
 
+@lru_cache(maxsize=65536)
+def russian_noun_reading(word: str) -> tuple[bool, frozenset[str]]:
+    """Whether a Russian noun the dictionary knows is animate in its likeliest noun reading (a person: "бабушка",
+    "соседи", "курьер"), and the cases its noun or adjective readings allow ("дачу": accusative); (False, {}) for
+    any other word."""
+    if russian_pos(word) not in ("NOUN", "ADJF"):
+        return False, frozenset()
+    readings = [p for p in _analyser().parse(word) if p.tag.POS in ("NOUN", "ADJF")]
+    animate = next(("anim" in p.tag and not PROPER & p.tag.grammemes for p in readings if p.tag.POS == "NOUN"), False)
+    return animate, frozenset(str(p.tag.case) for p in readings if p.tag.case)
+
+
 def russian_pos(word: str) -> str:
     """The part of speech of a Russian word the dictionary knows (pymorphy3's OpenCorpora tag: NOUN, VERB, INFN,
     ADJF, ADVB, ...; a noun or adjective reading wins: "максимум" is a tariff's name before it is a particle);
@@ -77,6 +90,7 @@ def normal_forms(word: str) -> tuple[str, ...]:
 def clear_caches() -> None:
     """Forget every word analysed (benchmarks measure words new to the caches)."""
     _russian.cache_clear()
+    russian_noun_reading.cache_clear()
     normal_forms.cache_clear()
     kazakh_stem.cache_clear()
     _strip.cache_clear()

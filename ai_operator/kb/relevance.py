@@ -19,7 +19,9 @@ Kazakh morphology (policies/operator/knowledge.py); the policy hands it to the r
 3. Each question term weighs what its concept says (topic 1.0; facets such as price, time, place and words all
    articles share less; products and companies that are not ours a lot more), a plain word 1.0 (a verb, Russian
    by its part of speech or Kazakh by its suffixes, half: it says less of what is asked about than a noun; a
-   word no candidate article has more, a Russian noun or adjective most). The relevance is the weight of the
+   word no candidate article has more, a Russian noun or adjective most, but a circumstance the `WordAnalysis`
+   reads (a person; a place gone to, in a question about going: `lexicon.MOTION`) less). In a question, a verb the
+   analysis reads as negated ("жүктелмей") is "does not work". The relevance is the weight of the
    question terms the article has over the weight of all of them, halved when what matched weighs less than one
    topic word: an article that only shares "price" or a city does not answer. In a question about where
    something is (`lexicon.LOCATED`: an office) the place named weighs 3x; an article has the concepts its own
@@ -50,6 +52,8 @@ POS_WEIGHT = {"ADVB": 0.5, "PRED": 0.5, "COMP": 0.5, "NUMR": 0.3, "VERB": 0.5, "
 POS_DROPPED = frozenset({"NPRO", "CONJ", "PRCL", "PREP", "INTJ"})  # pronouns and function words carry no topic
 UNSEEN_WEIGHT = 1.5  # a plain word no candidate article has: most likely what the question is really about
 UNSEEN_NOUN_WEIGHT = 2.0  # ... and more so a noun or adjective ("коммуналку", "торговый"): the thing asked about
+UNSEEN_ASIDE_WEIGHT = 0.5  # ... but a circumstance (`Term.aside`: "на дачу", "сосед") of a question that names a
+# topic of ours less: it is not what is asked ("ты робот или человек" names none: there "человек" is the question)
 LOCATED_PLACE_WEIGHT = 3.0  # a place named in a question about where something is (an office): it must match
 MIN_SHARED = 5  # plain words shorter than this match only whole
 STEM_TAIL = 2  # letters a plain word may have beyond a shared stem
@@ -59,6 +63,7 @@ UNASKED_TITLE_PENALTY = 0.05  # ordering only, per topic of the title the questi
 SYNONYMS_PER_SET = 2  # stems of a synonym set added to the full-text query (the first listed: the commonest)
 PHRASE_GAP_WORDS = 2  # fillers or prepositions a phrase may have between two of its words
 BROKEN = "broken"
+PERSON, PLACE = "person", "place"  # the circumstances a plain word may name (`WordAnalysis.aside`)
 LIGHT_VERB_TAIL = 10  # letters of tense, person and number an auxiliary verb may carry ("тастадыңыздар")
 
 
@@ -71,6 +76,7 @@ class Term:
     names: frozenset[str]
     weight: float
     noun: bool = False  # a plain noun or adjective: what a question is about, when no article has it
+    aside: str = ""  # a plain word naming a circumstance, `PERSON` or `PLACE` (`WordAnalysis.aside`)
 
 
 @dataclass(frozen=True)
@@ -105,8 +111,10 @@ def _starts(word: str, stems: tuple[str, ...]) -> bool:
 
 
 def _phrase_word(word: str, part: str, first: bool) -> bool:
-    """A phrase's word matches a word it starts; a phrase's two-letter first word ("до", "на", "wi") only the
-    whole word: "долг сколько" is not "до скольки"."""
+    """A phrase's word matches a word it starts; a phrase's two-letter first word ("до", "на", "wi") and a word
+    written with "=" ("күн=") only the whole word: "долг сколько" is not "до скольки", "күні" is not "күн"."""
+    if part.endswith("="):
+        return word == part[:-1]
     return word == part if first and len(part) <= 2 else word.startswith(part)
 
 
@@ -161,7 +169,8 @@ class Scorer:
         at, j = [], i
         for n, part in enumerate(seq):
             for _ in range(PHRASE_GAP_WORDS if n else 0):
-                j += j < len(words) and words[j] in self.vocabulary.phrase_gap and not words[j].startswith(part)
+                j += (j < len(words) and words[j] in self.vocabulary.phrase_gap
+                      and not _phrase_word(words[j], part, False))
             if j >= len(words) or used[j] or not _phrase_word(words[j], part, not n):
                 return None
             at.append(j)
@@ -195,7 +204,7 @@ class Scorer:
                             if part != DROP:
                                 out.setdefault(part, self._concept((part,)))
         for i, word in enumerate(words):  # "не работает", "интернет жоқ", "нет сигнала": does not work
-            if word not in v.negators:
+            if word not in v.negators or used[i]:  # (a negator in a phrase is the phrase's: "или нет")
                 continue
             near = [j for j in range(i - 3, i + 4) if j != i and 0 <= j < len(words) and (
                 words[j] not in v.fillers or _starts(words[j], v.negated_verbs))]  # "не будет" too
@@ -215,20 +224,23 @@ class Scorer:
             if used[i] or word.isdigit() or word in v.fillers or raw[i] in v.detached or (
                     i and self._light_verb(word, words[i - 1])):
                 continue
-            term = self._word_term(word, raw[i])
+            term = self._word_term(word, raw[i], tuple(raw[max(0, i - 2) : i]), asked=not keep_parts)
             if term is not None:
                 out.setdefault(term.key if term.names else "w:" + term.key, term)
         named = {n for t in out.values() for n in t.names}
-        for name, parts in v.combinations:  # "вернёте ... деньги": a refund, wherever the two words are
-            if parts <= named:  # the combination is what was asked: its parts are no terms of their own
-                if not keep_parts:  # (an article that names the combination still says each part)
+        for name, parts, absent in v.combinations:  # "вернёте ... деньги": a refund, wherever the two words are
+            if parts <= named and absent.isdisjoint(named):  # the combination is what was asked: its parts are
+                if not keep_parts:  # no terms of their own (an article that names the combination still says each)
                     out = {k: t for k, t in out.items() if not t.names or not t.names <= parts}
                 out.setdefault(name, self._concept((name,)))
+                named.add(name)  # a later combination may take this one as a part
         return tuple(out.values())
 
-    def _word_term(self, word: str, raw: str) -> Term | None:
-        """The term of one word: a concept of the word, else of its normal form (e.g. a Russian lemma or a Kazakh
-        stem, the `WordAnalysis`'s); else the stem of the normal form as a plain word; None for a filler."""
+    def _word_term(self, word: str, raw: str, before: tuple[str, ...] = (), asked: bool = True) -> Term | None:
+        """The term of one word (after the words `before` it): a concept of the word, else of its normal form (e.g.
+        a Russian lemma or a Kazakh stem, the `WordAnalysis`'s); in a question (`asked`), a negated verb is
+        "does not work"; else the stem of the normal form as a plain word (marked `aside` when the analysis reads
+        it as a circumstance); None for a filler."""
         forms = self.words.normal_forms(raw)
         concepts_of = self.concepts_of
         normal = self.fold(forms[-1]) if len(forms) > 1 else word
@@ -242,12 +254,15 @@ class Scorer:
             names = concepts_of(normal) or concepts_of(word)
         if names:
             return self._concept(names)
+        if asked and BROKEN in self.vocabulary.weights and self.words.negated_verb(raw):
+            return self._concept((BROKEN,))  # "жүктелмей", "бітпейді": something does not happen
         if len(word) > 1 and not any(c.isdigit() for c in word):
             key = self.stem(normal) if normal else self.stem(word)
             pos = dictionary_pos or ("VERB" if self.words.is_verb_form(raw) else "")
             if pos in POS_DROPPED:
                 return None
-            return Term(key, frozenset(), PLAIN_WEIGHT * POS_WEIGHT.get(pos, 1.0), pos in ("NOUN", "ADJF"))
+            return Term(key, frozenset(), PLAIN_WEIGHT * POS_WEIGHT.get(pos, 1.0), pos in ("NOUN", "ADJF"),
+                        self.words.aside(raw, before) if asked else "")
         return None
 
     def is_place(self, key: str) -> bool:
@@ -276,7 +291,9 @@ class Scorer:
         question's plain words that none of the search's candidate articles has (`unseen_words`); they weigh
         `UNSEEN_WEIGHT`: "брачный договор" is not the contract the knowledge base knows."""
         located = any(t.names & self.vocabulary.located for t in self.terms(question))  # "офис в Таразе": the place must match
-        wanted = [Term(t.key, t.names, (UNSEEN_NOUN_WEIGHT if t.noun else UNSEEN_WEIGHT) * t.weight)
+        aside = self._circumstances(question) if not located else frozenset()
+        wanted = [Term(t.key, t.names, (UNSEEN_ASIDE_WEIGHT if t.key in aside else UNSEEN_NOUN_WEIGHT
+                                        if t.noun else UNSEEN_WEIGHT) * t.weight)
                   if not t.names and t.key in unseen else
                   Term(t.key, t.names, LOCATED_PLACE_WEIGHT * t.weight)
                   if located and t.names & self.vocabulary.places else t
@@ -296,6 +313,16 @@ class Scorer:
                       ) if title_share else 0  # only between titles that name something asked
         return Relevance(round(score, 4), round(title_share, 4), tuple(t.key for t in matched),
                          tuple(t.key for t in wanted if t not in matched), round(sentence, 4), unasked)
+
+    def _circumstances(self, question: str) -> frozenset[str]:
+        """The question's plain words that name a circumstance (`Term.aside`), when it asks about a topic of ours:
+        a person ("сосед"), and a place only in a question about going there (`lexicon.MOTION`: "на дачу
+        уезжаем"; "позвонить в налоговую" asks about the tax office)."""
+        terms = self.terms(question)
+        if not any(t.names and t.weight >= TOPIC_WEIGHT for t in terms):
+            return frozenset()
+        going = any(t.names & self.vocabulary.motion for t in terms)
+        return frozenset(t.key for t in terms if t.aside == PERSON or (t.aside == PLACE and going))
 
     def sentence_shares(self, wanted: list[Term], text: str, total: float) -> list[tuple[float, str]]:
         """Each sentence of `text` with the share of the question's weight (`total`) that its terms among `wanted`

@@ -20,7 +20,8 @@ _NON_WORD = re.compile(r"[^\w]+|_", re.UNICODE)
 
 class Lexicon(Protocol):
     """The tables of a policy's lexicon module (whitespace-separated words; `CONCEPTS` blocks "name weight:
-    stems", `PHRASES`/`COMBINATIONS` lines "name: words", `IMPLIES` lines "concept: implied concept")."""
+    stems", `PHRASES` lines "name: words" (a word ending in "=" only whole), `COMBINATIONS` lines "name: concepts"
+    or "name: concepts | concepts that must be absent", `IMPLIES` lines "concept: implied concept")."""
 
     MAX_CONCEPT_TAIL: int
     FILLER_WORDS: str
@@ -38,6 +39,7 @@ class Lexicon(Protocol):
     PHRASE_GAP: str  # words a phrase may have between two of its words (besides fillers): prepositions
     IMPLIES: str  # an article with the first concept also has the second ("slow: speed")
     LOCATED: str  # concepts of a question about where something is (an office): the place named must match
+    MOTION: str  # concepts of going somewhere (leaving, moving house): the place gone to is a circumstance
 
 
 class WordAnalysis(Protocol):
@@ -78,6 +80,17 @@ class WordAnalysis(Protocol):
         """`negator` next to `word` is no negation (Kazakh "не" is "what")."""
         ...
 
+    def negated_verb(self, word: str) -> bool:
+        """`word` is a verb in a negative form that says something does not happen (Kazakh "жүктелмей"); a word
+        that is none of the lexicon's concepts then reads as "does not work"."""
+        ...
+
+    def aside(self, word: str, before: tuple[str, ...]) -> str:
+        """"person" or "place" when `word` (after the words `before` it) names a circumstance of the question
+        rather than what it asks about: a person ("бабушка", "сосед") or a place gone to or stayed at ("на дачу",
+        "саяжайға"); "" otherwise."""
+        ...
+
     def warm_up(self) -> None:
         """Load what the analysis needs now (at start), not in a caller's turn."""
         ...
@@ -109,8 +122,8 @@ class Vocabulary:
         self.phrases_by_first: dict[str, list[tuple[tuple[str, ...], str]]] = {}
         for line in lexicon.PHRASES.strip().splitlines():
             name, _, words_text = line.partition(":")
-            seq = tuple(self.fold_words(words_text))
-            self.phrases_by_first.setdefault(seq[0], []).append((seq, name.strip()))
+            seq = tuple(self.fold(raw.rstrip("=")) + ("=" if raw.endswith("=") else "") for raw in words_text.split())
+            self.phrases_by_first.setdefault(seq[0].rstrip("="), []).append((seq, name.strip()))
         self.negators = frozenset(self.fold_words(lexicon.NEGATORS))
         self.prefix_negators = frozenset(self.fold_words(lexicon.PREFIX_NEGATORS))
         self.negated_verbs = tuple(self.fold_words(lexicon.NEGATED_VERBS))
@@ -122,8 +135,11 @@ class Vocabulary:
         self.implies = [(name.strip(), implied.strip()) for name, _, implied in
                         (line.partition(":") for line in lexicon.IMPLIES.strip().splitlines())]
         self.located = frozenset(lexicon.LOCATED.split())
-        self.combinations = [(name.strip(), frozenset(parts.split())) for name, _, parts in
-                             (line.partition(":") for line in lexicon.COMBINATIONS.strip().splitlines())]
+        self.motion = frozenset(lexicon.MOTION.split())
+        self.combinations = [(name.strip(), frozenset(parts.split()), frozenset(absent.split()))
+                             for name, _, (parts, _, absent) in
+                             ((n, c, rest.partition("|")) for n, c, rest in
+                              (line.partition(":") for line in lexicon.COMBINATIONS.strip().splitlines()))]
 
     def fold(self, text: str) -> str:
         """Lower-case, fold the analysis's letters, punctuation and hyphens -> single spaces."""

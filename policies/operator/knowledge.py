@@ -8,13 +8,20 @@ from __future__ import annotations
 
 import policies.operator.lexicon as lexicon
 from ai_operator.dialogue import KnowledgeProfile, KnowledgeScope
-from ai_operator.kb.kazakh import is_kazakh, is_kazakh_verb_form
-from ai_operator.kb.morphology import normal_forms, russian_pos, warm_up
-from ai_operator.kb.relevance import Scorer
+from ai_operator.kb.kazakh import is_kazakh, is_kazakh_negated_verb, is_kazakh_verb_form, kazakh_oblique
+from ai_operator.kb.morphology import normal_forms, russian_noun_reading, russian_pos, warm_up
+from ai_operator.kb.relevance import PERSON, PLACE, Scorer
 from policies.operator.language import LANGUAGES
 
 REGION = KnowledgeScope(key="region", field="regions", everywhere="*", pattern=r"[A-Z]{2}-[A-Z0-9]{1,3}",
                         example="an ISO 3166-2 code such as KZ-71")
+
+
+# Russian prepositions whose noun is a circumstance (at most one adjective or pronoun between): a place or person
+# one is at or comes from ("к свекрови", "у соседей", "из деревни"), and with the accusative, where one goes ("на
+# дачу", "на каникулы"; "в продаже", "в лифте" stay what is asked about)
+AT_PREPOSITIONS = frozenset(["к", "ко", "у", "из", "от", "при", "около", "возле"])
+TO_PREPOSITIONS = frozenset(["на", "в", "во"])
 
 
 class RussianKazakh:
@@ -40,6 +47,20 @@ class RussianKazakh:
 
     def not_negation(self, negator: str, word: str) -> bool:
         return negator == "не" and is_kazakh(word)
+
+    def negated_verb(self, word: str) -> bool:
+        return (is_kazakh(word) or not russian_pos(word)) and is_kazakh_negated_verb(word)
+
+    def aside(self, word: str, before: tuple[str, ...]) -> str:
+        """A Russian person (not one a tariff is "для"); a place: a Kazakh noun in an oblique case, a Russian noun
+        after a preposition of place (`AT_PREPOSITIONS`, `TO_PREPOSITIONS` with the accusative)."""
+        if is_kazakh(word) or not russian_pos(word):
+            return PLACE if kazakh_oblique(word) else ""
+        animate, cases = russian_noun_reading(word)
+        near = before[-1:] if not before or russian_pos(before[-1]) not in ("ADJF", "NPRO") else before[-2:-1]
+        if animate:
+            return PERSON if near != ("для",) else ""
+        return PLACE if near and (near[0] in AT_PREPOSITIONS or (near[0] in TO_PREPOSITIONS and "accs" in cases)) else ""
 
     def warm_up(self) -> None:
         warm_up()

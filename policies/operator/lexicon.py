@@ -10,11 +10,14 @@ against (lower case, `ё`->`е`, Kazakh letters onto their nearest Russian ones)
   A stem matches a word it starts with (at most `MAX_CONCEPT_TAIL` letters of ending follow); a stem ending in
   `=` matches only the whole word. The longest stem wins ("бұзыл" = broken, "бұз" = terminate). Each set has a
   weight: a topic word 1.0, a word every article shares (internet, home, service) or a facet of a question (price,
-  time, place) less, and names of products and companies that are not ours more (the `foreign 3` set): a question
-  about them is not answered by an article that lacks them.
-- `PHRASES`: word sequences that name a concept only together ("сим карта", "вай фай", "қайта есептеу"); a
-  negator next to a "works" word makes `broken` (`NEGATORS`); `ENDINGS` are stripped from plain words.
-- `COMBINATIONS`: two concepts anywhere in a question that together name a third ("return" + "money": refund);
+  time, place) less, and names of products and companies that are not ours more (the `foreign 3` set; banks by
+  name, `lender`; a money transfer; the weather): a question about them is not answered by an article that lacks
+  them.
+- `PHRASES`: word sequences that name a concept only together ("сим карта", "вай фай", "қайта есептеу"; a word
+  written "күн=" only whole: "күн ашық" is the weather, "жексенбі күні ашық" opening hours); a negator next to a
+  "works" word makes `broken` (`NEGATORS`); `ENDINGS` are stripped from plain words.
+- `COMBINATIONS`: concepts anywhere in a question that together name another ("return" + "money": refund;
+  "works" + "night": opening hours), unless one listed after "|" is there too;
   `PLACES`: the concepts that name a region or city (store.py: another region's article).
 
 A word is looked up as said and by its normal form (morphology.py: the Russian lemma, the Kazakh stem), so a
@@ -158,6 +161,47 @@ foreign: паспорт жаса
 foreign: куәлік ал
 foreign: куәлік ауыстыр
 foreign: куәлік жаса
+weather: ауа райы
+weather: күн= ашық
+weather: ашық күн=
+transfer: перев деньг
+transfer: деньг перев
+transfer: перев номер
+transfer: скин деньг
+transfer: ақша аудар
+transfer: аудар ақша
+transfer: ақша жібер
+account+tariff: мой= тариф
+account+tariff: моем= тариф
+account+tariff: моего= тариф
+account+tariff: моим= тариф
+account+tariff: свой= тариф
+account+tariff: своем= тариф
+account+tariff: своего= тариф
+account+tariff: своим= тариф
+account+tariff: тариф мой=
+account+tariff: тариф меня=
+account+tariff: меня= тариф
+account+tariff: каком= тариф
+account+tariff: текущ тариф
+account+tariff: нынешн тариф
+account+tariff: тарифим
+account+tariff: тарифтемин
+account+tariff: тариф екен
+account+tariff: тариф косылганым
+works: жауап бер
+works: принима звонк
+works: звонк принима
+works: қоңырау қабылда
+daytime: түскі үзіліс
+_: или= нет=
+_: или= же= нет=
+_: ма= жок па=
+_: ме= жок па=
+_: ба= жок па=
+_: бе= жок па=
+_: па= жок па=
+_: пе= жок па=
 _: қайырлы күн
 _: қайырлы таң
 _: қайырлы кеш
@@ -166,9 +210,26 @@ _: добр вечер
 _: добр утр
 """
 
-# concept: two concepts that name it when a question has both, anywhere ("деньги за те дни вернёте")
+# concept: concepts that name it when a question has all of them, anywhere ("деньги за те дни вернёте"), unless it has
+# one of those after "|"; a combination may be a part of a later one ("перевёл деньги на счёт через каспи": the
+# transfer to our account is a payment, and a payment through a bank named is ours)
 COMBINATIONS = """
 hours: works weekday
+hours: works night | internet line tv mobile maintenance
+hours: works date | internet line tv mobile maintenance
+hours: works daytime
+hours: calls night | broken
+foreign: tv repair | settop channel package
+foreign: bank hours
+foreign: tv buy | settop channel package
+pay: transfer account_no
+pay: transfer balance
+pay: transfer internet
+pay: transfer debt
+pay: pay lender
+credited: credited lender
+autopay: autopay lender
+debt: debt lender
 foreign: lose bank
 refund: return money
 refund: return pay
@@ -179,6 +240,8 @@ balance: money account_no
 # "тормозит" is not answered by an article that only gives speeds)
 IMPLIES = """
 slow: speed
+signal: channel
+reissue: death
 tariff: cheap
 own: connect
 """
@@ -196,6 +259,10 @@ PHRASE_GAP = "на в во по с со у к за о об от мне"
 # concepts of a question about where something is (an office, a service centre): the place it names weighs 3x,
 # so "офис в Таразе" is not answered by the Astana centre
 LOCATED = "centre"
+
+# concepts of going somewhere (leaving for a while, moving house): in such a question the place gone to ("на дачу",
+# "ауылға") is a circumstance, not what is asked about
+MOTION = "travel moving"
 
 # a negator next to one of these makes "does not work" (`broken`): the verb is used up, the noun stays a term
 NEGATORS = "не нет жоқ емес"

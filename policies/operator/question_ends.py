@@ -7,7 +7,8 @@
 Russian adjective that waits for its noun ("сколько стоит домашний") or a Kazakh genitive that waits for its
 head ("интернеттің"). `kb_question(text)`: at least two words, and the
 operator's knowledge base has a topic in it (the relevance scorer's concepts weigh `TOPIC_WEIGHT` together:
-"сколько стоит тариф", "роуминг қалай қосамын"; "сколько стоит" or a bare "интернет" do not). `completeness.py`
+"сколько стоит тариф", "роуминг қалай қосамын"; "сколько стоит" or a bare "интернет" do not; a concept heavier
+than a topic names what is not ours: "какая погода будет завтра"). `completeness.py`
 calls a KB question that does not dangle a whole one.
 """
 
@@ -78,5 +79,6 @@ def kb_question(text: str) -> bool:
     """At least two words, and the knowledge base's topics in them weigh `TOPIC_WEIGHT` (see the module doc)."""
     if len(fold(text).split()) < MIN_QUESTION_WORDS:
         return False
-    weight = sum(min(term.weight, 1.0) for term in SCORER.terms(text) if term.names)
+    weight = sum(term.weight for term in SCORER.terms(text) if term.names and term.weight <= 1.0)  # heavier: not
+    # ours (another company, a bank, the weather)
     return weight >= TOPIC_WEIGHT
