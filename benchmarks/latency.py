@@ -143,7 +143,7 @@ async def run_one(profile: str, n: int, window_s: float, workdir: Path, plan: lp
         cpu_from = daemon_cpu_now(daemon.pid)
         await asyncio.sleep(max(0.0, (window["t1_ns"] - time.monotonic_ns()) / 1e9))
         daemon.send_signal(signal.SIGUSR2)
-        cpu = daemon_cpu_share(cpu_from, daemon_cpu_now(daemon.pid))
+        cpu = daemon_cpu_share(cpu_from, daemon_cpu_now(daemon.pid), os.cpu_count() or 1)
         await callers.event("done", DONE_TIMEOUT_S + window_s)
         await callers.proc.wait()
         early = await early_decisions(f"http://127.0.0.1:{metrics_port}/metrics")
@@ -166,17 +166,21 @@ async def run_one(profile: str, n: int, window_s: float, workdir: Path, plan: lp
             "daemon_loop": loop, "daemon_cpu": cpu}
 
 
-def daemon_cpu_now(pid: int) -> tuple[float, float, float]:
-    """(monotonic time, the daemon's CPU seconds, its event loop's seconds waiting for a CPU) now."""
-    return time.monotonic(), procstat.cpu_seconds(pid), procstat.runqueue_wait_seconds(pid)
+def daemon_cpu_now(pid: int) -> tuple[float, float, float, float]:
+    """(monotonic time, the daemon's CPU seconds, its event loop's seconds waiting for a CPU, the box's stolen CPU
+    seconds) now."""
+    return (time.monotonic(), procstat.cpu_seconds(pid), procstat.runqueue_wait_seconds(pid),
+            procstat.box_steal_seconds())
 
 
-def daemon_cpu_share(start: tuple[float, float, float], end: tuple[float, float, float]) -> dict[str, float]:
-    """The window's share of wall time the daemon used a CPU (all its threads) and its event loop waited for one:
-    a loop that waits for the CPU (other processes on its core; `nice` does not reach across sessions when the
-    kernel groups tasks by session, sched_autogroup) is late however little it has to do."""
+def daemon_cpu_share(start: tuple[float, ...], end: tuple[float, ...], cpus: int = 1) -> dict[str, float]:
+    """The window's share of wall time the daemon used a CPU (all its threads) and its event loop waited for one,
+    and the share of the box's `cpus` the hypervisor stole: a loop that waits for the CPU (other processes on
+    its core; `nice` does not reach across sessions when the kernel groups tasks by session, sched_autogroup) or
+    runs on a stolen one is late however little it has to do."""
     wall = max(end[0] - start[0], 1e-9)
-    return {"busy": round((end[1] - start[1]) / wall, 3), "waiting_for_cpu": round((end[2] - start[2]) / wall, 3)}
+    return {"busy": round((end[1] - start[1]) / wall, 3), "waiting_for_cpu": round((end[2] - start[2]) / wall, 3),
+            "box_steal": round((end[3] - start[3]) / (wall * cpus), 3)}
 
 
 EARLY_METRICS = ("ai_operator_early_turns_total", "ai_operator_speculative_turns_total",

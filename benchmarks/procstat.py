@@ -71,3 +71,9 @@ def box_busy_seconds() -> float:
     fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
     user, nice, system, _idle, _iowait, irq, softirq, steal = fields[:8]
     return (user + nice + system + irq + softirq + steal) / CLOCK_TICKS
+
+
+def box_steal_seconds() -> float:
+    """CPU seconds the hypervisor ran something else while this box's CPUs had work (steal, /proc/stat): a loop
+    on a stolen CPU is late with neither CPU time nor a run-queue wait to show for it."""
+    return int(Path("/proc/stat").read_text().split("\n", 1)[0].split()[8]) / CLOCK_TICKS

@@ -112,10 +112,11 @@ def test_budgets_are_the_issue_figures_and_the_plan_labels_every_line() -> None:
 
 
 def test_the_daemon_cpu_share_says_how_long_its_loop_waited_for_a_cpu() -> None:
-    assert latency.daemon_cpu_share((0.0, 1.0, 0.5), (10.0, 4.0, 2.5)) == {"busy": 0.3, "waiting_for_cpu": 0.2}
+    assert latency.daemon_cpu_share((0.0, 1.0, 0.5, 7.0), (10.0, 4.0, 2.5, 11.0), cpus=2) == {
+        "busy": 0.3, "waiting_for_cpu": 0.2, "box_steal": 0.2}
     start = latency.daemon_cpu_now(os.getpid())
     spent = time.process_time()
     while time.process_time() - spent < 0.2:  # this process's own CPU, read back from /proc
         pass
     share = latency.daemon_cpu_share(start, latency.daemon_cpu_now(os.getpid()))
-    assert share["busy"] > 0 and share["waiting_for_cpu"] >= 0
+    assert share["busy"] > 0 and share["waiting_for_cpu"] >= 0 and share["box_steal"] >= 0
