@@ -14,7 +14,9 @@ every run, e.g. `--set VAD_EARLY_TURN=false` to measure without the policy endin
 streaming STT (`STT_PROVIDER=openai_realtime`, the server's Realtime websocket) instead of batch uploads.
 `--pauses`: the pause-in-the-middle callers (`latency_plan.PAUSE_SCRIPTS`). Each run also reports the daemon's
 early and speculative decisions from its /metrics (`early_decisions`: decided, withdrawn, wasted requests, the
-withdrawn share of turns) and, per kind, replies that began before the caller had finished (`answered_early`).
+withdrawn share of turns) and, per kind, replies that began before the caller had finished (`answered_early`),
+the daemon's own loop figures for the window (`daemon_loop`) and whether it had the CPU (`daemon_cpu`: the share
+of the window it was busy, its loop waited on the run queue, and the box's CPU the hypervisor stole).
 """
 
 from __future__ import annotations
