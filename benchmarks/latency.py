@@ -14,7 +14,9 @@ every run, e.g. `--set VAD_EARLY_TURN=false` to measure without the policy endin
 streaming STT (`STT_PROVIDER=openai_realtime`, the server's Realtime websocket) instead of batch uploads.
 `--pauses`: the pause-in-the-middle callers (`latency_plan.PAUSE_SCRIPTS`). Each run also reports the daemon's
 early and speculative decisions from its /metrics (`early_decisions`: decided, withdrawn, wasted requests, the
-withdrawn share of turns) and, per kind, replies that began before the caller had finished (`answered_early`).
+withdrawn share of turns) and, per kind, replies that began before the caller had finished (`answered_early`),
+the daemon's own loop figures for the window (`daemon_loop`) and whether it had the CPU (`daemon_cpu`: the share
+of the window it was busy, its loop waited on the run queue, and the box's CPU the hypervisor stole).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from typing import Any
 
 from benchmarks import latency_analysis as la
 from benchmarks import latency_plan as lplan
+from benchmarks import procstat
 from benchmarks.capture import loads
 from benchmarks.media_bench import (
     APP,
@@ -139,8 +142,10 @@ async def run_one(profile: str, n: int, window_s: float, workdir: Path, plan: lp
         window = await callers.event("window", START_TIMEOUT_S)
         await asyncio.sleep(max(0.0, (window["t0_ns"] - time.monotonic_ns()) / 1e9))
         daemon.send_signal(signal.SIGUSR1)  # the daemon's own figures (slow steps, GC, overruns) count from here
+        cpu_from = daemon_cpu_now(daemon.pid)
         await asyncio.sleep(max(0.0, (window["t1_ns"] - time.monotonic_ns()) / 1e9))
         daemon.send_signal(signal.SIGUSR2)
+        cpu = daemon_cpu_share(cpu_from, daemon_cpu_now(daemon.pid), os.cpu_count() or 1)
         await callers.event("done", DONE_TIMEOUT_S + window_s)
         await callers.proc.wait()
         early = await early_decisions(f"http://127.0.0.1:{metrics_port}/metrics")
@@ -160,7 +165,24 @@ async def run_one(profile: str, n: int, window_s: float, workdir: Path, plan: lp
     requests = Counter(PATHS.get(r["path"], r["path"]) for r in server.requests if t0 <= r["time"] < t1)
     return {"profile": profile, "n": n, "figures": figures, "requests_in_window": dict(requests),
             "early_decisions": early, "budgets": la.verdicts(figures, profile), "health": capture.health,
-            "daemon_loop": loop}
+            "daemon_loop": loop, "daemon_cpu": cpu}
+
+
+def daemon_cpu_now(pid: int) -> tuple[float, float, float, float]:
+    """(monotonic time, the daemon's CPU seconds, its event loop's seconds waiting for a CPU, the box's stolen CPU
+    seconds) now."""
+    return (time.monotonic(), procstat.cpu_seconds(pid), procstat.runqueue_wait_seconds(pid),
+            procstat.box_steal_seconds())
+
+
+def daemon_cpu_share(start: tuple[float, ...], end: tuple[float, ...], cpus: int = 1) -> dict[str, float]:
+    """The window's share of wall time the daemon used a CPU (all its threads) and its event loop waited for one,
+    and the share of the box's `cpus` the hypervisor stole: a loop that waits for the CPU (other processes on
+    its core; `nice` does not reach across sessions when the kernel groups tasks by session, sched_autogroup) or
+    runs on a stolen one is late however little it has to do."""
+    wall = max(end[0] - start[0], 1e-9)
+    return {"busy": round((end[1] - start[1]) / wall, 3), "waiting_for_cpu": round((end[2] - start[2]) / wall, 3),
+            "box_steal": round((end[3] - start[3]) / (wall * cpus), 3)}
 
 
 EARLY_METRICS = ("ai_operator_early_turns_total", "ai_operator_speculative_turns_total",
@@ -197,7 +219,8 @@ def render(report: dict[str, Any]) -> str:
     for run in report["runs"]:
         calls = ", ".join(f"{k} {v}" for k, v in sorted(run["figures"]["calls"].items()))
         rows.append(f"{run['profile']:8} {run['n']:>4} calls placed in the window: {calls or 'none'}; "
-                    f"requests {run['requests_in_window']}; early decisions {run.get('early_decisions')}")
+                    f"requests {run['requests_in_window']}; early decisions {run.get('early_decisions')}; "
+                    f"daemon CPU share {run.get('daemon_cpu')}")
         for kind, f in run["figures"]["kinds"].items():
             b = run["budgets"].get(kind)
             verdict = (f"{b['verdict']} (p50 <= {b['p50_limit_ms']:g}, p95 <= {b['p95_limit_ms']:g})" if b

@@ -5,9 +5,12 @@ with no turns, fails. Not timed."""
 
 from __future__ import annotations
 
+import os
+import time
+
 import pytest
 
-from benchmarks import latency_plan
+from benchmarks import latency, latency_plan
 from benchmarks.capture import dumps, loads
 from benchmarks.latency_analysis import BUDGETS, analyse, verdicts
 from tests.test_bench_analysis import MS, Reply, S, SynthCall, capture_of
@@ -106,3 +109,14 @@ def test_budgets_are_the_issue_figures_and_the_plan_labels_every_line() -> None:
     answered = latency_plan.model_script({"messages": [{"role": "user", "content": "үй интернеті"},
                                                        {"role": "tool", "content": "[]"}]})
     assert answered["content"] == latency_plan.MODEL_ANSWERS["kk"]
+
+
+def test_the_daemon_cpu_share_says_how_long_its_loop_waited_for_a_cpu() -> None:
+    assert latency.daemon_cpu_share((0.0, 1.0, 0.5, 7.0), (10.0, 4.0, 2.5, 11.0), cpus=2) == {
+        "busy": 0.3, "waiting_for_cpu": 0.2, "box_steal": 0.2}
+    start = latency.daemon_cpu_now(os.getpid())
+    spent = time.process_time()
+    while time.process_time() - spent < 0.2:  # this process's own CPU, read back from /proc
+        pass
+    share = latency.daemon_cpu_share(start, latency.daemon_cpu_now(os.getpid()))
+    assert share["busy"] > 0 and share["waiting_for_cpu"] >= 0 and share["box_steal"] >= 0

@@ -13,6 +13,9 @@ the transcripts come in. A refused connection, a closed socket, an `error` event
 transcript within `timeout_s` of a commit fail every stream the connection was serving with `SpeechError` naming
 the provider and endpoint (never the key) and drop the socket: the next `open` connects again.
 `OpenAIRealtimeSTT.open(language)` is one stream on its own connection, closed with it.
+The socket does not offer permessage-deflate: its payload is base64 mu-law, which deflate barely shrinks, and
+deflating every append on the event loop that paces every call's audio cost more than the bytes it saved (at
+100 calls it was the loop's costliest part of the websocket feed).
 """
 
 from __future__ import annotations
@@ -240,7 +243,8 @@ class OpenAIRealtimeSTT:
         headers = {"Authorization": f"Bearer {self._key}", "OpenAI-Beta": "realtime=v1"}
         try:
             return await asyncio.wait_for(connect(self.url, additional_headers=headers, max_size=None,
-                                                  open_timeout=CONNECT_TIMEOUT_S, close_timeout=CLOSE_TIMEOUT_S),
+                                                  compression=None, open_timeout=CONNECT_TIMEOUT_S,
+                                                  close_timeout=CLOSE_TIMEOUT_S),
                                           CONNECT_TIMEOUT_S)
         except InvalidStatus as exc:
             raise SpeechError(f"stt provider openai_realtime ({self.where}): HTTP {exc.response.status_code}") from None
