@@ -157,8 +157,9 @@ class EarlyTurn:
             decision.unconfirmed = False  # the reply may go: the caller said what it was decided on
             timings["stt_final_ms"], timings["stt_ms"] = timings.get("stt_ms", 0.0), 0.0  # the turn did not wait
             turns = await deciding
-            if decision.withdrawn:  # the caller went on meanwhile: what they said is carried, as the final has it
-                self.carried = heard
+            if decision.withdrawn:  # the caller went on (maybe while the final came): nothing of it is said, and
+                self.carried = heard  # what they said is carried, as the final has it
+                return final, []
             return final, [_as_said(t, said, heard) for t in turns]
         if decision is None or decision.withdrawn:  # the caller went on: the final's text is carried, not redone
             await deciding
