@@ -97,6 +97,7 @@ class Conversation:
         self.kb_timeout_s = kb_timeout_s
         # language -> where a `ModelTurn(speak_as_streamed=...)` answer is spoken as it streams; None: not at all
         self.speech_stream: Callable[[str], StreamedSpeech | None] | None = None
+        self.requests_started = {"kb": 0, "model": 0}  # knowledge-base searches and model requests begun, ever
         self._log = log.bind(call_id=session.call_id, **(log_context or {}))
 
     async def start(self) -> TurnOutcome:
@@ -156,6 +157,7 @@ class Conversation:
         source = self.knowledge
         if source is None:
             return None
+        self.requests_started["kb"] += 1
         t0 = time.perf_counter()
         result: list[KnowledgeHit] | KnowledgeUnavailable
         try:
@@ -178,6 +180,7 @@ class Conversation:
     async def _model_turn(self, effect: ModelTurn, outcome: TurnOutcome) -> str | None:
         if self.model is None:
             return None
+        self.requests_started["model"] += 1
 
         async def run_tool(name: str, arguments: dict) -> str:
             return await self.run_model_tool(name, arguments, outcome)

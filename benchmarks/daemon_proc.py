@@ -149,11 +149,11 @@ class TurnEnds:
         heard = EarlyTurn.heard
         probe = self
 
-        async def noted(early: EarlyTurn, ended: UtteranceEnded, text: str) -> list[Turn]:
+        async def noted(early: EarlyTurn, ended: UtteranceEnded, text: str, **options: Any) -> list[Turn]:
             # `_forced`: ended at the pause, not decided yet; a speculative one waits for the full silence all the same
             kind = "early" if ended is early._forced and not early._speculative else "full"
             probe.ends.setdefault(early.call.call_id, []).append((round(ended.speech_ended_at * 1e9), kind))
-            return await heard(early, ended, text)
+            return await heard(early, ended, text, **options)
 
         EarlyTurn.heard = noted  # type: ignore[method-assign]
 

@@ -97,7 +97,8 @@ async def test_a_held_reply_ready_after_its_time_still_waits_while_the_caller_ma
     """An early-ended turn's reply whose first chunk comes after its hold time (a slow decision or TTS) still waits
     while `unless()` says the caller may be going on (found through the real Asterisk: the reply to "сколько стоит
     роуминг" began as the caller went on "за границей" after a 300 ms pause)."""
-    stream = PlayoutStream(get_codec("ulaw"), lambda b: None)
+    sent: list[bytes] = []
+    stream = PlayoutStream(get_codec("ulaw"), sent.append)
     tts = LateTTS()
     speaker = Speaker(stream, tts, lambda text, lang: [(text, lang)], on_error=lambda *_: None)
     asked: list[bool] = []
@@ -110,7 +111,10 @@ async def test_a_held_reply_ready_after_its_time_still_waits_while_the_caller_ma
     speaker.hold_next(time.monotonic(), unless)  # its time has passed by the time the chunk comes
     answer = speaker.say("answer", "ru", cache=True)
     tts.ready.set()
-    await eventually(lambda: len(asked) >= 3, what="the held reply asking whether the caller goes on")
-    assert not stream._queue  # held while the caller may be speaking
+    await eventually(lambda: queued_ids(stream) == [answer], what="the reply queued, held")
+    for k in range(3):  # the pacer's ticks: the held line stays quiet while the caller may be speaking
+        stream.tick(k, time.monotonic(), 0.0)
+    assert not sent and asked and all(asked)
     caller_going_on = False
-    await eventually(lambda: queued_ids(stream) == [answer], what="the reply let go")
+    stream.tick(3, time.monotonic(), 0.0)
+    assert len(sent) == 1  # let go at the first tick after the caller stopped

@@ -261,3 +261,42 @@ def test_streamed_chunks_give_the_same_frames_and_powers_as_one_enqueue() -> Non
     whole, chunked = play(False), play(True)
     assert [RtpPacket.parse(p).payload for p in whole[0]] == [RtpPacket.parse(p).payload for p in chunked[0]]
     assert len(whole[1]) == 41 and np.allclose(whole[1], chunked[1], rtol=1e-12, atol=0)
+
+
+def test_a_held_first_frame_goes_out_in_the_slot_whose_receive_pass_released_it() -> None:
+    clock, pacer, stream, sent, events = make()
+    silence_heard = {"frames": 0}  # what the receive pass has read of the caller's line
+    stream.enqueue(tone(480, 7), "held", final=True, hold=lambda now: silence_heard["frames"] < 3)
+    for heard in (0, 1, 2):  # a tick, then its receive pass reads a caller frame: not enough yet
+        pacer.tick(clock.t)
+        silence_heard["frames"] = heard
+        pacer.release_held(clock.t + 0.001)
+        clock.t += FRAME_S
+    assert sent == [] and events == [] and stream.stats.underruns == 0 and stream.holding  # quiet, no underrun
+    pacer.tick(clock.t)  # slot k: still held
+    silence_heard["frames"] = 3  # the receive pass of slot k reads the frame that ends the hold
+    pacer.release_held(clock.t + 0.002)
+    assert len(sent) == 1 and sent[0].marker and pacer.released == 1 and not stream.holding
+    assert events[0].kind == "started" and events[0].at == pytest.approx(clock.t + 0.002)
+    pacer.release_held(clock.t + 0.003)  # once per slot: the next frame waits for its own tick
+    assert len(sent) == 1
+    clock.t += FRAME_S
+    run_ticks(clock, pacer, 2)
+    assert [(p.timestamp - sent[0].timestamp) % 2**32 for p in sent] == [0, 160, 320]  # slot k's, then on
+    assert [p.marker for p in sent] == [True, False, False]
+
+
+def test_a_hold_released_late_in_its_slot_waits_for_the_next_tick_and_a_flush_drops_a_held_line() -> None:
+    clock, pacer, stream, sent, _events = make()
+    go = {"now": False}
+    stream.enqueue(tone(320, 7), "held", final=True, hold=lambda now: not go["now"])
+    pacer.tick(clock.t)
+    go["now"] = True
+    pacer.release_held(clock.t + 0.015)  # the receive pass ran long: 15 ms into the slot
+    assert sent == [] and pacer.released == 0
+    clock.t += FRAME_S
+    pacer.tick(clock.t)  # the next tick sends it, on schedule
+    assert len(sent) == 1 and sent[0].marker
+    stream.enqueue(tone(320, 7), "second", final=True, hold=lambda now: True)
+    assert stream.holding
+    assert stream.flush() == "held" and not stream.holding and stream.queued_utterances == 0

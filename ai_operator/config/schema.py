@@ -95,6 +95,9 @@ class VadSettings:
                               "complete nor dangling (a question, a handoff, a goodbye): its search, model and TTS "
                               "run during the end silence, its first frame waits for it (withdrawn if the caller "
                               "goes on)")
+    early_partial: bool = setting("VAD_EARLY_PARTIAL", True, "with a streaming STT, decide a turn ended at that "
+                                  "pause on the streaming transcript at once, its reply held until the final "
+                                  "transcript says the same (else withdrawn and decided on the final)")
     max_utterance_s: float = setting("VAD_MAX_UTTERANCE_S", 20.0, "longest utterance before it is cut", lo=1, hi=120)
     barge_in_ms: int = setting("BARGE_IN_MS", 200, "caller speech over the bot that interrupts it", lo=40, hi=3000)
 

@@ -298,14 +298,14 @@ class Call:
         if stt is None:
             self.log.debug("utterance_ignored_no_stt", seconds=round(len(ev.audio) / SAMPLE_RATE, 2))
             return
-        text = await self.hearing.transcribe(stt, ev, timings)
+        text, turns = await self.early_turn.decide(ev, self.hearing.transcribe(stt, ev, timings), timings)
         if text is None:
             if self.hearing.given_up:
                 await self._forced_end(STT_UNAVAILABLE, self.clock.monotonic())
             else:
                 await self._handle(await self.driver.not_heard(self.clock.monotonic()), timings)
             return
-        for turn in await self.early_turn.heard(ev, text):  # the driver's turns ([]: withdrawn while deciding)
+        for turn in turns:  # the driver's turns ([]: withdrawn while deciding)
             await self._handle(turn, timings)
         self.early_turn.answered(ev)
 

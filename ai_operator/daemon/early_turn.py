@@ -27,18 +27,30 @@ waits until that much silence has been heard, and while new speech is starting t
 `starting`), so a frame of new speech is never still on its way when the reply starts. Counted apart: `ai_operator_speculative_turns_total{outcome}` and the summary's
 `speculative_turns`; what withdrawn decisions of either kind had asked for, `ai_operator_early_turn_requests_
 wasted_total{request="kb"|"model"}` and the summary's `early_turns_wasted`.
+
+With a streaming STT (`VAD_EARLY_PARTIAL`) the text the turn was ended on is the stream's partial; its final
+transcript comes 150-250 ms after the pause's commit. The turn is decided on the partial at once (`decide`), the
+final awaited meanwhile, and the reply held until the final says the same words (case, punctuation aside): then
+it goes as decided, recorded with the final's words. When the final says otherwise (or recognition failed), the
+decision is withdrawn as above - speaker cut, model stream stopped, everything restored, its requests counted as
+wasted, nothing heard - and the final is decided instead, with the hold the policy's verdict on it asks for
+(counted: `ai_operator_early_stt_total{outcome="partial_redone"}`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import copy
+import dataclasses
+import re
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from math import ceil
 from typing import Any
 
 from ai_operator.config.schema import VadSettings
+from ai_operator.daemon.early_stt import call_counter
 from ai_operator.dialogue import utterance_complete
 from ai_operator.media.frames import FRAME_MS
 from ai_operator.media.listener import Heard
@@ -57,6 +69,9 @@ class _Decision:
     requests: tuple[str, ...] = ()  # what deciding it asked for ("kb", "model"): wasted if it is withdrawn
     deciding: bool = True  # the policy (and its knowledge base or model) is still working on it
     withdrawn: bool = False
+    unconfirmed: bool = False  # decided on a streaming partial: its reply waits for the final to say the same
+    started: dict[str, int] = field(default_factory=dict)  # the conversation's requests begun before it
+    restored: bool = False
 
 
 class EarlyTurn:
@@ -78,6 +93,10 @@ class EarlyTurn:
         self.counts = {"decided": 0, "withdrawn": 0}
         self.speculative = {"decided": 0, "withdrawn": 0}
         self.wasted = {"kb": 0, "model": 0}
+        # with a streaming STT, decide on the transcript the turn was ended on, checked against the final one
+        self.on_partial = enabled and vad.early_partial and getattr(call.early_stt, "offers_partials", False)
+        self._partial: str | None = None  # that transcript, for `_forced`
+        self._on_partial: _Decision | None = None  # the decision made on it, until its final transcript came
         if enabled:
             call.early_stt.on_ready = self.transcript_ready
 
@@ -106,15 +125,72 @@ class EarlyTurn:
             return
         if isinstance(heard, Heard):
             self._forced, self._gone_on, self._speculative = heard.utterance, None, complete is None
+            self._partial = text.strip() if self.on_partial else None
             self._last_speech_frame = last_speech_frame
             call.log.info("early_turn", silence_ms=round((now - heard.utterance.speech_ended_at) * 1000),
                           speculative=complete is None)
         call._heard([heard], now)
 
     # ---- deciding it --------------------------------------------------------------------------------------------
-    async def heard(self, ended: UtteranceEnded, text: str) -> list[Turn]:
+    async def decide(self, ended: UtteranceEnded, transcript: Awaitable[str | None],
+                     timings: dict[str, float]) -> tuple[str | None, list[Turn]]:
+        """The transcript of `ended` (None: recognition failed, and no turns) and the driver's turns for it. An
+        utterance ended at its pause on a streaming transcript (`on_partial`) is decided on that text at once,
+        while its final transcript comes: its reply is held until the final says the same words; when it does not
+        (or recognition failed), that decision is withdrawn - nothing of it heard, its requests counted as wasted
+        - and the final is decided instead (`ai_operator_early_stt_total{outcome="partial_redone"}`)."""
+        partial, self._partial = self._partial, None
+        if partial is None or ended is not self._forced:
+            text = await transcript
+            return text, ([] if text is None else await self.heard(ended, text))
+        prefix, final_task = self.carried, asyncio.ensure_future(transcript)  # the final's STT first (`forced`)
+        self._on_partial = None
+        deciding = asyncio.ensure_future(self.heard(ended, partial, unconfirmed=True))
+        try:
+            final = await final_task
+        except BaseException:
+            deciding.cancel()
+            raise
+        decision, self._on_partial = self._on_partial, None
+        said, heard = _joined(prefix, partial), _joined(prefix, final or "")
+        if final is not None and decision is not None and same_words(partial, final):
+            decision.unconfirmed = False  # the reply may go: the caller said what it was decided on
+            timings["stt_final_ms"], timings["stt_ms"] = timings.get("stt_ms", 0.0), 0.0  # the turn did not wait
+            turns = await deciding
+            if decision.withdrawn:  # the caller went on (maybe while the final came): nothing of it is said, and
+                self.carried = heard  # what they said is carried, as the final has it
+                return final, []
+            return final, [_as_said(t, said, heard) for t in turns]
+        if decision is None or decision.withdrawn:  # the caller went on: the final's text is carried, not redone
+            await deciding
+            self.carried = heard if final is not None else self.carried
+            return final, []
+        await self._redo(decision, deciding)
+        self.carried = prefix
+        if final is None:
+            return None, []
+        candidate = " ".join(t for t in (prefix, self.call.driver.pending, final.strip()) if t)
+        self._forced, self._speculative = ended, utterance_complete(self.call.session, candidate) is not True
+        return final, await self.heard(ended, final)
+
+    async def _redo(self, decision: _Decision, deciding: asyncio.Future[list[Turn]]) -> None:
+        """A decision made on a partial that the final transcript did not confirm: stopped and undone."""
+        decision.withdrawn = True
+        self._stop_speaking()
+        deciding.cancel()
+        await asyncio.wait({deciding})  # (its own cancellation, not the caller's: that one still propagates)
+        if not deciding.cancelled() and deciding.exception() is not None:  # withdrawn all the same: undone below
+            self.call.log.warning("partial_decision_failed", error=str(deciding.exception()))
+        if not decision.restored:
+            started = self.call.conversation.requests_started
+            decision.requests = tuple(r for r in ("kb", "model") if started[r] > decision.started.get(r, 0))
+            self._restore(decision)
+        call_counter(self.call)("partial_redone")
+
+    async def heard(self, ended: UtteranceEnded, text: str, *, unconfirmed: bool = False) -> list[Turn]:
         """The driver's turns for the transcript `text` of `ended` (a withdrawn text before it); for an utterance
-        ended early, saved first, and none when withdrawn while the policy was deciding."""
+        ended early, saved first, and none when withdrawn while the policy was deciding. `unconfirmed`: `text` is
+        a streaming partial, its reply held until `decide` has the final."""
         call = self.call
         text = " ".join(t for t in (self.carried, text.strip()) if t)
         self.carried = ""
@@ -127,11 +203,15 @@ class EarlyTurn:
             self._count("withdrawn", speculative)
             call.log.info("early_turn_withdrawn", records_dropped=0, speculative=speculative)
             return []
-        decision = self._open = _Decision(ended, text, self._save(), speculative)
+        decision = self._open = _Decision(ended, text, self._save(), speculative, unconfirmed=unconfirmed,
+                                          started=dict(call.conversation.requests_started))
+        if unconfirmed:
+            self._on_partial = decision
         self._count("decided", speculative)
         release_s = self.end_silence_s if speculative else self.reply_s
-        if release_s and call.speaker is not None:
-            call.speaker.hold_next(ended.speech_ended_at + release_s, self._holding(release_s))
+        if call.speaker is not None and (release_s or unconfirmed):
+            call.speaker.hold_next(ended.speech_ended_at + release_s, self._holding(release_s),
+                                   (lambda: not decision.unconfirmed) if unconfirmed else None)
         turns = await call.driver.heard(text, time.monotonic())
         decision.deciding = False
         decision.requests = requests_made(turns)
@@ -179,13 +259,16 @@ class EarlyTurn:
         if decision is None or at >= decision.ended.speech_ended_at + self.end_silence_s:
             return
         decision.withdrawn = True
+        self._stop_speaking()
+        if not decision.deciding:
+            self._restore(decision)
+
+    def _stop_speaking(self) -> None:
         call = self.call
         if call.speaker is not None:
             call.speaker.cut()
         if call._streamed is not None:
             call._streamed.stopped = True
-        if not decision.deciding:
-            self._restore(decision)
 
     def _save(self) -> dict[str, Any]:
         call = self.call
@@ -200,6 +283,7 @@ class EarlyTurn:
 
     def _restore(self, decision: _Decision) -> None:
         call, saved = self.call, decision.saved
+        decision.restored = True
         for target, key in ((call.session, "session"), (call.driver.holder, "holder"), (call.callend, "callend")):
             vars(target).clear()
             vars(target).update(saved[key])
@@ -243,3 +327,26 @@ def requests_made(turns: list[Turn]) -> tuple[str, ...]:
         timings = turn.outcome.timings
         out += ["kb"] * (timings.get("kb_ms", 0.0) > 0) + ["model"] * ("model_total_ms" in timings)
     return tuple(out)
+
+
+def _as_said(turn: Turn, partial: str, final: str) -> Turn:
+    """`turn` recorded with the final transcript's words where it has the partial's (a held fragment before)."""
+    caller = turn.caller
+    if caller is None or not caller.endswith(partial) or partial == final:
+        return turn
+    return dataclasses.replace(turn, caller=caller[: len(caller) - len(partial)] + final)
+
+
+def _joined(*texts: str) -> str:
+    return " ".join(t.strip() for t in texts if t.strip())
+
+
+_NOT_WORD = re.compile(r"[^\w]+")
+
+
+def same_words(a: str, b: str) -> bool:
+    """Two transcripts say the same words: case, punctuation and spacing aside."""
+    def words(text: str) -> list[str]:
+        return _NOT_WORD.sub(" ", text.lower()).split()
+
+    return words(a) == words(b)

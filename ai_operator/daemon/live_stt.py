@@ -86,6 +86,8 @@ class _Utterance:
 class LiveTranscript:
     """One call's live transcription streams (at most one: the utterance in progress)."""
 
+    offers_partials = True  # `on_ready` may get a streaming partial, not the final transcript `take` returns
+
     def __init__(self, pause_ms: int, open_stream: Callable[[], Any], count: Count, forced: Callable[[Any], bool],
                  frame_ms: int = FRAME_MS, *, connection: Any = None,
                  language: Callable[[], str | None] = lambda: None) -> None:

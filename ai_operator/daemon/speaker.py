@@ -5,9 +5,10 @@ voice); the silence the TTS puts around the line is trimmed (`media/trim.py`) so
 only and "the bot is speaking" ends with its last voiced frame. A streamed utterance (`open`, `feed`, `finish`)
 is spoken piece by piece as its text arrives (a model's answer, sentence by sentence): one utterance, one TTS
 request per piece, each piece synthesised while the one before plays. `hold_next(until, unless)`: utterances
-started from now are synthesised at once but their first frame waits until `until`, and then for as long as
-`unless()` says the caller may be starting to speak (an early-ended turn's reply, `early_turn.py`), until
-`hold_next(None)`.
+started from now are synthesised at once but their first frame waits in the playout stream until `until`, and
+then for as long as `unless()` says the caller may be starting to speak (an early-ended turn's reply,
+`early_turn.py`), until `hold_next(None)`; the stream checks it at every tick and right after the caller's
+frames are read, so the reply goes out in the slot whose caller frame let it go.
 """
 
 from __future__ import annotations
@@ -18,13 +19,13 @@ from collections.abc import AsyncIterator, Callable
 
 import numpy as np
 
-from ai_operator.media.playout import PlayoutStream
+from ai_operator.media.playout import Hold, PlayoutStream
 from ai_operator.media.trim import SilenceTrimmer
 from ai_operator.speech.tts import LineTTS
 
 _EMPTY = np.zeros(0, dtype=np.int16)
-HOLD_CHECK_S = 0.005  # past its time, a held first frame looks again this often while `unless()` holds it
-HOLD_CHECKS = 60  # and no more times than this (300 ms): a caller's line that says nothing by then is let go
+HOLD_MAX_S = 0.3  # past its time, a held first frame waits while `unless()` holds it, no longer than this: a
+# caller's line that says nothing by then is let go
 VoiceSegments = Callable[[str, str], list[tuple[str, str]]]
 
 
@@ -50,11 +51,15 @@ class Speaker:
         self._pieces: dict[str, asyncio.Queue[str | None]] = {}
         self._hold_until: float | None = None  # for the utterances started: their first frame not before (monotonic)
         self._hold_unless: Callable[[], bool] | None = None
+        self._hold_confirmed: Callable[[], bool] | None = None
 
-    def hold_next(self, until: float | None, unless: Callable[[], bool] | None = None) -> None:
-        """Utterances started from now are synthesised at once, but enter the stream no sooner than `until` and,
-        after it, not while `unless()` (checked every `HOLD_CHECK_S`, `HOLD_CHECKS` times at most); None: no hold."""
-        self._hold_until, self._hold_unless = until, unless
+    def hold_next(self, until: float | None, unless: Callable[[], bool] | None = None,
+                  confirmed: Callable[[], bool] | None = None) -> None:
+        """Utterances started from now are synthesised at once, but their first frame goes out no sooner than
+        `until` and, after it, not while `unless()` (for `HOLD_MAX_S` at most), nor before `confirmed()` (however
+        long: a reply decided on a streaming partial waits for the final transcript to say the same); None: no
+        hold."""
+        self._hold_until, self._hold_unless, self._hold_confirmed = until, unless, confirmed
 
     def say(self, text: str, language: str, *, cache: bool) -> str:
         """Start speaking `text`; returns the utterance id. A previous utterance still playing is cut first."""
@@ -109,14 +114,13 @@ class Speaker:
                         voiced = trimmer.push(chunk)
                         if voiced.size == 0:
                             continue
+                        held: Hold | None = None
                         if first:
                             self.first_chunk_ms[utterance_id] = (time.perf_counter() - t0) * 1000
                             first = False
                             if hold is not None:  # past its time too: `unless` is asked all the same
-                                await self._held(hold)
-                                if self._active != utterance_id:
-                                    return
-                        self.stream.enqueue(voiced, utterance_id, final=False)
+                                held = self._holding(hold)
+                        self.stream.enqueue(voiced, utterance_id, final=False, hold=held)
             if not first and self._active == utterance_id:
                 self.stream.enqueue(trimmer.end(), utterance_id, final=True)
         except asyncio.CancelledError:
@@ -129,15 +133,22 @@ class Speaker:
         if first:  # nothing audible came out: the line never plays
             self._on_error(utterance_id, RuntimeError("the TTS produced no audible audio"))
 
-    async def _held(self, until: float) -> None:
-        await asyncio.sleep(max(0.0, until - time.monotonic()))
-        unless = self._hold_unless
-        if unless is None:
-            return
-        for _ in range(HOLD_CHECKS):
-            if not unless():
-                return
-            await asyncio.sleep(HOLD_CHECK_S)
+    def _holding(self, until: float) -> Hold:
+        """The playout stream's hold of a first frame (True: not yet): until `until`, then while `unless()` says
+        so, for `HOLD_MAX_S` at most. Checked at the pacer's ticks and right after its receive pass, so the frame
+        goes out in the very slot whose caller frame ended the hold."""
+
+        def held(now: float) -> bool:
+            if now < until or not self._confirmed():
+                return True
+            unless = self._hold_unless
+            return unless is not None and now < until + HOLD_MAX_S and unless()
+
+        return held
+
+    def _confirmed(self) -> bool:
+        confirmed = self._hold_confirmed
+        return confirmed is None or confirmed()
 
     def cut(self) -> str | None:
         """Stop synthesis and playout now (barge-in); returns the utterance that was playing, if any."""

@@ -1,6 +1,8 @@
 """A model's answer spoken while it streams: `StreamedReply` takes the answer's text as it arrives, cuts it into
 sentences (or long clauses: `SentenceBuffer`, pure) and feeds each one, once complete, to one streamed utterance
-of the call's speaker, so the caller hears the first sentence while the model writes the rest.
+of the call's speaker, so the caller hears the first sentence while the model writes the rest. The first piece
+is shorter: its first few words (`FIRST_PIECE_WORDS`), so the TTS starts before the model has written a clause,
+when the model writes fast enough (`FAST_CHARS_PER_S`) for the rest to be ready before those words are said.
 
 The policy still has the last word: when its reply to the turn is the model's text (`matches`), the call
 `finish`es this utterance (`speaks`); any other reply is said instead (which cuts it), and with no reply at all the
@@ -17,13 +19,22 @@ from typing import Protocol
 SENTENCE_END = re.compile(r"[.!?…;:]+[\"»)\]]*\s+|\n+")
 CLAUSE_END = re.compile(r",\s+")
 MIN_CLAUSE_CHARS = 40  # a clause this long is spoken on its own (a shorter one waits for more of its sentence)
+# the answer's first piece is spoken once it has this many whole words (or a sentence, if shorter): the caller's
+# wait includes the model writing it (about 25 ms a token), and a first clause runs to 10-20 tokens; the rest
+# follows while it plays (a model writes ten times faster than it is spoken)
+FIRST_PIECE_WORDS = 4
+# ... while the model writes at least this fast (about four times as fast as its words are spoken): a slower model
+# would leave the caller waiting, after so short a piece, for the next one
+FAST_CHARS_PER_S = 60.0
 
 
 class SentenceBuffer:
-    """Text in, complete sentences out (pure)."""
+    """Text in, complete sentences out (pure); the first piece is its first `first_words` words."""
 
-    def __init__(self, min_clause_chars: int = MIN_CLAUSE_CHARS) -> None:
+    def __init__(self, min_clause_chars: int = MIN_CLAUSE_CHARS, first_words: int = FIRST_PIECE_WORDS) -> None:
         self.min_clause_chars = min_clause_chars
+        self._first_words = re.compile(rf"\s*(?:\S+\s+){{{first_words}}}") if first_words > 0 else None
+        self.quick_first = True  # the first piece may be its first words (False: the model is too slow for that)
         self._text = ""
 
     def push(self, text: str) -> list[str]:
@@ -37,11 +48,13 @@ class SentenceBuffer:
             piece, self._text = self._text[:cut], self._text[cut:]
             if piece.strip():
                 out.append(piece)
+                self._first_words = None
 
     def _cut(self) -> int | None:
         found = SENTENCE_END.search(self._text)
-        if found is not None:
-            return found.end()
+        words = self._first_words.match(self._text) if self._first_words is not None and self.quick_first else None
+        if found is not None or words is not None:
+            return min(m.end() for m in (found, words) if m is not None)
         for clause in CLAUSE_END.finditer(self._text):
             if clause.start() >= self.min_clause_chars:
                 return clause.end()
@@ -80,6 +93,8 @@ class StreamedReply:
         self.started_at: float | None = None  # monotonic, for the turn's later stages
         self._buffer = SentenceBuffer()
         self._text: list[str] = []
+        self._chars = 0
+        self._began: float | None = None  # perf_counter() of the model's first text
         self.stopped = False  # the turn was withdrawn (`early_turn.py`): nothing more of it is said
 
     def __call__(self, text: str) -> bool:
@@ -87,6 +102,10 @@ class StreamedReply:
         if self.stopped or (self.utterance_id is not None and not self.speaker.is_active(self.utterance_id)):
             return False
         self._text.append(text)
+        now = time.perf_counter()
+        self._began = now if self._began is None else self._began
+        self._chars += len(text)
+        self._buffer.quick_first = self._chars >= FAST_CHARS_PER_S * (now - self._began)
         return all(self._say(sentence) for sentence in self._buffer.push(text))
 
     def _say(self, sentence: str) -> bool:

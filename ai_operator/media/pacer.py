@@ -4,7 +4,9 @@
 when it falls more than a few frames behind it skips ahead (counted in `late_ticks`) instead of bursting. Each
 tick sends one frame of every `PlayoutStream` (`media/playout.py`). It is also the clock of the receive side:
 after sending a tick's frames it calls `receive` (the daemon's: read every call's socket), so all calls' incoming
-RTP is handled once per tick, and never ahead of a due frame; then `after_tick` (the daemon's: a
+RTP is handled once per tick, and never ahead of a due frame; then a held reply that this receive pass released
+(the caller's frame that completes its silence, `PlayoutStream.release`) goes out for the same slot, if the slot
+is younger than `RELEASE_WITHIN_MS` (else at the next tick, as any frame); then `after_tick` (the daemon's: a
 garbage-collection pass when one is due, `ops/gc_tuning.py`), with the rest of the tick ahead of it. A step that
 overruns its slot is kept (`overruns`) with where its time went.
 """
@@ -27,6 +29,10 @@ log = get_logger("media")
 
 OVERRUNS_KEPT = 64  # the last steps that overran their slot, kept for diagnosis
 LATE_SKIP_FRAMES = 3  # further behind than this: skip ahead instead of sending a burst
+# a held reply released by the receive pass goes out in the same slot only this soon after the slot's time: its
+# first packet is late by at most this against its timestamp (the playout-lateness budget is 5 ms at p99), and
+# the next tick, 20 ms on, would cost the caller a whole frame's wait
+RELEASE_WITHIN_MS = 4.0
 
 
 @dataclass(frozen=True)
@@ -69,6 +75,7 @@ class Pacer:
         self.late_ticks = 0  # times the loop was so late it skipped ahead
         self.skipped_frames = 0
         self.stream_errors = 0
+        self.released = 0  # held first frames sent right after the receive pass that released them
         self.send_error_ms = ErrorStats()  # per tick: the first frame's send time minus its slot
         self.tick_end_error_ms = ErrorStats()  # per tick: the last frame's send time minus its slot (worst)
         self._removed_underruns = 0
@@ -149,6 +156,7 @@ class Pacer:
             sent = clock()
             self._received()
             received = clock()
+            self.release_held(received)
             self._after()
             end = clock()
             if end - now > self.frame_s:  # the step overran its slot: say where the time went
@@ -156,6 +164,22 @@ class Pacer:
                                                  end - received, time.thread_time() - cpu))
             if due is not None and end >= self.next_due():  # type: ignore[operator]
                 await asyncio.sleep(0)  # stay fair to the loop when catching up
+
+    def release_held(self, now: float) -> None:
+        """After the receive pass: held first frames released by it go out for the slot just ticked, when that slot
+        began less than `RELEASE_WITHIN_MS` ago (counted in `released`)."""
+        k = self._k - 1
+        if self._t0 is None or k < 0 or (now - (self._t0 + k * self.frame_s)) * 1000.0 > RELEASE_WITHIN_MS:
+            return
+        for stream in self._streams:
+            if not stream.holding:
+                continue
+            try:
+                self.released += stream.release(k, now)
+            except Exception as exc:  # as in `tick`: one broken stream must not stop the others
+                self.stream_errors += 1
+                if self.stream_errors == 1:
+                    log.error("playout_stream_failed", error=repr(exc))
 
     def _received(self) -> None:
         if self._receive is None:

@@ -3,7 +3,10 @@
 `PlayoutStream` (one per call, no timers) queues the bot's utterances as int16 8 kHz PCM, cuts them into
 20 ms frames, encodes them and builds RTP (continuous sequence numbers, timestamps that follow wall time across
 silent gaps, marker on the first packet of each talkspurt, random SSRC). It reports `started` when an
-utterance's first frame goes out and `stopped` when its last one does, or at once on `flush` (barge-in).
+utterance's first frame goes out and `stopped` when its last one does, or at once on `flush` (barge-in). An
+utterance can be queued held (`hold`): its first frame waits until the hold says go, checked at every tick and,
+through `release`, right after the pacer's receive pass, so a hold that the caller's frame just ended does not
+wait a whole frame more.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from ai_operator.media.levels import frame_powers
 from ai_operator.media.rtp import build_header
 
 log = get_logger("media")
+
+Hold = Callable[[float], bool]  # monotonic now -> True while an utterance's first frame must still wait
 
 STARTED = "started"
 STOPPED = "stopped"
@@ -45,10 +50,11 @@ class _Utterance:
     samples past the last whole frame wait in `carry` for the next chunk, or are padded with the codec's silence
     at the end of the line. Adding a chunk costs that chunk only, however much is still queued."""
 
-    __slots__ = ("carry", "final", "id", "payloads", "powers", "started")
+    __slots__ = ("carry", "final", "hold", "id", "payloads", "powers", "started")
 
-    def __init__(self, utterance_id: str) -> None:
+    def __init__(self, utterance_id: str, hold: Hold | None = None) -> None:
         self.id = utterance_id
+        self.hold = hold  # its first frame waits while this says so (None: not held, or released)
         self.payloads: deque[bytes] = deque()
         self.powers: deque[float] = deque()
         self.carry = _NO_SAMPLES  # fewer than a frame's samples, waiting for the rest
@@ -123,6 +129,8 @@ class PlayoutStream:
         self._k0: int | None = None
         self._gap = True  # the next packet starts a talkspurt (marker bit)
         self._queue: deque[_Utterance] = deque()
+        self._sent_slot: int | None = None  # the schedule slot of the last frame sent
+        self.holding = False  # an utterance was queued held and has not started (or been flushed) since
         self.current_utterance: str | None = None
         self.stats = PlayoutStats()
 
@@ -140,12 +148,14 @@ class PlayoutStream:
     def queued_utterances(self) -> int:
         return len(self._queue)
 
-    def enqueue(self, pcm: np.ndarray, utterance_id: str, final: bool = True) -> None:
-        """Queue audio of `utterance_id`. Streamed TTS calls it with final=False, then final=True (may be empty)."""
+    def enqueue(self, pcm: np.ndarray, utterance_id: str, final: bool = True, *, hold: Hold | None = None) -> None:
+        """Queue audio of `utterance_id`. Streamed TTS calls it with final=False, then final=True (may be empty).
+        `hold` (given with an utterance's first audio): its first frame is not sent while `hold(now)` says so."""
         arr = _as_pcm(pcm)
         tail = self._queue[-1] if self._queue else None
         if tail is None or tail.id != utterance_id:
-            tail = _Utterance(utterance_id)
+            tail = _Utterance(utterance_id, hold)
+            self.holding = self.holding or hold is not None
             self._queue.append(tail)
         elif tail.final:
             raise ValueError(f"utterance {utterance_id!r} already ended (final=True was given)")
@@ -156,6 +166,7 @@ class PlayoutStream:
         returns its id; queued utterances that never started are dropped without events."""
         current = self.current_utterance
         self._queue.clear()
+        self.holding = False
         self._gap = True
         self.current_utterance = None
         if current is not None:
@@ -185,6 +196,9 @@ class PlayoutStream:
         while queue:
             utt = queue[0]
             if utt.payloads:
+                if utt.hold is not None and utt.hold(now):  # held: the line stays quiet (no underrun)
+                    self._gap = True
+                    return
                 self._send_frame(utt, k, now)
                 return
             if not utt.final:
@@ -197,7 +211,21 @@ class PlayoutStream:
                 self._emit(PlayoutEvent(STOPPED, utt.id, now))
         self._gap = True
 
+    def release(self, k: int, now: float) -> bool:
+        """After slot `k`'s tick (the pacer's receive pass, which may have ended a hold): a held first frame whose
+        hold is over goes out now, for slot `k`, if nothing was sent for it - not a whole frame later at the next
+        tick. True when it went."""
+        utt = self._queue[0] if self._queue else None
+        if utt is None or utt.hold is None or not utt.payloads or self._sent_slot == k or utt.hold(now):
+            return False
+        self._send_frame(utt, k, now)
+        return True
+
     def _send_frame(self, utt: _Utterance, k: int, now: float) -> None:
+        self._sent_slot = k
+        if utt.hold is not None:
+            utt.hold = None
+            self.holding = any(u.hold is not None for u in self._queue)
         payload = utt.payloads.popleft()
         power = utt.powers.popleft()
         marker = self._gap or not utt.started

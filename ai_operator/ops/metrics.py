@@ -147,7 +147,9 @@ class Metrics:
         self.early_stt_total = Counter(
             "early_stt",
             "speculative transcripts of an utterance at a short pause (VAD_EARLY_STT_MS), by outcome: used (it "
-            "was the whole utterance), wasted (the caller went on: an extra STT request), failed",
+            "was the whole utterance), partial (a streamed utterance ended and decided on the transcript at its "
+            "pause), partial_redone (that decision withdrawn: the final transcript said otherwise), wasted (the "
+            "caller went on: an extra STT request), failed",
             ["outcome"],
             namespace=ns,
             registry=r,

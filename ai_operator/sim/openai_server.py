@@ -82,6 +82,7 @@ class FakeOpenAI:
         self.fail_next = 0
         self.faults = Faults()
         self.realtime_fault: str | None = None  # realtime_stt.FAULTS: the next sessions fail at their commit
+        self.realtime_partial: Callable[[str], str] | None = None  # what a partial says of a text (the final revises)
         self.requests: list[dict[str, Any]] = []
         self.connections = 0  # TCP connections that brought a request (each paid `latency.connect_s()` once)
         self._connection_ids: weakref.WeakKeyDictionary[object, int] = weakref.WeakKeyDictionary()

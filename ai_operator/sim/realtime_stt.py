@@ -8,7 +8,8 @@ A session says `transcription_session.created`, answers `transcription_session.u
 later (150-250 ms in `cloud`), `...completed`. The text comes from the server's `transcripts`, the same script
 the batch endpoint uses: `transcripts(wav, fields)` of ALL the session's audio so far (a scripted recogniser
 hears the whole utterance, however it was committed), an item's text being what is new since the last
-completed one; or the next of a list (a partial peeks at it). `input_audio_buffer.clear` drops what was not
+completed one; or the next of a list (a partial peeks at it). `realtime_partial` makes the partials say
+something else than the final (a recogniser that revises its guess when the audio is committed). `input_audio_buffer.clear` drops what was not
 committed and says `input_audio_buffer.cleared`; the double also takes it as a new utterance on the same socket
 (a client sends it at each utterance's start): its script hears the audio from there on. `realtime_fault` makes
 the session fail at its next commit: `error` (an `error` event) or `close` (the socket closed, code 1011). Events
@@ -69,8 +70,9 @@ class _Session:
         else:
             return ""
         if callable(script) and self.completed and text.startswith(self.completed):
-            return text[len(self.completed):].strip()
-        return text
+            text = text[len(self.completed):].strip()
+        revise = self.server.realtime_partial
+        return revise(text) if revise is not None and not final else text
 
     async def appended(self, event: dict[str, Any]) -> None:
         self.audio.append(rp.decode_append(event))
