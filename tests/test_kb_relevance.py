@@ -107,7 +107,8 @@ def test_relevance_is_deterministic_bounded_and_reports_terms() -> None:
 # 0.948, 0.982); held-out 0.949, 0.943, 0.979 after it, held-out-5 1.000, 0.981, 1.000 (optimistic: its classes
 # were fixed). The seventh round (j8-kb-context: the caller's circumstances in clauses before the question's focus
 # weigh little) added 70 calibration lines (before it: 0.833, 0.217, 0.958 on them; after 0.947, 0.783, 1.000;
-# the 1225 older calibration lines 0.961, 0.946, 0.985 -> 0.961, 0.949, 0.985).
+# the 1225 older calibration lines 0.961, 0.946, 0.985 -> 0.961, 0.949, 0.985); held-out 0.949, 0.943, 0.979 ->
+# 0.945, 0.943, 0.974, held-out-6 0.942, 0.726, 0.917 -> 0.939, 0.793, 0.917 (run once after it, not tuned on).
 # `TARGET` is what issue 27 asks of the held-out half; the report says whether it is met.
 CALIBRATION_MIN = {"precision": 0.95, "recall": 0.94, "rejection": 0.97}
 HELD_OUT_MIN = {"precision": 0.94, "recall": 0.92, "rejection": 0.97}
