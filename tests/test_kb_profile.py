@@ -57,6 +57,8 @@ york 1.0: york
     IMPLIES = ""
     LOCATED = ""
     MOTION = ""
+    CLAUSE_OPENERS = ""
+    CIRCUMSTANCES = ""
 
 
 class NoMorphology:
@@ -87,6 +89,9 @@ class NoMorphology:
 
     def aside(self, word: str, before: tuple[str, ...]) -> str:
         return ""
+
+    def ends_clause(self, word: str) -> bool:
+        return False
 
     def warm_up(self) -> None:
         return None

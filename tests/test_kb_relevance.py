@@ -105,7 +105,10 @@ def test_relevance_is_deterministic_bounded_and_reports_terms() -> None:
 # circumstance, a time of day with working/answering asks the hours, a Kazakh negated verb is a symptom; classes
 # from held-out-5) added 160 calibration lines (the 1065 older calibration lines: 0.953, 0.940, 0.975 -> 0.956,
 # 0.948, 0.982); held-out 0.949, 0.943, 0.979 after it, held-out-5 1.000, 0.981, 1.000 (optimistic: its classes
-# were fixed).
+# were fixed). The seventh round (j8-kb-context: the caller's circumstances in clauses before the question's focus
+# weigh little) added 70 calibration lines (before it: 0.833, 0.217, 0.958 on them; after 0.947, 0.783, 1.000;
+# the 1225 older calibration lines 0.961, 0.946, 0.985 -> 0.961, 0.949, 0.985); held-out 0.949, 0.943, 0.979 ->
+# 0.945, 0.943, 0.974, held-out-6 0.942, 0.726, 0.917 -> 0.939, 0.793, 0.917 (run once after it, not tuned on).
 # `TARGET` is what issue 27 asks of the held-out half; the report says whether it is met.
 CALIBRATION_MIN = {"precision": 0.95, "recall": 0.94, "rejection": 0.97}
 HELD_OUT_MIN = {"precision": 0.94, "recall": 0.92, "rejection": 0.97}
@@ -312,3 +315,17 @@ def test_a_kazakh_verb_in_the_negative_is_a_symptom() -> None:
     assert not any(is_kazakh_negated_verb(w) for w in ("білмеймін", "программаны", "алма", "жұмада"))
     assert "broken" in keys("арналар жүктелмей жатыр")
     assert best_national("арналар жүктелмей жатыр приставкада")[0] == "kk-tv-setup"
+
+
+def test_side_context_before_the_question_weighs_little_but_the_thing_asked_still_counts() -> None:
+    # the caller's circumstances in a clause before the question do not dilute a clear match (issue 27 §1)
+    q = "мы с мужем купили квартиру в новостройке на левом берегу как нам провести интернет"
+    assert {"relative", "buy", "левый", "берег"} <= SCORER.context(q) and "connect" not in SCORER.context(q)
+    assert best_national(q)[0] == "ru-internet-connect" and best_national(q)[1] >= RELEVANCE_GATE
+    top, score = best_national("балам кешке ойын ойнайды вайфай өте баяу неге")  # a Kazakh clause ends at its verb
+    assert top == "kk-wifi-slow" and score >= RELEVANCE_GATE
+    # ... but the same context with a question about something not ours is still no answer
+    for q in ("мы с мужем купили квартиру как оформить ипотеку в банке", "купили дачу как провести газ на дачу",
+              "жаңа үй сатып алдық ипотеканы қалай рәсімдеймін", "әкем қайтыс болды мұраны қалай рәсімдеймін"):
+        assert best_national(q)[1] < RELEVANCE_GATE, q
+    assert SCORER.context("долг погасил когда включат интернет") == frozenset()  # two words: no background clause

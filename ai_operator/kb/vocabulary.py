@@ -40,6 +40,8 @@ class Lexicon(Protocol):
     IMPLIES: str  # an article with the first concept also has the second ("slow: speed")
     LOCATED: str  # concepts of a question about where something is (an office): the place named must match
     MOTION: str  # concepts of going somewhere (leaving, moving house): the place gone to is a circumstance
+    CIRCUMSTANCES: str  # concepts of the caller's situation (family, a trip, a purchase): background, if unanswered
+    CLAUSE_OPENERS: str  # words that open a clause ("а", "но", "как", "где"): the question's focus starts at one
 
 
 class WordAnalysis(Protocol):
@@ -91,6 +93,10 @@ class WordAnalysis(Protocol):
         "саяжайға"); "" otherwise."""
         ...
 
+    def ends_clause(self, word: str) -> bool:
+        """`word` closes a clause (a Kazakh finite verb: "алдық", "болды"): the next word opens another."""
+        ...
+
     def warm_up(self) -> None:
         """Load what the analysis needs now (at start), not in a caller's turn."""
         ...
@@ -136,6 +142,8 @@ class Vocabulary:
                         (line.partition(":") for line in lexicon.IMPLIES.strip().splitlines())]
         self.located = frozenset(lexicon.LOCATED.split())
         self.motion = frozenset(lexicon.MOTION.split())
+        self.circumstances = frozenset(lexicon.CIRCUMSTANCES.split())
+        self.clause_openers = frozenset(self.fold_words(lexicon.CLAUSE_OPENERS))
         self.combinations = [(name.strip(), frozenset(parts.split()), frozenset(absent.split()))
                              for name, _, (parts, _, absent) in
                              ((n, c, rest.partition("|")) for n, c, rest in

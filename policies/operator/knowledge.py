@@ -6,6 +6,8 @@ and the Kazakh suffix stripper (`RussianKazakh`). The runtime's knowledge base k
 
 from __future__ import annotations
 
+import re
+
 import policies.operator.lexicon as lexicon
 from ai_operator.dialogue import KnowledgeProfile, KnowledgeScope
 from ai_operator.kb.kazakh import is_kazakh, is_kazakh_negated_verb, is_kazakh_verb_form, kazakh_oblique
@@ -22,6 +24,12 @@ REGION = KnowledgeScope(key="region", field="regions", everywhere="*", pattern=r
 # дачу", "на каникулы"; "в продаже", "в лифте" stay what is asked about)
 AT_PREPOSITIONS = frozenset(["к", "ко", "у", "из", "от", "при", "около", "возле"])
 TO_PREPOSITIONS = frozenset(["на", "в", "во"])
+
+
+# Kazakh finite verb endings the suffix stripper does not cut: past tense by person, "-ды" after a vowel (the
+# accusative takes "-ны" there), "when" clauses ("жатқанда"); auxiliaries that end a clause
+KAZAKH_FINITE = re.compile(r"(?:[дт][ыі](?:м|қ|к|ңыз|ңіз|мыз|міз)|[аеиоуыіәөұү][дт][ыі]|[ыі]л[дт][ыі]|[ғгқк][ае]нд[ае])$")
+KAZAKH_CLAUSE_VERBS = frozenset(["болды", "еді", "екен", "болдық", "болдым"])
 
 
 class RussianKazakh:
@@ -61,6 +69,14 @@ class RussianKazakh:
         if animate:
             return PERSON if near != ("для",) else ""
         return PLACE if near and (near[0] in AT_PREPOSITIONS or (near[0] in TO_PREPOSITIONS and "accs" in cases)) else ""
+
+    def ends_clause(self, word: str) -> bool:
+        """A Kazakh finite verb (a verb form that is no converb; a past tense, "-ды" after a vowel, which no
+        accusative is; a "when" clause's "-ғанда"): Kazakh puts the verb last in its clause."""
+        if word in KAZAKH_CLAUSE_VERBS:
+            return True
+        return (is_kazakh(word) or not russian_pos(word)) and not word.endswith(self.converb_endings) and (
+            is_kazakh_verb_form(word) or KAZAKH_FINITE.search(word) is not None)
 
     def warm_up(self) -> None:
         warm_up()

@@ -264,6 +264,20 @@ LOCATED = "centre"
 # "ауылға") is a circumstance, not what is asked about
 MOTION = "travel moving"
 
+# words that open a clause: conjunctions and (Russian, which puts them first) question words; the question's focus
+# is its last clause that names something, the clauses before it are the caller's circumstances ("мы купили
+# квартиру | как провести интернет"); Kazakh clauses also end at a finite verb (`RussianKazakh.ends_clause`)
+# concepts of the caller's situation (family, children, a trip, a purchase, time): in a clause before the focus, and
+# not in the article, they weigh `relevance.CONTEXT_FACTOR` ("сын играет в игры | вайфай медленный")
+CIRCUMSTANCES = "relative kids person activity buy home year new money apartment month day weekday date use"
+
+CLAUSE_OPENERS = """
+а но и или потому поэтому чтобы пока если хотя зато ещё тоже
+как где сколько когда какой какая какое какие каких куда откуда почему зачем можно
+хочу хотим хотел хотела хотели нужно надо нужен нужна подскажите скажите
+ал бірақ енді сосын содан себебі сондықтан және әрі
+"""
+
 # a negator next to one of these makes "does not work" (`broken`): the verb is used up, the noun stays a term
 NEGATORS = "не нет жоқ емес"
 # negators that negate only what follows them ("не работает"), never the word before ("связь не выходя из дома")
