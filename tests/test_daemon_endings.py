@@ -35,6 +35,7 @@ from tests.support.freight import DEAL_AT_QUOTE, LONG_MODEL_GOODBYE
 from tests.support.wait import eventually
 
 BYE_WITHIN_S = 2.0
+ENDING_WATCHDOG_S = 30.0  # the hang-up watchdog in the ending-line tests: far past any line's end
 # What the caller says over the line, by when: keeps talking from its start, a question in its middle, an
 # acknowledgement in its last 200 ms, or nothing.
 WORDS = {
@@ -128,7 +129,10 @@ async def staged(daemon_base, ending: Ending) -> AsyncIterator[Stage]:
         server.chat_script = lambda _body: {"content": ""}  # every other move: the policy's canned line
         model = ChatModel(api_key=server.api_key, base_url=server.base_url, model="gpt-4o-mini", timeout_s=5)
         overrides = DaemonOverrides(model=model) if ending.route == "freight" else DaemonOverrides()
-        async with stage_for(daemon_base, overrides=overrides, **ending.settings) as stage:
+        # the suite's 8 s watchdog would bound a long line that a loaded box plays late; these tests ask for the
+        # end that follows the line's last frame (the watchdog has its own test below)
+        settings = {"HANGUP_WATCHDOG_S": ENDING_WATCHDOG_S, **ending.settings}
+        async with stage_for(daemon_base, overrides=overrides, **settings) as stage:
             yield stage
 
 
