@@ -37,7 +37,7 @@ from tests.support.asterisk.early import (
     Line,
     counted,
     early_events,
-    one_answer_each,
+    one_turn_and_answer_per_line,
     summary_counts,
     voice_to_voice,
 )
@@ -138,12 +138,7 @@ def test_kb_questions_decided_at_a_pause_are_withdrawn_when_the_caller_goes_on_a
     finally:
         stack.openai.recogniser.expect_pieces([])
     assert ending.how == "bye_received", f"{ending}: {caller.failure()}"
-    record = stack.record(call_id)
-
-    turns = [t for t in record["turns"] if t["caller_text"]]
-    assert [t["caller_text"] for t in turns] == [line.text for line in lines], record["turns"]
-    assert len(record["turns"]) == len(lines) + 1  # and the greeting: no turn of a withdrawn decision
-    one_answer_each(caller.rtp, lines, turns, "ru")
+    record, turns = one_turn_and_answer_per_line(stack, call_id, caller.rtp, lines, "ru")
     for line, speculative in ((lines[2], False), (lines[3], True)):  # decided at the pause, withdrawn, decided again
         assert line.kinds()[:2] == [("early_turn", speculative), ("early_turn_withdrawn", speculative)], line.kinds()
         assert [k for k, _ in line.kinds()[2:]] == ["early_turn"], line.kinds()

@@ -27,7 +27,7 @@ from tests.support.asterisk.early import (
     Line,
     counted,
     early_events,
-    one_answer_each,
+    one_turn_and_answer_per_line,
     summary_counts,
     voice_to_voice,
 )
@@ -60,12 +60,7 @@ def test_a_caller_who_pauses_300_ms_mid_sentence_hears_one_answer_to_the_whole_l
     finally:
         stack.openai.recogniser.expect_pieces([])  # the shared stack's STT as it was
     assert ending.how == "bye_received", f"{ending}: {caller.failure()}"
-    record = stack.record(call_id)
-
-    turns = [t for t in record["turns"] if t["caller_text"]]
-    assert [t["caller_text"] for t in turns] == [line.text for line in lines], record["turns"]
-    assert len(record["turns"]) == len(lines) + 1  # and the greeting: no turn of a withdrawn decision
-    one_answer_each(caller.rtp, lines, turns, "ru")
+    record, turns = one_turn_and_answer_per_line(stack, call_id, caller.rtp, lines, "ru")
     assert lines[3].count("early_turn_withdrawn") == 0  # dangling at the pause: nothing decided there
     assert lines[2].count("early_turn_withdrawn") <= 1
     # the call's counts are the decisions the daemon logged; those not withdrawn are the turns answered early

@@ -65,5 +65,17 @@ def one_answer_each(peer: RtpPeer, lines: list[Line], turns: list[dict[str, Any]
         assert problem is None, f"{line.text!r}: {problem}"
 
 
+def one_turn_and_answer_per_line(stack: Stack, call_id: str, peer: RtpPeer, lines: list[Line],
+                                 language: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The call's record and its caller turns: one turn per line with the whole line's text (and the greeting: no
+    turn of a withdrawn decision), each line's answer heard once after the caller had finished it."""
+    record = stack.record(call_id)
+    turns = [t for t in record["turns"] if t["caller_text"]]
+    assert [t["caller_text"] for t in turns] == [line.text for line in lines], record["turns"]
+    assert len(record["turns"]) == len(lines) + 1
+    one_answer_each(peer, lines, turns, language)
+    return record, turns
+
+
 def voice_to_voice(peer: RtpPeer, lines: list[Line]) -> list[tuple[str, float | None]]:
     return [(line.text, voice_to_voice_ms(peer, line.last, line.last_pcm)) for line in lines]
