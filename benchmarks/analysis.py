@@ -7,7 +7,8 @@ everything after the end of line j-1 up to the end of line j. The figures, each 
 - lost frames = sequence gaps + RTP timestamp jumps inside a reply (a skip-ahead or an underrun keeps the
   sequence numbers continuous but moves the timestamp) + frames missing against the reply's expected length
   + frames arriving more than `late_as_lost_ms` behind their talkspurt's clock (a burst after a stall: a
-  receiver playing out with a jitter buffer that deep has to conceal them);
+  receiver playing out with a jitter buffer that deep has to conceal them). The budget judges the daemon's
+  own: those lost at a pacer skip the host's steal caused are the box's (`stalls.py`, given the daemon's skips);
 - playout lateness: a packet's arrival against its talkspurt's own clock, arrival(first) + (ts - ts0) / 8000 s,
   with the clock anchored at the reply's earliest packet (so a late first packet shows as late, instead of
   making every later one look early); p99 over all judged packets. That is the wire send-time error against
@@ -46,6 +47,7 @@ import numpy as np
 
 from ai_operator.media.rtpstats import ReceiveStats
 from benchmarks.capture import Capture, ClockMap, parse_packets
+from benchmarks.stalls import Skip, attribute
 
 SEQ_MOD = 1 << 16
 HALF_SEQ = 1 << 15
@@ -54,8 +56,9 @@ HALF_TS = 1 << 31
 NS_PER_MS = 1_000_000
 
 BUDGETS: dict[str, tuple[str, float, str]] = {  # name -> (operator, limit, what)
-    "lost_frames": ("==", 0, "sequence gaps + timestamp jumps inside a reply + frames missing from a reply "
-                    "+ frames more than 60 ms late"),
+    "lost_frames": ("==", 0, "the daemon's own lost frames: sequence gaps + timestamp jumps inside a reply + "
+                    "frames missing from a reply + frames more than 60 ms late, less those the host's steal lost "
+                    "(stalls.py)"),
     "lateness_p99_ms": ("<", 5.0, "playout lateness against each talkspurt's own clock, p99 (wire send time)"),
     "jitter_max_ms": ("<", 5.0, "RFC 3550 interarrival jitter, worst stream"),
     "turn_bridge_p95_ms": ("<", 60.0, "daemon-added turn latency: voice-to-voice at the caller less the end-of-turn "
@@ -96,6 +99,7 @@ class _Tally:
     by_end: dict[str, tuple[list[float], list[float]]] = field(default_factory=dict)  # kind -> (voice, bridge)
     greeting_ms: list[float] = field(default_factory=list)
     jitter_ms: list[float] = field(default_factory=list)  # per stream: the worst jitter while judged
+    losses: list[tuple[int, int]] = field(default_factory=list)  # (arrival after the loss, ns; frames): timed losses
 
 
 def percentile(values: Sequence[float] | np.ndarray, q: float) -> float | None:
@@ -149,12 +153,15 @@ def judge_call(packets: np.ndarray, t: np.ndarray, placed_ns: int, lines: Sequen
         pair_judged = judged[a + 1 : b]
         tally.seq_gaps += int(gaps[pair_judged].sum())
         tally.ts_jumps += int(jumps[pair_judged].sum())
+        lost_at = np.flatnonzero(((gaps + jumps) > 0) & pair_judged)
+        tally.losses.extend(zip(t[a + 1 + lost_at].tolist(), (gaps + jumps)[lost_at].tolist(), strict=True))
         if n:
             rel_ts_ns = ((ts[a:b] - ts[a]) % TS_MOD) * 1_000_000_000 // rules.clock_rate
             behind = (t[a:b] - t[a]) - rel_ts_ns  # against the first packet's place on the talkspurt's clock
             late = (behind - behind.min())[judged[a:b]] / NS_PER_MS
             tally.lateness_ms.append(late)
             tally.late += int((late > rules.late_as_lost_ms).sum())
+            tally.losses.extend((at, 1) for at in t[a:b][judged[a:b]][late > rules.late_as_lost_ms].tolist())
         if not whole:
             continue
         tally.replies += 1
@@ -243,12 +250,15 @@ def _spread(values: Sequence[float]) -> dict[str, float | None]:
 
 
 def analyse(capture: Capture, expected: Mapping[int, Sequence[int]], rules: Rules,
-            turn_ends: TurnEnds | None = None) -> dict[str, Any]:
+            turn_ends: TurnEnds | None = None, skips: Mapping[str | None, Sequence[Skip]] | None = None
+            ) -> dict[str, Any]:
     """The figures of a capture; `expected[variant]`: frames of each reply of that dialogue (greeting first);
-    `turn_ends`: the daemon's record of how each utterance ended (see the module docstring)."""
+    `turn_ends`: the daemon's record of how each utterance ended (see the module docstring); `skips`: each
+    call's daemon's pacer skips (`stalls.events_by_call`), to tell the daemon's lost frames from the box's."""
     clock = ClockMap(capture.clock)
     tally = _Tally()
     window = (capture.t0_ns, capture.t1_ns)
+    losses: dict[str, list[tuple[int, int]]] = {}
     for call in capture.calls:
         packets = parse_packets(call.packets)
         if not len(packets):  # never heard a greeting (set-up too slow, or no media at all); refused is not this
@@ -258,17 +268,20 @@ def analyse(capture: Capture, expected: Mapping[int, Sequence[int]], rules: Rule
             continue
         t = clock.to_mono(packets["t"])
         order = np.argsort(t, kind="stable")
+        before = len(tally.losses)
         judge_call(packets[order], t[order], call.placed_ns, call.lines, expected[call.variant], window, rules,
                    tally, (turn_ends or {}).get(call.channel_id, ()))
+        losses.setdefault(call.channel_id, []).extend(tally.losses[before:])
     late = np.concatenate(tally.lateness_ms) if tally.lateness_ms else np.zeros(0)
     lost = tally.seq_gaps + tally.ts_jumps + tally.missing + tally.late
+    stalls = attribute(losses, lost, skips, window) if skips is not None else None
     return {
         "window_s": round((capture.t1_ns - capture.t0_ns) / 1e9, 2),
         "calls": _calls(capture),
         "audio": {
             "packets_judged": tally.packets, "replies_judged": tally.replies, "lost_frames": lost,
             "seq_gap_frames": tally.seq_gaps, "ts_jump_frames": tally.ts_jumps, "missing_frames": tally.missing,
-            "late_frames": tally.late,
+            "late_frames": tally.late, "lost_frames_own": stalls["lost_frames_own"] if stalls else lost,
             "extra_frames": tally.extra, "mismatched_replies": tally.mismatched_replies,
             "lateness_ms": {"p50": percentile(late, 50), "p99": percentile(late, 99), "max": _max(late),
                             "over_20ms": int((late > 20).sum()),
@@ -288,6 +301,7 @@ def analyse(capture: Capture, expected: Mapping[int, Sequence[int]], rules: Rule
         },
         "inbound": inbound(capture, rules),
         "clock_drift_ms": round(clock.drift_ns / NS_PER_MS, 3),
+        "stalls": stalls,  # the box's stalls and the frames they lost (None: no daemon skips were recorded)
     }
 
 
@@ -295,7 +309,7 @@ def budget_values(figures: Mapping[str, Any]) -> dict[str, float | None]:
     """The value each budget is judged on."""
     audio, turns = figures["audio"], figures["turns"]
     return {
-        "lost_frames": audio["lost_frames"],
+        "lost_frames": audio.get("lost_frames_own", audio["lost_frames"]),
         "lateness_p99_ms": audio["lateness_ms"]["p99"],
         "jitter_max_ms": audio["jitter_ms"]["max"],
         "turn_bridge_p95_ms": turns["bridge_ms"]["p95"],

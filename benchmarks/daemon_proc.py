@@ -11,9 +11,10 @@ pauses, turn latencies, the loop steps that held the event loop `SLOW_STEP_MS` o
 stall came from (each garbage-collection pause, and with AI_OPERATOR_BENCH_STEP_CPU=1 each step, with the loop
 thread's CPU time in it: far less is time off the CPU, not work; the pacer's long receive steps split into CPU,
 run-queue wait and the rest), the CPU time of the loop's
-thread and of the process's other threads, and `turn_ends`: how every utterance it decided ended, at the
-policy's early pause or at the full end silence, which the caller-side analysis needs to judge each turn's
-latency); SIGTERM stops the daemon.
+thread and of the process's other threads, the pacer's skip-aheads with what kept the loop late (`skips`,
+`loop_probes.SkipProbe`; rewritten at exit with those after the window), and `turn_ends`: how every utterance
+it decided ended, at the policy's early pause or at the full end silence, which the caller-side analysis needs
+to judge each turn's latency); SIGTERM stops the daemon.
 With `--cpus`, the process is pinned to those CPUs, and with `--db-cpus` the embedded PostgreSQL it starts
 is moved to those (by default it shares the daemon's). With `--profile`,
 cProfile runs for the window.
@@ -49,7 +50,7 @@ from ai_operator.sim.instant import ScriptedSTT
 from ai_operator.storage.embedded import children_of
 from ai_operator.turn_driver import Turn
 from benchmarks import plan as plans
-from benchmarks.loop_probes import ReceiveProbe
+from benchmarks.loop_probes import ReceiveProbe, SkipProbe
 from benchmarks.procstat import thread_cpu_seconds
 
 WINDOW_SAMPLES = 200_000  # send-error samples kept for the window (over an hour of ticks)
@@ -186,6 +187,7 @@ class Figures:
         self.gc_waited_base = 0
         self.threads_base: dict[int, float] = {}
         self.receive: ReceiveProbe | None = None
+        self.skips: SkipProbe | None = None
 
     def poll_calls(self) -> None:
         """Keep a reference to each live call's latency list (it outlives the call)."""
@@ -224,6 +226,8 @@ class Figures:
         self.threads_base = thread_cpu_seconds(os.getpid())
         self.receive = self.receive or ReceiveProbe(pacer)
         self.receive.rows.clear()
+        self.skips = self.skips or SkipProbe(pacer)
+        self.skips.rows.clear()
         self.slow.reset()
         self.peak_calls = 0
         self.window_started = time.monotonic()
@@ -246,6 +250,7 @@ class Figures:
         out["slow_steps"] = self.slow.summary()
         out["threads_cpu_s"] = self._threads_cpu()
         out["long_receives"] = self.receive.summary() if self.receive is not None else None
+        out["skips"] = list(self.skips.rows) if self.skips is not None else []  # the pacer's skip-aheads (stalls.py)
         out["ports"] = {"size": svc.ports.size, "in_use": svc.ports.in_use}
         bridge: list[float] = []
         for cid, lst in self.turn_lists.items():
@@ -253,6 +258,13 @@ class Figures:
         out["bridge_ms"] = bridge
         out["turn_ends"] = self.ends.ends
         return out
+
+    def add_late_skips(self, out: Path) -> None:
+        """At exit: the skips since the window's figures were written join them (the replies judged run on past
+        the window's end, and a loss there is matched to its skip too)."""
+        if self.skips is not None and out.exists():
+            written = json.loads(out.read_text())
+            out.write_text(json.dumps({**written, "skips": list(self.skips.rows)}))
 
 
 def _reply_playing(daemon: Daemon) -> bool:
@@ -272,6 +284,8 @@ async def stall_once(daemon: Daemon, figures: Figures, ms: float, after_s: float
         await asyncio.sleep(STALL_POLL_S)
     at = time.monotonic()
     time.sleep(ms / 1000)  # deliberately blocking: this is the fault
+    if figures.skips is not None:  # the skip it causes is the daemon's whatever the host stole meanwhile
+        figures.skips.injected.append((at, time.monotonic()))
     figures.stalled = {"ms": ms, "at_s": round(at - (figures.window_started or at), 3)}
     log.warning("bench_stall_injected", ms=ms)
 
@@ -349,6 +363,7 @@ async def main_async(args: argparse.Namespace) -> int:
     finally:
         for task in tasks:
             task.cancel()
+        figures.add_late_skips(Path(args.out))
 
 
 def main() -> int:

@@ -36,6 +36,9 @@ _SHARED = ("mean concurrent", "lost frames", "lateness p99", "jitter (worst stre
            "inbound processed in 60 ms", "unanswered turns", "daemon cores", "CPU s per call-minute (daemon + DB)")
 COLUMNS: tuple[Column, ...] = (  # the bench table's columns a knee rung shows, and how busy the box was
     *(c for name in _SHARED for c in BENCH_COLUMNS if c[0] == name),
+    ("the daemon's own lost frames (budget 0)", ("figures", "audio", "lost_frames_own"), "{}"),
+    ("host steal stalls: count / frames lost / stolen", ("figures", "stalls", "box"),
+     "{0[stalls]} / {0[lost_frames]} / {0[stolen_ms]:.0f} ms"),
     ("other processes' cores", ("contention", "other_processes_cores"), "{:.2f}"),
     ("host steal, cores", ("contention", "steal_cores"), "{:.2f}"),
     ("no-work pacer's lateness p99 (the box's own)", ("baseline", "lateness_ms", "p99"), "{:.1f} ms"),

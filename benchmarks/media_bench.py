@@ -5,7 +5,7 @@ two or more), the callers with the simulated PBX (`caller_proc`, pinned to the o
 prepares the conversations (`plan`), takes the CPU readings at the window's edges and judges the capture
 (`analysis`). `prepare_stage(workdir)` once per `make bench`; `run_media(n, stage, options)` per call count.
 A pacer with no work (`reference_pacer`) runs in the same window: lateness and jitter are judged net of the
-box's own (`baseline.py`), and the host's steal is reported beside the other processes' CPU.
+box's own (`baseline.py`), lost frames as the daemon's or the host's (`stalls.py`), steal reported beside.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ from benchmarks.procstat import (
     tree_cpu_seconds,
 )
 from benchmarks.reference_pacer import ReferenceProcess
+from benchmarks.stalls import box_problems, events_by_call
 
 REPO = Path(__file__).resolve().parent.parent
 ENV_EXAMPLE = REPO / "etc" / "ai-operator.env.example"
@@ -324,13 +325,13 @@ async def run_media(n: int, stage: Stage, options: Options) -> dict[str, Any]:
 
 def judge(capture: Any, plan: plans.Plan, own: list[dict[str, Any]]) -> dict[str, Any]:
     """The capture's figures (`analysis.analyse`), each turn judged against the end-of-turn wait the daemons'
-    own records (`own`: each daemon's `daemon_proc` figures) say applied to it."""
+    own records (`own`: each daemon's `daemon_proc` figures) say applied to it, lost frames by their skips."""
     turn_ends: dict[str, list[tuple[int, str]]] = {}
     for figures in own:
         for call_id, ends in (figures.get("turn_ends") or {}).items():
             turn_ends.setdefault(call_id, []).extend((int(at), str(kind)) for at, kind in ends)
     rules = Rules(end_silence_ms=END_SILENCE_MS, early_pause_ms=max(EARLY_PAUSE_MS, EARLY_REPLY_MS))
-    return analyse(capture, plan.expected(), rules, turn_ends)
+    return analyse(capture, plan.expected(), rules, turn_ends, events_by_call(own))
 
 
 def assemble(n: int, options: Options, warmup: float, cpus: dict[str, list[int]], r0: dict[str, float],
@@ -353,15 +354,14 @@ def assemble(n: int, options: Options, warmup: float, cpus: dict[str, list[int]]
         problems.append(f"the callers' sockets dropped {health['capture_drops']} datagrams (load generator too slow)")
     if health.get("unstamped_packets"):
         problems.append(f"{health['unstamped_packets']} packets came without a kernel timestamp")
-    problems += reference_problems(reference)
+    problems += reference_problems(reference) + box_problems(figures)
     lag = (health.get("tick_lateness_ms") or {}).get("p99") or 0.0
     if lag > CALLER_LAG_P99_MS:
         problems.append(f"the callers' 20 ms ticks were {lag:.0f} ms late (p99): the load generator fell behind "
                         "(its audio reached the daemon in bursts)")
     return {
         "calls": n, "max_calls": options.max_calls, "window_s": round(window, 2), "warmup_s": round(warmup, 1),
-        "pinning": cpus,
-        "stall_injected_ms": options.stall_ms or None, "stall": own.get("stall"),
+        "pinning": cpus, "stall_injected_ms": options.stall_ms or None, "stall": own.get("stall"),
         "load_average": {"window_start": [round(x, 2) for x in loads_[0]], "window_end": [round(x, 2) for x in loads_[1]]},
         "cpu": {
             "daemon_s": round(cpu["daemon"], 2), "db_s": round(cpu["db"], 2), "callers_s": round(cpu["callers"], 2),

@@ -9,8 +9,9 @@ metrics port and STATE_DIR), both on ONE PostgreSQL (the stage's, as `multi_daem
 from the front door's address, so the node takes them as it takes Kamailio's; Kamailio itself is left out (it
 relays SIP only, never the audio, and costs its own machine's CPU, not the node's).
 
-Each run is judged at the callers with the knee's budgets (`analysis.verdicts`: lost frames, lateness p99,
-jitter, the daemon-added turn latency p95, unanswered turns) except `inbound_processed_pct`, which compares what
+Each run is judged at the callers with the knee's budgets (`analysis.verdicts`: lost frames, the daemons' own
+as `stalls.py` tells them from the host's, lateness p99, jitter, the daemon-added turn latency p95, unanswered
+turns) except `inbound_processed_pct`, which compares what
 the callers sent with what the daemons read: through Asterisk that count is not the daemons' to read (Asterisk
 drops the audio before the bridge exists and after the daemon hung up), so it is reported, not judged. A run
 whose load generator fell behind is INVALID (`media_bench.assemble`). The search is `knee.search` over these runs
