@@ -6,8 +6,12 @@ field and value; nothing stored."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
+import os
+import signal
+import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,11 +26,14 @@ from ai_operator.kb.commands import kb_calibrate, kb_ingest
 from ai_operator.kb.embeddings import build_embedder
 from ai_operator.kb.store import KnowledgeBase
 from ai_operator.sim.openai_server import FakeOpenAI
+from ai_operator.sim.pbx import SimulatedPbx
 from ai_operator.storage.database import Database
 from policies.operator.region_data import REGIONS_BY_CODE
 from tests.support import kb_calibrate as K
 from tests.support import kb_gate as G
 from tests.support.storage import fresh_dsn
+from tests.support.wait import eventually
+from tests.test_state_dir_lock import env_text
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "etc" / "kb" / "sample.jsonl"
@@ -137,6 +144,42 @@ async def test_a_calibrated_gate_is_the_one_a_call_answers_with(tmp_path: Path, 
     checks = {c.name: c for c in await database_checks(base.settings)}
     assert checks["kb relevance gate"].status == "OK"
     assert f"gate {raised:.2f}, calibrated for " in checks["kb relevance gate"].detail
+
+
+@pytest.mark.slow
+async def test_the_daemon_says_at_start_which_gate_it_answers_with(tmp_path: Path, server: FakeOpenAI) -> None:
+    base = await ingested(tmp_path, "hash", server)
+    lower, low_question = K.lower_set(await measured(base))
+    assert (await calibrate(base, K.write(tmp_path / "lower.jsonl", lower)))[0] == 0
+    pbx = SimulatedPbx(user="ai-operator", password="pw-gate")
+    env = tmp_path / "ai-operator.env"
+    env.write_text(env_text(await pbx.start(), "pw-gate", tmp_path / "state", base.settings.storage.database_url))
+    clean = {k: v for k, v in os.environ.items() if k != "NOTIFY_SOCKET"}
+    proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "ai_operator", "run", "--env", str(env),
+                                                env=clean, stderr=asyncio.subprocess.PIPE)
+    lines: list[dict] = []
+
+    async def read_log() -> None:
+        assert proc.stderr is not None
+        async for raw in proc.stderr:
+            if raw.startswith(b"{"):
+                lines.append(json.loads(raw))
+
+    reader = asyncio.create_task(read_log())
+    try:
+        await eventually(lambda: any(line.get("event") == "kb_gate" for line in lines), timeout=120,
+                         what="the daemon's kb_gate line")
+        gate = next(line for line in lines if line.get("event") == "kb_gate")
+        assert gate["gate"] == low_question.reach and gate["calibrated"] is True
+        assert gate["knowledge_base"] == "operator" and gate["source"].startswith("calibrated for hash-v2 dim 256 on ")
+        proc.send_signal(signal.SIGTERM)
+        assert await asyncio.wait_for(proc.wait(), timeout=120) == 0
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+        await reader
+        await pbx.stop()
 
 
 async def test_another_embedder_answers_at_the_default_gate_and_doctor_warns(tmp_path: Path,

@@ -181,6 +181,14 @@ class GateFigures:
         return 1 - self.false_answers / self.out_of_scope if self.out_of_scope else 1.0
 
     @property
+    def short_of(self) -> str:
+        """Which floors this gate misses ("" when none)."""
+        missed = [name for name, low in (("no right answer", not self.right),
+                                         (f"precision < {MIN_PRECISION}", self.precision < MIN_PRECISION),
+                                         (f"rejected < {MIN_REJECTION}", self.rejection < MIN_REJECTION)) if low]
+        return ", ".join(missed)
+
+    @property
     def meets_floors(self) -> bool:
         """Precision and out-of-scope rejection at their floors, and at least one right answer (a gate that
         answers nothing is no gate)."""
@@ -204,6 +212,6 @@ def fit(table: Sequence[GateFigures]) -> GateFigures | None:
 def table_lines(table: Sequence[GateFigures], chosen: GateFigures | None) -> list[str]:
     lines = ["  gate  precision  recall  out-of-scope rejected"]
     for f in table:
-        mark = "  <- chosen" if f is chosen else ("" if f.meets_floors else "  (below a floor)")
+        mark = "  <- chosen" if f is chosen else ("" if f.meets_floors else f"  ({f.short_of})")
         lines.append(f"  {f.gate:.2f}      {f.precision:.3f}   {f.recall:.3f}                  {f.rejection:.3f}{mark}")
     return lines
