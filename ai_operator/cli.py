@@ -129,6 +129,8 @@ def cmd_kb(args: argparse.Namespace) -> int:
             commands.kb_search(settings, args.query, args.language, args.scope, as_json=args.json, out=sys.stdout,
                                fallback=args.fallback, route=args.route)
         )
+    if args.kb_command == "calibrate":
+        return asyncio.run(commands.kb_calibrate(settings, args.labelled, args.split, out=sys.stdout, route=args.route))
     return asyncio.run(commands.kb_stats(settings, out=sys.stdout))
 
 
@@ -228,7 +230,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--caller-id", help="caller ID shown to the called party")
     p.set_defaults(func=cmd_dial)
 
-    p = add("kb", "knowledge base: ingest, search, stats")
+    p = add("kb", "knowledge base: ingest, search, stats, calibrate")
     kb = p.add_subparsers(dest="kb_command", required=True, metavar="KB_COMMAND")
     ki = kb.add_parser("ingest", help="ingest a JSONL file (idempotent upsert by id)", formatter_class=_HelpFormatter)
     ki.add_argument("file", help="JSONL file, one entry per line")
@@ -246,7 +248,12 @@ def build_parser() -> argparse.ArgumentParser:
     ks.add_argument("--fallback", help="a second language searched when nothing relevant is found (e.g. ru)")
     ks.add_argument("--json", action="store_true", help="the hits as JSON")
     kb.add_parser("stats", help="entries and chunks per language and scope value", formatter_class=_HelpFormatter)
-    for sub_parser in (ki, ks):
+    kc = kb.add_parser("calibrate", help="fit the relevance gate to the knowledge base and the configured embedder "
+                       "from labelled questions, and store it with them", formatter_class=_HelpFormatter)
+    kc.add_argument("--labelled", metavar="FILE", help="JSONL labelled questions (q, lang, region, expect, split; "
+                    "default: the sample knowledge base's, tests/data/kb_relevance.jsonl)")
+    kc.add_argument("--split", default="calibration", help="the lines of this split are asked")
+    for sub_parser in (ki, ks, kc):
         sub_parser.add_argument("--route", help="the route whose policy's knowledge base this is (default: the one "
                                 "knowledge base the policies declare)")
     for sub_parser in kb.choices.values():  # `kb search --env F ...` works as well as `kb --env F search ...`

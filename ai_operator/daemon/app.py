@@ -156,9 +156,25 @@ class Daemon:
         self._knowledge = GuardedKnowledge(KnowledgeBase(db, build_embedder(self.settings)), self.db_supervisor)
         if self.svc is not None:
             self.svc.knowledge = self._knowledge
+        await self._log_gates(self._knowledge.knowledge)
         if not first:
             log.info("database_connected", spooled_records=records.spooled)
         return True
+
+    async def _log_gates(self, kb: Any) -> None:
+        """One `kb_gate` line per knowledge base of the enabled routes' policies: the relevance gate its calls
+        answer with and where it comes from (calibrated for the configured embedder, or the default)."""
+        from ai_operator.dialogue import knowledge_profile
+        from policies import load_policy
+
+        logged: set[str] = set()
+        for route in [r for r in self.settings.routes.values() if r.enabled and r.policy]:
+            try:  # a broken route is reported elsewhere; a knowledge base's gate is logged at its first search too
+                if (profile := knowledge_profile(load_policy(route.policy))) and profile.name not in logged:
+                    logged.add(profile.name)
+                    await kb.gate_in_use(profile)
+            except Exception as exc:
+                log.warning("kb_gate_unknown", route=route.name, error=str(exc) or type(exc).__name__)
 
     async def _retry_database(self, records: RecordStore) -> None:
         while not await self._connect_database(records):

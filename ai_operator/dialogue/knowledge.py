@@ -9,7 +9,7 @@ import these names from `ai_operator.dialogue`, which re-exports them; this modu
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -71,12 +71,15 @@ class KnowledgeProfile:
     """A policy's knowledge base as the runtime needs it (ingest, search, doctor, `kb` commands): the languages its
     entries may be in (the first is `kb search`'s default), its scope, and its relevance scorer, built by the
     policy from its own lexicon and word analysis (an `ai_operator.kb.relevance.Scorer`; the contract does not
-    look inside it). The runtime knows no language, scope or word of its own."""
+    look inside it). The runtime knows no language, scope or word of its own. `asks`: how the policy turns a
+    caller's question (question, language, scope value or "") into the search it sends, so that `kb calibrate` asks
+    labelled questions the way a call does; None: the question as said, in its language alone."""
 
     name: str
     languages: tuple[str, ...]
     scope: KnowledgeScope
     scorer: Any
+    asks: Callable[[str, str, str], KnowledgeSearch] | None = None
 
 
 @runtime_checkable

@@ -1,7 +1,8 @@
 """`doctor` checks for the database and the knowledge base: reachable, `vector` extension, migrations, KB
 tables, entries per language and scope value (a region for the operator; a WARN when the knowledge base of an
-enabled route's policy has no entry of its own in one of its languages), and one embedding dimension across kb_meta, the
-chunks and the configured embedder. Every failing check says what to do."""
+enabled route's policy has no entry of its own in one of its languages), one embedding dimension across kb_meta, the
+chunks and the configured embedder, and the relevance gate each knowledge base answers with (a WARN when a real
+embedding model is configured and no gate was calibrated for it). Every failing check says what to do."""
 
 from __future__ import annotations
 
@@ -9,10 +10,12 @@ from typing import Any
 
 from ai_operator.dialogue import CheckResult, KnowledgeProfile, knowledge_profile
 from ai_operator.kb.embeddings import build_embedder
+from ai_operator.kb.gate import embedder_identity, gate_in_use
 from ai_operator.storage.database import Database, mask_dsn
 from ai_operator.storage.migrate import load_migrations
 
 KB_TABLES = ("kb_meta", "kb_entries", "kb_chunks")
+OFFLINE_EMBEDDER = "hash"  # EMBEDDING_PROVIDER the default gate was fitted with
 CALL_TABLES = ("calls", "turns")
 
 
@@ -74,6 +77,29 @@ async def _checks(db: Database, settings: Any) -> list[CheckResult]:
         out.append(CheckResult("kb entries", "WARN" if empty else "OK",
                                "; ".join([f"{counts}; scopes: {', '.join(scopes)}", *empty])))
     out.append(_dimension_check(meta, chunk_dims, settings))
+    out.extend(_gate_checks(meta, settings))
+    return out
+
+
+def _gate_checks(meta: dict[str, str], settings: Any) -> list[CheckResult]:
+    """The relevance gate of each enabled route's knowledge base for the configured embedder (gate.py); a WARN when
+    the embedder is not the offline one and no gate was calibrated for it (the default was not fitted to it)."""
+    if "embedder" not in meta:
+        return []  # nothing ingested: the entries check says so
+    try:
+        embedder = build_embedder(settings)
+    except Exception:
+        return []  # the dimension check reports it
+    provider = settings.speech.embedding_provider
+    out = []
+    for profile, routes in _route_profiles(settings):
+        used = gate_in_use(profile.name, embedder.name, embedder.dim, profile.scorer.gate, meta)
+        detail = f"{profile.name} (route {', '.join(routes)}): gate {used.gate:.2f}, {used.source}"
+        warn = not used.calibrated and provider != OFFLINE_EMBEDDER
+        if warn:
+            detail += (f"; EMBEDDING_PROVIDER is {provider}: run `ai-operator kb calibrate --labelled FILE` to fit "
+                       f"the gate to {embedder_identity(embedder.name, embedder.dim)}")
+        out.append(CheckResult("kb relevance gate", "WARN" if warn else "OK", detail))
     return out
 
 

@@ -1,25 +1,29 @@
-"""`ai-operator kb ...` sub-commands (the CLI wires them): ingest a JSONL file, search, stats.
+"""`ai-operator kb ...` sub-commands (the CLI wires them): ingest a JSONL file, search, stats, calibrate the gate.
 
 Each opens the database from the settings (embedded pgserver in STATE_DIR when DATABASE_URL is empty), prints to
 `out` and returns an exit code: 0 fine, 1 some input was rejected / nothing found is not an error, 2 unusable
 input or configuration, or a database that cannot be opened. `kb ingest` stores every good line of a file and
 reports each bad one (number and reason, one line each), then exits 1. Which knowledge base (languages, scope,
 relevance scorer) is the policy's: that of `--route`'s policy, else the one knowledge base the routes' policies
-(else the available policies) declare (`knowledge_profile_of`).
+(else the available policies) declare (`knowledge_profile_of`). `kb calibrate` fits the relevance gate to the
+knowledge base and the configured embedder from labelled questions (calibration.py) and stores it with them.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
 import psycopg
 
 from ai_operator.config.settings import ConfigError
-from ai_operator.dialogue import KnowledgeProfile, knowledge_profile
+from ai_operator.dialogue import KnowledgeHit, KnowledgeProfile, KnowledgeSearch, knowledge_profile
+from ai_operator.kb import calibration as C
 from ai_operator.kb.embeddings import build_embedder
+from ai_operator.kb.gate import StoredGate, embedder_identity
 from ai_operator.kb.ingest import parse_kb_lines, scope_value
 from ai_operator.kb.outcomes import EmbedderMismatch, IdTaken, PruneRefused
 from ai_operator.kb.store import KnowledgeBase
@@ -30,6 +34,7 @@ EXIT_OK = 0
 EXIT_REJECTED = 1
 EXIT_USAGE = 2
 PRUNE_MAX_SHARE = 0.5  # `--prune` removing more than this share of the stored entries needs `--force`
+SAMPLE_LABELLED = Path(__file__).resolve().parents[2] / "tests" / "data" / "kb_relevance.jsonl"  # the sample KB's
 T = TypeVar("T")
 
 
@@ -151,6 +156,9 @@ async def kb_ingest(
     read = len(entries) + len(rejects)
     print(f"kb ingest {path}: read={read} inserted={summary.inserted} updated={summary.updated} "
           f"unchanged={summary.unchanged} rejected={len(rejects)} pruned={summary.pruned}", file=out)
+    if summary.dropped_gates:
+        print(f"  {summary.dropped_gates} calibrated gate(s) of another embedder dropped (fitted to other vectors): "
+              "the default gate is used until `ai-operator kb calibrate` runs again", file=out)
     for rej in rejects:
         print(f"  {path}:{rej.line}: {rej.reason}", file=out)
     return EXIT_REJECTED if rejects else EXIT_OK
@@ -213,4 +221,74 @@ async def kb_stats(settings: Any, out: TextIO) -> int:
         scopes = ", ".join(f"{r}={n}" for r, n in sorted(st["scopes"].get(lang, {}).items()))
         print(f"{lang}: entries={st['entries'].get(lang, 0)} chunks={st['chunks'].get(lang, 0)} "
               f"scopes: {scopes or '-'}", file=out)
+    return EXIT_OK
+
+
+async def kb_calibrate(settings: Any, labelled: str | Path | None, split: str, out: TextIO,
+                       route: str | None = None) -> int:
+    """Fit the relevance gate to the knowledge base and the configured embedder on the `split` questions of the
+    labelled file (default: the sample set, `SAMPLE_LABELLED`) and store it with the knowledge base: a table of
+    the gates tried, then the one chosen (calibration.py's rule). Bad input, too few questions (exit 2) or no gate
+    meeting the floors (exit 1): one line, nothing stored."""
+    profile = _profile(settings, route, "kb calibrate", out)
+    if profile is None:
+        return EXIT_USAGE
+    path = Path(labelled) if labelled else SAMPLE_LABELLED
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        hint = "" if labelled else " (the sample set is in the source tree only: name your file with --labelled)"
+        print(f"kb calibrate: cannot read {path}: {exc.strerror or exc}{hint}", file=out)
+        return EXIT_USAGE
+    try:
+        items = C.parse_labelled(data, path, profile)
+        chosen = C.of_split(items, split, path)
+    except C.LabelledError as exc:
+        print(f"kb calibrate: {exc}", file=out)
+        return EXIT_USAGE
+    try:
+        return await _with_kb(settings, "kb calibrate", out,
+                              lambda kb: _calibrate(kb, profile, path, split, items, chosen, out), profile)
+    except _Failed:
+        return EXIT_USAGE
+
+
+async def _calibrate(kb: KnowledgeBase, profile: KnowledgeProfile, path: Path, split: str, items: list[C.Labelled],
+                     chosen: list[C.Labelled], out: TextIO) -> int:
+    await kb.check_embedder()  # vectors of another embedder: refused before anything is asked
+    try:
+        C.check_expected(items, await kb.entry_ids(profile), path, profile.name)
+    except C.LabelledError as exc:
+        print(f"kb calibrate: {exc}", file=out)
+        return EXIT_USAGE
+    before = await kb.gate_in_use(profile)
+    best: dict[float, list[KnowledgeHit | None]] = {g: [] for g in C.GATES}
+    for item in chosen:  # asked as a call asks (the policy's `asks`), chosen from at every gate tried
+        ask = profile.asks(item.q, item.lang, item.region) if profile.asks else KnowledgeSearch(item.q, item.lang)
+        scope = ask.scope if profile.asks else item.region
+        found = await kb.candidates(ask.query, ask.language, scope, ask.limit, ask.fallback_languages, profile=profile)
+        for gate in C.GATES:
+            hits = found.choose(gate)[0] if found is not None and found.rows else []
+            best[gate].append(C.answer(hits))
+    table = [C.figures(chosen, best[g], g) for g in C.GATES]
+    fitted = C.fit(table)
+    who = embedder_identity(kb.embedder.name, kb.embedder.dim)
+    inside = sum(i.in_scope for i in chosen)
+    print(f"kb calibrate {path}: split {split}, {len(chosen)} questions ({inside} in scope, {len(chosen) - inside} "
+          f"out of scope), knowledge base {profile.name}, embedder {who}", file=out)
+    for line in C.table_lines(table, fitted):
+        print(line, file=out)
+    print(f"rule: {C.RULE}", file=out)
+    if fitted is None:
+        print(f"kb calibrate: no gate reaches precision >= {C.MIN_PRECISION} and out-of-scope rejected >= "
+              f"{C.MIN_REJECTION} on split {split}: nothing stored (the gate stays {before.gate:.2f}, "
+              f"{before.source})", file=out)
+        return EXIT_REJECTED
+    stored = StoredGate(fitted.gate, kb.embedder.name, kb.embedder.dim, round(fitted.precision, 4),
+                        round(fitted.recall, 4), round(fitted.rejection, 4), split, len(chosen), inside,
+                        str(path.resolve()), datetime.now(UTC).isoformat(timespec="seconds"))
+    await kb.store_gate(profile, stored.to_json())
+    print(f"chosen gate {fitted.gate:.2f}: stored with the knowledge base {profile.name} for {who} (was "
+          f"{before.gate:.2f}, {before.source}); the daemon and `ai-operator call` answer with it from their next "
+          "search", file=out)
     return EXIT_OK

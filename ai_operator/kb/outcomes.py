@@ -29,6 +29,7 @@ class IngestSummary:
     updated: int
     unchanged: int
     pruned: int
+    dropped_gates: int = 0  # calibrated gates of another embedder, dropped: they were fitted to other vectors
 
 
 class IdTaken(ValueError):

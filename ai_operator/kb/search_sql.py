@@ -11,7 +11,9 @@ contains, and which query terms occur in any candidate chunk of each language (t
 fallback decision; the last only when a fallback language is asked, `df_terms` is empty otherwise), and `own`
 true. After them come up to `OTHER_REGION_CANDIDATES` entries of *other* scope values that the full text matches
 best (`own` false, score 0): never an answer, they let the store see that a question is about another region.
-The last column, `regional`, says whether the entry is for particular scope values rather than for all.
+The column `regional` says whether the entry is for particular scope values rather than for all; the last,
+`gate`, is the relevance gate calibrated for the knowledge base and embedder (`kb_meta` under `gate_key`; NULL:
+none), read here so that a search never needs a second round trip for it.
 """
 
 from __future__ import annotations
@@ -83,14 +85,15 @@ ranked AS (
 SELECT * FROM (
     SELECT r.entry_id, e.title, e.source, c.text, r.score::float8 AS score, r.language, r.sim::float8, r.fts,
            ARRAY(SELECT t FROM unnest(%(terms)s::text[]) t WHERE c.tsv @@ to_tsquery('simple', t)) AS matched,
-           ARRAY(SELECT lang_term FROM present) AS present, true AS own, NOT (%(everywhere)s::text = ANY(e.scopes)) AS regional
+           ARRAY(SELECT lang_term FROM present) AS present, true AS own, NOT (%(everywhere)s::text = ANY(e.scopes)) AS regional,
+           (SELECT value FROM kb_meta WHERE key = %(gate_key)s) AS gate
     FROM ranked r
     JOIN kb_chunks c ON c.id = r.id
     JOIN kb_entries e ON e.id = r.entry_id
     WHERE r.pos <= %(limit)s OR r.fts_rnk <= %(limit)s
     UNION ALL
     SELECT o.entry_id, e.title, e.source, c.text, 0.0::float8, o.language, NULL::float8, true,
-           ARRAY[]::text[], ARRAY[]::text[], false, true
+           ARRAY[]::text[], ARRAY[]::text[], false, true, (SELECT value FROM kb_meta WHERE key = %(gate_key)s)
     FROM other o
     JOIN kb_chunks c ON c.id = o.id
     JOIN kb_entries e ON e.id = o.entry_id
@@ -101,13 +104,14 @@ ORDER BY language, own DESC, score DESC, entry_id
 
 def search_params(embedding: object, terms: list[str], languages: list[str], scopes: list[str],
                   limit: int, *, presence: bool = False, synonyms: list[str] | None = None,
-                  everywhere: str = "*", kb: str) -> dict[str, object]:
+                  everywhere: str = "*", kb: str, gate_key: str = "") -> dict[str, object]:
     """`terms`: the tsquery operands of the query's content words (see query.py); OR-ed with `synonyms` (the
     operands of their lexicon synonyms) for the text match. `matched`/`present` report `terms` only. `scopes`: the
     scope values searched (the profile's `everywhere` value and the asked one); `kb`: the knowledge base searched
-    (its profile's name): another one's entries are never read, whatever their language and scope values."""
+    (its profile's name): another one's entries are never read, whatever their language and scope values;
+    `gate_key`: where its calibrated gate is stored (gate.py)."""
     return {"emb": embedding, "tsq": " | ".join([*terms, *(synonyms or [])]), "terms": terms,
             "df_terms": terms if presence else [],
             "kb": kb, "langs": languages, "scopes": scopes, "everywhere": everywhere, "limit": limit,
             "vk": VECTOR_CANDIDATES, "cap": TEXT_MATCH_CAP, "tk": TEXT_CANDIDATES, "rrf_k": RRF_K,
-            "other": OTHER_REGION_CANDIDATES}
+            "other": OTHER_REGION_CANDIDATES, "gate_key": gate_key}

@@ -6,6 +6,8 @@ refused until `kb ingest --reembed` rebuilds every vector. What the entries are 
 search may ask and how relevance is scored come from the policy's `KnowledgeProfile` (the knowledge base's
 default one, or the one a search names): nothing here knows a language, a region or a word of a domain. Each
 entry and chunk names its knowledge base (the profile's name): a search reads, and a prune deletes, its own alone.
+A search answers at the relevance gate calibrated for the embedder (`kb calibrate`, stored in `kb_meta`: gate.py),
+else at the scorer's; the candidates are fetched and scored once and chosen from at that gate (selection.py).
 """
 
 from __future__ import annotations
@@ -18,11 +20,19 @@ from psycopg import AsyncConnection
 
 from ai_operator.dialogue import KnowledgeHit, KnowledgeProfile
 from ai_operator.kb.embeddings import Embedder
+from ai_operator.kb.gate import (
+    DROP_OTHER_GATES_SQL,
+    GateInUse,
+    drop_other_gates_params,
+    gate_in_use,
+    gate_key,
+)
 from ai_operator.kb.ingest import DEFAULT_CHUNK_CHARS, KBEntry, chunk_text, scope_value, valid_language
 from ai_operator.kb.outcomes import EmbedderMismatch, IdTaken, IngestSummary, PruneRefused, mismatch_message
 from ai_operator.kb.query import synonym_patterns, term_patterns
-from ai_operator.kb.relevance import Relevance, Scorer
+from ai_operator.kb.relevance import Scorer
 from ai_operator.kb.search_sql import SEARCH_SQL, search_params
+from ai_operator.kb.selection import Candidates
 from ai_operator.logs import get_logger
 from ai_operator.storage.database import Database
 
@@ -30,12 +40,8 @@ log = get_logger("kb")
 
 KB_LOCK_KEY = 0x41494B42  # "AIKB": one ingestion at a time
 EMBED_BATCH = 128
-FALLBACK_MIN_SIMILARITY = 0.30  # below this (and no full-text match) the asked language's best is "not found"
 RERANK_POOL = 10  # entries per language fetched and re-ordered by relevance before the best `limit` are kept
-FALLBACK_MARGIN = 0.2  # a fallback entry this much more relevant wins over a passing entry in the asked language
-STRONG_SIMILARITY = 0.45  # a hit this close is kept even when the question has a word its language lacks
 TITLE_WEIGHT = 0.5
-REGIONAL_BONUS = 0.3  # ordering only: an entry for the caller's scope value that passes the gate comes first
 HNSW_REBUILD_ROWS = 5000  # an ingestion writing this many chunks rebuilds the HNSW index instead
 HNSW_INDEX = "kb_chunks_embedding_hnsw"
 
@@ -51,6 +57,7 @@ class KnowledgeBase:
         self.profile = profile
         self.chunk_chars = chunk_chars
         self._checked = False
+        self._gates: dict[str, tuple[str | None, GateInUse]] = {}  # knowledge base -> (stored value, gate in use)
 
     async def close(self) -> None:
         """Release the embedder's client (the database belongs to whoever opened it)."""
@@ -165,8 +172,10 @@ class KnowledgeBase:
                 " ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
                 (self.embedder.name, str(dim)),
             )
+            dropped = (await conn.execute(DROP_OTHER_GATES_SQL, drop_other_gates_params(self.embedder.name, dim))
+                       ).rowcount  # gates fitted to another embedder's vectors
         self._checked = True
-        summary = IngestSummary(len(entries), inserted, updated, unchanged, pruned)
+        summary = IngestSummary(len(entries), inserted, updated, unchanged, pruned, dropped)
         log.info("kb_ingested", embedder=self.embedder.name, chunks=len(rows), **summary.__dict__)
         return summary
 
@@ -241,12 +250,27 @@ class KnowledgeBase:
         """Best `limit` entries for `query` in `language` of the knowledge base of `profile` (else the default one)
         for a scope value (`scope`: the value, or the policy's mapping {scope key: value}; its entries plus those
         for all, or those alone when no value is given), each with its citation and absolute relevance (the
-        profile's scorer), most relevant first. A question with no relevant answer in `language` is answered from
+        profile's scorer) and the gate in use (the one calibrated for the embedder, else the scorer's), most
+        relevant first. A question with no relevant answer in `language` is answered from
         the first of `fallback_languages` (the caller's policy says which: the operator asks kk -> ru), hits marked
         `fallback=True`. An entry for particular values is only for them: when the question names a place and
-        matched another value's entry on it at least as well as any own hit (`_other_region_match`), no hit is
+        matched another value's entry on it at least as well as any own hit (selection.py), no hit is
         returned, so an entry for all that merely reaches the gate is not read to a caller who asked about another
-        region. Exactly one SQL statement."""
+        region. Exactly one SQL statement (and one more when the calibrated gate changed, to log it)."""
+        found = await self.candidates(query, language, scope, limit, fallback_languages, profile=profile)
+        if found is None or not found.rows:
+            return []
+        hits, named = found.choose((await self._gate_of(profile or self.profile, found.stored_gate)).gate)
+        if named is not None:
+            log.info("kb_other_region_matched", relevance=named.score, places=named.matched)
+        return hits
+
+    async def candidates(
+        self, query: str, language: str, scope: Mapping[str, str] | str = "", limit: int = 3,
+        fallback_languages: Sequence[str] = (), *, profile: KnowledgeProfile | None = None,
+    ) -> Candidates | None:
+        """A search's candidates fetched and scored, before any gate is applied (see `search`; None: nothing to
+        search with)."""
         profile = profile or self.profile
         if profile is None:
             raise ValueError("no knowledge profile: the policy declares no knowledge base")
@@ -263,32 +287,56 @@ class KnowledgeBase:
         vec = (await self.embedder.embed([query]))[0]
         terms = term_patterns(query)
         if not terms and not np.any(vec):
-            return []  # nothing to search with (only stop words): a zero vector has no cosine distance
+            return None  # nothing to search with (only stop words): a zero vector has no cosine distance
         params = search_params(Vector(vec), terms, langs, scopes, max(limit, RERANK_POOL), presence=bool(fallback),
                                synonyms=synonym_patterns(scorer.synonym_stems(query), terms),
-                               everywhere=profile.scope.everywhere, kb=profile.name)
+                               everywhere=profile.scope.everywhere, kb=profile.name,
+                               gate_key=gate_key(profile.name, self.embedder.name, self.embedder.dim))
         fetched = await self.db.read(SEARCH_SQL, params)  # the read replica when one is set and fit
         rows = [r for r in fetched if r[10]]
         unseen = scorer.unseen_words(query, [(r[1], r[3]) for r in rows])
-        scored = {r[0]: scorer.relevance(query, r[1], r[3], unseen) for r in rows}
-        elsewhere = [scorer.relevance(query, r[1], r[3], unseen) for r in fetched if not r[10]]
-        rel = {k: v.score for k, v in scored.items()}
-        gate = scorer.gate
-        primary = [r for r in rows if r[5] == language]
-        hits_rows, is_fallback = primary, False
-        if fallback:
-            other = [r for r in rows if r[5] == fallback]
-            if other and _falls_back(primary, other, rel, language, fallback, gate):
-                hits_rows, is_fallback = other, True
-        national = max((rel[r[0]] for r in hits_rows if not r[11]), default=0.0)
-        hits_rows = sorted(hits_rows, key=lambda r: (-_rank(scored[r[0]], r[11], national, gate), -r[4], r[0]))
-        named = _other_region_match(scored[hits_rows[0][0]] if hits_rows else None, elsewhere, scorer)
-        if named is not None:
-            log.info("kb_other_region_matched", relevance=named.score, places=named.matched, dropped=len(hits_rows))
-            hits_rows = []
-        return [KnowledgeHit(entry_id=r[0], title=r[1], source=r[2], text=r[3], score=round(float(r[4]), 6),
-                             language=r[5], fallback=is_fallback, relevance=rel[r[0]], gate=gate)
-                for r in hits_rows[:limit]]
+        return Candidates(rows, {r[0]: scorer.relevance(query, r[1], r[3], unseen) for r in rows},
+                          [scorer.relevance(query, r[1], r[3], unseen) for r in fetched if not r[10]],
+                          language, fallback, scorer, limit, fetched[0][12] if fetched else None)
+
+    async def _gate_of(self, profile: KnowledgeProfile | None, stored: str | None) -> GateInUse:
+        """The gate in use for `profile` given the stored value a search read: the last one worked out while that
+        value stays the same, else worked out again (`gate_in_use`, which logs it)."""
+        assert profile is not None
+        seen = self._gates.get(profile.name)
+        if seen is not None and seen[0] == stored:
+            return seen[1]
+        return await self.gate_in_use(profile, read=(stored,))
+
+    async def gate_in_use(self, profile: KnowledgeProfile, *, read: tuple[str | None] | None = None) -> GateInUse:
+        """The gate the knowledge base of `profile` answers with for the configured embedder and where it comes
+        from (gate.py), logged as one `kb_gate` line (the daemon says it at start, a call at its first search).
+        `read`: the stored value a search read (what that search answers with, whatever a replica's lag)."""
+        async with self.db.pool.connection() as conn:
+            cur = await conn.execute("SELECT key, value FROM kb_meta WHERE starts_with(key, 'gate/')")
+            meta: dict[str, str] = dict(await cur.fetchall())
+        key = gate_key(profile.name, self.embedder.name, self.embedder.dim)
+        if read is not None:
+            meta = {k: v for k, v in meta.items() if k != key} | ({key: read[0]} if read[0] is not None else {})
+        in_use = gate_in_use(profile.name, self.embedder.name, self.embedder.dim, profile.scorer.gate, meta)
+        self._gates[profile.name] = (meta.get(key), in_use)
+        log.info("kb_gate", knowledge_base=profile.name, gate=in_use.gate, calibrated=in_use.calibrated,
+                 source=in_use.source)
+        return in_use
+
+    async def store_gate(self, profile: KnowledgeProfile, value: str) -> None:
+        """Store the calibrated gate `value` (gate.StoredGate's JSON) of `profile`'s knowledge base for the
+        configured embedder."""
+        async with self.db.pool.connection() as conn:
+            await conn.execute(
+                "INSERT INTO kb_meta (key, value) VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+                (gate_key(profile.name, self.embedder.name, self.embedder.dim), value))
+
+    async def entry_ids(self, profile: KnowledgeProfile) -> list[tuple[str, str]]:
+        """(id, language) of every entry of `profile`'s knowledge base."""
+        async with self.db.pool.connection() as conn:
+            cur = await conn.execute("SELECT id, language FROM kb_entries WHERE kb = %s ORDER BY id", (profile.name,))
+            return [(r[0], r[1]) for r in await cur.fetchall()]
 
     async def version(self) -> tuple[int, str]:
         """(entries, last ingestion time): changes whenever an ingestion adds, changes or prunes an entry."""
@@ -324,55 +372,3 @@ class KnowledgeBase:
                 "embedder": meta[0] if meta else None, "dim": meta[1] if meta else None, "chunk_dims": dims,
                 "configured_embedder": self.embedder.name, "configured_dim": self.embedder.dim}
 
-
-def _rank(hit: Relevance, regional: bool, national: float, gate: float) -> float:
-    """The ordering key of a candidate: its relevance rank, plus `REGIONAL_BONUS` for an entry written for the
-    caller's scope value (the search only brings those and the ones for all) that passes the gate and covers more
-    of the question than any entry for all (`national`, the best of their scores): "наурызда интернет өшеді ме"
-    from Karaganda is about the works planned there, more than about a lost connection."""
-    bonus = regional and hit.score >= gate and hit.score > national
-    return hit.rank + (REGIONAL_BONUS if bonus else 0.0)
-
-
-def _other_region_match(best: Relevance | None, elsewhere: list[Relevance], scorer: Scorer) -> Relevance | None:
-    """The other scope value's article the question is about, if any: it passes the gate, is at least as relevant
-    as the best own hit (`best`), and matched a place the question names (the scorer's) that `best` did not."""
-    own = best.score if best else 0.0
-    own_places = set(best.matched) if best else set()
-    for other in sorted(elsewhere, key=lambda r: -r.score):
-        if other.score >= max(scorer.gate, own) and any(
-                scorer.is_place(t) and t not in own_places for t in other.matched):
-            return other
-    return None
-
-
-def _falls_back(primary: list, other: list, rel: dict[str, float], language: str, fallback: str,
-                gate: float) -> bool:
-    """Answer from the fallback language: its best entry passes the relevance gate and the asked language's
-    best does not (or is clearly worse); when neither passes, by the ranking signals (`_weak`, `_foreign_topic`)."""
-    best = max((rel[r[0]] for r in primary), default=0.0)
-    best_other = max(rel[r[0]] for r in other)
-    if best_other >= gate:
-        return best < gate or best_other - best >= FALLBACK_MARGIN
-    if best >= gate:
-        return False
-    return _weak(primary) or _foreign_topic(primary, other, language, fallback)
-
-
-def _foreign_topic(primary: list, other: list, language: str, fallback: str) -> bool:
-    """The question names a topic word that the best `fallback` hit contains but no `language` candidate does
-    (e.g. a Kazakh question about roaming when only Russian entries cover roaming), and the best `language` hit
-    is not a close match anyway."""
-    present = set(other[0][9] or ())
-    foreign = {t for t in other[0][8] if f"{language} {t}" not in present}
-    best_sim = max((r[6] or 0.0) for r in primary) if primary else 0.0
-    return bool(foreign) and best_sim < STRONG_SIMILARITY
-
-
-def _weak(rows: list) -> bool:
-    """No result, or none matched a topic word and the nearest is far (cosine similarity below threshold)."""
-    if not rows:
-        return True
-    if any(r[7] for r in rows):
-        return False
-    return max((r[6] or 0.0) for r in rows) < FALLBACK_MIN_SIMILARITY

@@ -15,6 +15,7 @@ and the ways a call ends), turns (the caller's events routed to those parts); se
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 from ai_operator.dialogue import (
     CheckResult,
@@ -29,6 +30,7 @@ from ai_operator.dialogue import (
 )
 from policies.operator import fixed_replies as ahead
 from policies.operator.catalog import GREETING, say
+from policies.operator.kb_query import knowledge_search
 from policies.operator.knowledge import KNOWLEDGE
 from policies.operator.language import LANGUAGES
 from policies.operator.session import OperatorSession
@@ -45,7 +47,8 @@ class OperatorPolicy:
     turn_fields: tuple[str, ...] = ("state", "language", "region_code")
     tools: tuple[ToolSpec, ...] = tuple(TOOL_SPECS.values())
     route_options: Mapping[str, RouteOption] = {}
-    knowledge: KnowledgeProfile = KNOWLEDGE  # ru/kk entries by region, the telecom lexicon (knowledge.py)
+    # ru/kk entries by region, the telecom lexicon (knowledge.py), asked as a call asks (kb_query.py)
+    knowledge: KnowledgeProfile = replace(KNOWLEDGE, asks=knowledge_search)
     demo_caller: tuple[tuple[str, str], ...] = (
         ("ru", "По-русски, пожалуйста."),
         ("ru", "Я живу в Караганде."),

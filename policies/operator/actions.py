@@ -11,10 +11,9 @@ from collections.abc import Mapping
 from typing import Any
 
 import policies.operator.permissions as P
-from ai_operator.dialogue import KnowledgeSearch, ToolCall
+from ai_operator.dialogue import ToolCall
 from policies.operator.facts import CallFacts
-from policies.operator.kb_query import knowledge_query
-from policies.operator.knowledge import REGION
+from policies.operator.kb_query import knowledge_search
 from policies.operator.language import (
     LANGUAGES,
     strict_language,
@@ -103,10 +102,7 @@ class ToolActions:
         if not query.strip():
             return self.log_call(P.SEARCH_KB, False, "query: missing or empty", args)
         # a Kazakh question with nothing relevant in Kazakh is answered from the Russian entries, said so first
-        language, region_code = self.facts.language, self.facts.region_code
-        fallback = ("ru",) if language == "kk" else ()
-        effect = KnowledgeSearch(knowledge_query(query.strip(), language), language,
-                                 {REGION.key: region_code} if region_code else {}, fallback_languages=fallback)
+        effect = knowledge_search(query.strip(), self.facts.language, self.facts.region_code)
         return self.log_call(P.SEARCH_KB, True, decision.reason, args, effect=effect)
 
     def handoff(self) -> ToolCall:

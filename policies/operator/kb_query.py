@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import re
 
+from ai_operator.dialogue import KnowledgeSearch
 from policies.operator.kb_correction import settled_question
 from policies.operator.kb_focus import focused
+from policies.operator.knowledge import REGION
 from policies.operator.region_data import REGIONS_BY_CODE
 from policies.operator.regions import places_in
 from policies.operator.text import fold
@@ -52,3 +54,12 @@ def knowledge_query(question: str, language: str) -> str:
             done.add(n)
             out.append(region_word(place.code, language))
     return " ".join(out)
+
+
+def knowledge_search(question: str, language: str, region_code: str) -> KnowledgeSearch:
+    """The search the operator sends for a caller's question in `language` from `region_code` ("": none): the
+    question as `knowledge_query` makes it, the region's entries and the national ones, and a Kazakh question with
+    nothing relevant in Kazakh answered from the Russian entries. A call and `kb calibrate` ask alike."""
+    fallback = ("ru",) if language == "kk" else ()
+    return KnowledgeSearch(knowledge_query(question, language), language,
+                           {REGION.key: region_code} if region_code else {}, fallback_languages=fallback)
