@@ -177,11 +177,18 @@ def hang_up_all(pbx: Any) -> None:
             pbx.ari("DELETE", f"/channels/{channel['id']}")
 
 
-async def apps_registered(pbx: Any, names: list[str], timeout: float = START_TIMEOUT_S) -> None:
+async def apps_registered(pbx: Any, names: list[str], daemons: list[Any], dirs: list[Path],
+                          timeout: float = START_TIMEOUT_S) -> None:
+    """Until every daemon's app is registered with Asterisk; a daemon that exited first, or the timeout, is
+    named with its log."""
     deadline = time.monotonic() + timeout
     while not set(names) <= {a["name"] for a in await asyncio.to_thread(pbx.ari, "GET", "/applications") or []}:
+        exited = [(p, d) for p, d in zip(daemons, dirs, strict=False) if p.poll() is not None]
+        if dead := [f"{d / 'daemon.log'} (exit {p.returncode})" for p, d in exited]:
+            raise RuntimeError(f"a daemon exited before registering with Asterisk: {', '.join(dead)}")
         if time.monotonic() > deadline:
-            raise TimeoutError(f"the daemons did not register {names} with Asterisk in {timeout:g} s")
+            raise TimeoutError(f"the daemons did not register {names} with Asterisk in {timeout:g} s (see "
+                               f"{', '.join(str(d / 'daemon.log') for d in dirs)}; --keep keeps them)")
         await asyncio.sleep(0.2)
 
 
@@ -218,7 +225,7 @@ async def run_node(n: int, stage: NodeStage, options: Options) -> dict[str, Any]
         start_daemons(daemons, stage, dirs, ports, rtp_ranges(DAEMONS, max(4 * n, 100)), UNPINNED, options, {
             "DATABASE_URL": dsn, "ARI_URL": pbx.ari_url, "ARI_USER": ARI_USER, "ARI_PASSWORD": pbx.creds.ari_password,
             "MAX_CALLS": max(2 * n, 10), "RTP_HOST": "127.0.0.1"})
-        await apps_registered(pbx, names)
+        await apps_registered(pbx, names, daemons, dirs)
         callers = await CallerProcess.start(run_dir / "spec.json", run_dir / "callers.log", "benchmarks.node_callers")
         window = await callers.event("window", START_TIMEOUT_S)
         reference = await ref.start(pbx, run_dir, ref_port, window["t0_ns"], window["t1_ns"])
