@@ -119,11 +119,12 @@ def net_values(figures: Mapping[str, Any], reference: Mapping[str, Any] | None) 
 
 
 def judge_net(budgets: Mapping[str, Mapping[str, Any]], figures: Mapping[str, Any],
-              reference: Mapping[str, Any] | None) -> dict[str, dict[str, Any]]:
+              reference: Mapping[str, Any] | None, replaced: Mapping[str, float] | None = None) -> dict[str, dict[str, Any]]:
     """`analysis.verdicts` with the absolute lateness and jitter budgets replaced by the daemon's own share of
-    them, net of the box's (see the module docstring); the other budgets as they are."""
+    them, net of the box's (see the module docstring); the other budgets as they are. `replaced`: net budgets'
+    limits set otherwise (the node bench's `--limit`)."""
     values = net_values(figures, reference)
-    limits = {"lateness_own_late_pct": LATE_SHARE_PCT, "jitter_own_max_ms": JITTER_MS}
+    limits = {"lateness_own_late_pct": LATE_SHARE_PCT, "jitter_own_max_ms": JITTER_MS, **(replaced or {})}
     out: dict[str, dict[str, Any]] = {}
     for name, verdict in budgets.items():
         if name not in NET_BUDGETS:

@@ -17,7 +17,9 @@ readings and the capture file. What differs:
   call's `caller_id`, and the benchmark maps it to Asterisk's channel id (the daemons' call id) from the database;
 - a call the node turns away (every daemon refused: `Congestion()`, a 503) is `refused`, as in the media bench;
   a sipp that could not place its call at all (its fatal exit codes) is counted in the capture's health
-  (`sipp_failed`), and the benchmark calls such a run not valid: the load generator's failure, not the node's.
+  (`sipp_failed`), and the benchmark calls such a run not valid: the load generator's failure, not the node's;
+- with `reference` in the spec, one more call, placed first, to the reference's extension (`node_reference`):
+  it only listens, for the whole run, and is captured with the outcome `reference`.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from benchmarks import capture as cap
 from benchmarks import plan as plans
 from benchmarks.bench_peer import CountingPacer, RecordingPeer
 from benchmarks.caller_proc import MEDIA_TIMEOUT_S, Callers, emit, main
+from benchmarks.node_reference import REFERENCE
 from tests.support.asterisk.pbx import free_udp_port
 from tests.support.cluster.caller import scenario_without_challenge
 from tests.support.ports import free_udp_range
@@ -117,24 +120,51 @@ class SipCallers(Callers):
         self.scenario = self.out / "uac.xml"
         self.scenario.write_text(scenario(spec["hangup_after_s"]))
         self.sipp_failed = 0  # sipps that could not place their call at all (the load generator's failure)
+        self._reference: asyncio.Task[None] | None = None
 
     def health(self) -> dict[str, Any]:
         return {**super().health(), "sipp_failed": self.sipp_failed}
 
     async def connect(self) -> None:
         self.pacer.start()
+        if self.spec.get("reference"):  # placed first: it must carry audio before the window opens
+            self._reference = asyncio.create_task(self.reference_call(self.spec["reference"]))
         emit("ready")
 
     async def disconnect(self) -> None:
+        if self._reference is not None:
+            self._reference.cancel()
+            await asyncio.gather(self._reference, return_exceptions=True)
         await self.pacer.stop()
 
-    async def _sipp(self, index: int, peer: AsteriskPeer) -> SippCall:
+    async def reference_call(self, reference: dict[str, Any]) -> None:
+        """The reference call (`node_reference`): one more SIP call, to the reference's extension, that only
+        listens (its caller sends silence, as every caller between its lines) until the run ends; captured like
+        the others, with the outcome `reference`."""
+        peer = AsteriskPeer(self.plan.codec, self.pacer)
+        await peer.open()
+        log = cap.CallLog(index=-1, variant=-1, channel_id=REFERENCE, placed_ns=time.monotonic_ns(), outcome=REFERENCE)
+        self.logs.append((log, peer))
+        sip: SippCall | None = None
+        try:
+            sip = await self._sipp(-1, peer, reference["exten"])
+            peer.call = sip  # type: ignore[assignment]  # the peer's hook only calls media_started()
+            await sip.wait_hangup(self.spec["hangup_after_s"] + 60)
+            print(f"the reference call ended early (sipp exit {sip.proc.returncode})", file=sys.stderr, flush=True)
+        finally:
+            if sip is not None and not sip.ended:
+                await sip.hangup()
+            self.pacer.active.discard(peer)
+            peer.close()
+            log.ended_ns = time.monotonic_ns()
+
+    async def _sipp(self, index: int, peer: AsteriskPeer, exten: str | None = None) -> SippCall:
         work = self.out / "sipp" / f"call-{index}"
         work.mkdir(parents=True, exist_ok=True)
         errors = work / "errors.log"
         host = self.spec["source_ip"]
         proc = await asyncio.create_subprocess_exec(
-            "sipp", self.spec["sip"], "-sf", str(self.scenario), "-s", self.spec["exten"], "-i", host,
+            "sipp", self.spec["sip"], "-sf", str(self.scenario), "-s", exten or self.spec["exten"], "-i", host,
             "-p", str(free_udp_port(host)), "-mp", str(free_udp_range(SIPP_MEDIA_PORTS)), "-cp", str(free_udp_port()),
             "-key", "caller_number", caller_number(index), "-key", "caller_name", f"caller-{index}",
             "-key", "rtp_port", str(peer.local[1]), "-m", "1", "-l", "1", "-nostdin",

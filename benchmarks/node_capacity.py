@@ -10,8 +10,11 @@ from the front door's address, so the node takes them as it takes Kamailio's; Ka
 relays SIP only, never the audio, and costs its own machine's CPU, not the node's).
 
 Each run is judged at the callers with the knee's budgets (`analysis.verdicts`: lost frames, the daemons' own
-as `stalls.py` tells them from the host's, lateness p99, jitter, the daemon-added turn latency p95, unanswered
-turns) except `inbound_processed_pct`, which compares what
+as `stalls.py` tells them from the host's, lateness, jitter, the daemon-added turn latency p95, unanswered
+turns), lateness and jitter net of the box's and Asterisk's own:
+against a reference call whose frames take the daemons' path from a pacer with no work (`node_reference`;
+`baseline.judge_net`: the daemons' own late share < 1 %, their worst jitter less the reference's < 5 ms; the
+absolute p99 and jitter stay in the figures). Not judged: `inbound_processed_pct`, which compares what
 the callers sent with what the daemons read: through Asterisk that count is not the daemons' to read (Asterisk
 drops the audio before the bridge exists and after the daemon hung up), so it is reported, not judged. A run
 whose load generator fell behind is INVALID (`media_bench.assemble`). The search is `knee.search` over these runs
@@ -19,7 +22,7 @@ whose load generator fell behind is INVALID (`media_bench.assemble`). The search
 the load generator (the callers' process and every sipp it ran) and everything else on the box.
 
 The report goes to `--reports` (`node-capacity-<time>.json`); `python -m benchmarks.node_readme --write
---report PATH` renders it into README.md. `--limit lateness_p99_ms=0` sets a budget's limit (the smoke test's
+--report PATH` renders it into README.md. `--limit lateness_own_late_pct=0` sets a budget's limit (the smoke test's
 impossible budget). Needs the Asterisk build (`AI_OPERATOR_ASTERISK_PREFIX`) and sipp.
 """
 
@@ -43,7 +46,9 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.analysis import BUDGETS, verdicts
+from benchmarks import node_reference as ref
+from benchmarks.analysis import verdicts
+from benchmarks.baseline import judge_net
 from benchmarks.capture import loads, parse_packets
 from benchmarks.knee import search
 from benchmarks.knee_search import Ladder, per_node, summarise
@@ -78,7 +83,7 @@ NOT_JUDGED = {"inbound_processed_pct": "through Asterisk the callers' sent count
               "have read (Asterisk drops audio before the bridge and after the daemon hung up): reported only"}
 UNPINNED: dict[str, Any] = {"daemons": [[] for _ in range(DAEMONS)], "callers": [], "pinned": False}
 RUN_FIGURES = ("calls", "max_calls", "window_s", "warmup_s", "cpu", "contention", "memory", "figures", "budgets",
-               "not_judged", "verdict", "valid", "load_average", "records", "daemons", "node", "callers")
+               "not_judged", "verdict", "valid", "load_average", "records", "daemons", "node", "callers", "baseline")
 
 
 @dataclass(frozen=True)
@@ -91,25 +96,28 @@ class NodeStage(Stage):
 
 
 def parse_limits(items: list[str]) -> dict[str, float]:
-    """`["lateness_p99_ms=0"]` -> {"lateness_p99_ms": 0.0}; a budget the knee does not judge is named."""
+    """`["lost_frames=2"]` -> {"lost_frames": 2.0}; a budget the node bench does not judge is named."""
     out = {}
     for item in items:
         name, _, value = item.partition("=")
         try:
             out[name] = float(value)
         except ValueError:
-            raise SystemExit(f"--limit {item!r}: give NAME=NUMBER, e.g. lateness_p99_ms=0") from None
-        if name not in BUDGETS or name in NOT_JUDGED:
-            judged = ", ".join(b for b in BUDGETS if b not in NOT_JUDGED)
-            raise SystemExit(f"--limit {item!r}: {name!r} is not a judged budget; choose from {judged}")
+            raise SystemExit(f"--limit {item!r}: give NAME=NUMBER, e.g. lateness_own_late_pct=0") from None
+        if name not in ref.judged_names():
+            raise SystemExit(f"--limit {item!r}: {name!r} is not a judged budget; choose from "
+                             f"{', '.join(ref.judged_names())}")
     return out
 
 
-def rejudge(entry: dict[str, Any], limits: dict[str, float]) -> None:
-    """The run's budgets as the node bench judges them (see the module docstring), its verdict from them."""
+def rejudge(entry: dict[str, Any], limits: dict[str, float], reference: dict[str, Any]) -> None:
+    """The run's budgets as the node bench judges them (see the module docstring: lateness and jitter net of
+    the `reference` call, `node_reference.at_caller`), its verdict from them."""
     v = verdicts(entry["figures"], limits)
     entry["not_judged"] = {name: {"value": v.pop(name)["value"], "why": why} for name, why in NOT_JUDGED.items()}
-    entry["budgets"] = v
+    entry["budgets"] = v = judge_net(v, entry["figures"], reference, limits)
+    entry["valid"]["problems"] += ref.problems(reference)
+    entry["valid"]["ok"] = not entry["valid"]["problems"]
     entry["verdict"] = "PASS" if all(x["verdict"] == "PASS" for x in v.values()) else "FAIL"
 
 
@@ -170,18 +178,25 @@ def hang_up_all(pbx: Any) -> None:
             pbx.ari("DELETE", f"/channels/{channel['id']}")
 
 
-async def apps_registered(pbx: Any, names: list[str], timeout: float = START_TIMEOUT_S) -> None:
+async def apps_registered(pbx: Any, names: list[str], daemons: list[Any], dirs: list[Path],
+                          timeout: float = START_TIMEOUT_S) -> None:
+    """Until every daemon's app is registered with Asterisk; a daemon that exited first, or the timeout, is
+    named with its log."""
     deadline = time.monotonic() + timeout
     while not set(names) <= {a["name"] for a in await asyncio.to_thread(pbx.ari, "GET", "/applications") or []}:
+        exited = [(p, d) for p, d in zip(daemons, dirs, strict=False) if p.poll() is not None]
+        if dead := [f"{d / 'daemon.log'} (exit {p.returncode})" for p, d in exited]:
+            raise RuntimeError(f"a daemon exited before registering with Asterisk: {', '.join(dead)}")
         if time.monotonic() > deadline:
-            raise TimeoutError(f"the daemons did not register {names} with Asterisk in {timeout:g} s")
+            raise TimeoutError(f"the daemons did not register {names} with Asterisk in {timeout:g} s (see "
+                               f"{', '.join(str(d / 'daemon.log') for d in dirs)}; --keep keeps them)")
         await asyncio.sleep(0.2)
 
 
 async def run_node(n: int, stage: NodeStage, options: Options) -> dict[str, Any]:
     """One run of `n` SIP caller slots against the node; the media run's entry plus `daemons` and `node`."""
     from ai_operator.storage.embedded import EmbeddedServer
-    from tests.support.asterisk.pbx import ARI_USER
+    from tests.support.asterisk.pbx import ARI_USER, free_udp_port
     from tests.support.cluster.kamailio import FRONT_DOOR_HOST
     from tests.support.cluster.nodes import ROUTE_EXTEN
 
@@ -190,13 +205,15 @@ async def run_node(n: int, stage: NodeStage, options: Options) -> dict[str, Any]
     call_s = stage.plan.call_seconds(sum(THINK_S) / 2, END_SILENCE_MS / 1000)
     warmup = options.warmup_s if options.warmup_s is not None else call_s + 5
     pbx, names, ports = stage.pbx, apps(DAEMONS), [free_port() for _ in range(DAEMONS)]
+    ref_port = free_udp_port()
     spec = {"n": n, "plan": str(stage.plan_path), "out": str(run_dir / "capture"), "seed": options.seed,
             "ari_user": ARI_USER, "ari_password": "-", "app": names[0], "apps": names, "route": ROUTE,
             "warmup_s": warmup, "call_s": call_s, "window_s": options.window_s,
             "stagger_s": options.stagger_s if options.stagger_s is not None else call_s, "think_s": THINK_S,
             "gap_s": GAP_S, "scrape_s": SCRAPE_EVERY_S, "metrics_urls": [f"http://127.0.0.1:{p}/metrics" for p in ports],
             "metrics_url": f"http://127.0.0.1:{ports[0]}/metrics", "cpus": [], "sip": f"127.0.0.1:{pbx.ports.sip}",
-            "source_ip": FRONT_DOOR_HOST, "exten": ROUTE_EXTEN, "hangup_after_s": HANGUP_AFTER_S}
+            "source_ip": FRONT_DOOR_HOST, "exten": ROUTE_EXTEN, "hangup_after_s": HANGUP_AFTER_S,
+            "reference": {"exten": ref.exten(ref_port)}}
     (run_dir / "spec.json").write_text(json.dumps(spec))
     server = EmbeddedServer.in_state_dir(stage.state_dir)
     dsn = await asyncio.to_thread(server.start)
@@ -204,13 +221,15 @@ async def run_node(n: int, stage: NodeStage, options: Options) -> dict[str, Any]
     daemons: list[Any] = []
     dirs = [run_dir / f"daemon-{i}" for i in range(1, DAEMONS + 1)]
     callers: CallerProcess | None = None
+    reference: Any = None
     try:
         start_daemons(daemons, stage, dirs, ports, rtp_ranges(DAEMONS, max(4 * n, 100)), UNPINNED, options, {
             "DATABASE_URL": dsn, "ARI_URL": pbx.ari_url, "ARI_USER": ARI_USER, "ARI_PASSWORD": pbx.creds.ari_password,
             "MAX_CALLS": max(2 * n, 10), "RTP_HOST": "127.0.0.1"})
-        await apps_registered(pbx, names)
+        await apps_registered(pbx, names, daemons, dirs)
         callers = await CallerProcess.start(run_dir / "spec.json", run_dir / "callers.log", "benchmarks.node_callers")
         window = await callers.event("window", START_TIMEOUT_S)
+        reference = await ref.start(pbx, run_dir, ref_port, window["t0_ns"], window["t1_ns"])
         pids = [p.pid for p in daemons]
         rss_idle = sum(rss_mb(p) for p in pids)
         load_start = os.getloadavg()
@@ -227,14 +246,18 @@ async def run_node(n: int, stage: NodeStage, options: Options) -> dict[str, Any]
         rss, load_end = sum(rss_mb(p) for p in pids), os.getloadavg()
         await callers.event("done", DONE_TIMEOUT_S + options.window_s)
         await callers.proc.wait()
+        record = await reference.record() if reference is not None else None
         await asyncio.to_thread(hang_up_all, pbx)
     finally:
         await asyncio.gather(*(stop_daemon(p) for p in daemons))
         if callers is not None:
             await callers.stop()
+        if reference is not None:
+            reference.stop()
     try:
         capture = loads((run_dir / "capture" / "capture.json").read_text(),
                         (run_dir / "capture" / "packets.bin").read_bytes())
+        capture.calls, ref_call = ref.take_reference(capture.calls)
         ids = await caller_ids(stage, [c.channel_id for c in capture.calls])
         for c in capture.calls:
             c.channel_id = ids.get(c.channel_id, c.channel_id)
@@ -253,7 +276,8 @@ async def run_node(n: int, stage: NodeStage, options: Options) -> dict[str, Any]
         entry["valid"]["problems"].append(f"{capture.health['sipp_failed']} sipp processes could not place their "
                                           "call (the load generator's failure)")
     entry["node"] = node_figures(r0, r1, entry)
-    rejudge(entry, stage.limits)
+    entry["baseline"] = ref.section(ref_call, capture, record, own)
+    rejudge(entry, stage.limits, entry["baseline"])
     return entry
 
 
@@ -288,14 +312,13 @@ def cpu_bound(searches: list[dict[str, Any]], cpus: int) -> dict[str, Any] | Non
 async def prepare_node(workdir: Path, most_calls: int) -> NodeStage:
     """The media bench's stage (knowledge base, plan, TTS cache) and the node's Asterisk, started."""
     from tests.support.asterisk.pbx import PbxPorts, free_udp_port
-    from tests.support.cluster.nodes import ClusterNode
     from tests.support.ports import closed_tcp_port, free_udp_range
 
     stage = await prepare_stage(workdir)
     size = RTP_PORTS_PER_CALL * most_calls + 100
     rtp = free_udp_range(size, host="0.0.0.0")
     ports = PbxPorts(sip=free_udp_port(), http=closed_tcp_port(), rtp_start=rtp, rtp_end=rtp + size - 1)
-    pbx = ClusterNode("node-a", 1, workdir / "asterisk", daemons=DAEMONS, ports=ports)
+    pbx = ref.node_class()("node-a", 1, workdir / "asterisk", daemons=DAEMONS, ports=ports)
     pbx.run_dir.mkdir(parents=True, exist_ok=True)
     await asyncio.to_thread(pbx.start)
     return NodeStage(stage.workdir, stage.state_dir, stage.plan_path, stage.plan, pbx=pbx)

@@ -26,6 +26,13 @@ _SHARED = ("mean concurrent", "lost frames", "lateness p99", "jitter (worst stre
            "unanswered turns", "calls refused (overload)")
 COLUMNS: tuple[Column, ...] = (  # the bench table's columns a node run shows, then the CPU per part
     *(c for name in _SHARED for c in BENCH_COLUMNS if c[0] == name),
+    ("reference call's lateness p99 (box + Asterisk, no work)", ("baseline", "lateness_ms", "p99"), "{:.1f} ms"),
+    ("frames the daemons themselves made > 5 ms late (budget < 1 %)", ("budgets", "lateness_own_late_pct", "value"),
+     "{:.2f} %"),
+    ("daemons' own jitter (worst less the reference's, < 5 ms)", ("budgets", "jitter_own_max_ms", "value"),
+     "{:.1f} ms"),
+    ("daemons' own pacers' send error p99 (worst daemon)", ("baseline", "daemons_own_send_error_p99_ms"),
+     "{:.1f} ms"),
     ("Asterisk cores", ("node", "asterisk_cores"), "{:.2f}"),
     ("daemons cores", ("node", "daemons_cores"), "{:.2f}"),
     ("PostgreSQL cores", ("node", "db_cores"), "{:.2f}"),

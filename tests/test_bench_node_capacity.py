@@ -35,33 +35,38 @@ def test_talkspurts_are_marked_where_the_audio_resumes_after_a_pause() -> None:
     assert mark_talkspurts(b"") == b""
 
 
-def figures(lateness_p99: float = 3.0, bridge_p95: float | None = 40.0) -> dict[str, Any]:
-    return {"audio": {"lost_frames": 0, "lateness_ms": {"p99": lateness_p99}, "jitter_ms": {"max": 2.0}},
+def figures(lateness_p99: float = 3.0, bridge_p95: float | None = 40.0, over_5ms: int = 0) -> dict[str, Any]:
+    return {"audio": {"lost_frames": 0, "lateness_ms": {"p99": lateness_p99, "over_5ms": over_5ms},
+                      "jitter_ms": {"max": 2.0}, "packets_judged": 1000},
             "turns": {"bridge_ms": {"p95": bridge_p95}, "unanswered": 0, "unanswered_greetings": 0},
             "inbound": {"processed_pct": 91.0}, "calls": {"mean_concurrent": 20.0}}
 
 
+REFERENCE_RAN = {"ran_window": True, "late_pct": 0.5, "jitter_max_ms": 1.0, "packets": 740, "expected": 746}
+
+
 def test_the_caller_side_budgets_are_judged_and_inbound_is_only_reported() -> None:
-    entry: dict[str, Any] = {"figures": figures()}
-    rejudge(entry, {})
+    entry: dict[str, Any] = {"figures": figures(), "valid": {"ok": True, "problems": []}}
+    rejudge(entry, {}, REFERENCE_RAN)
     assert entry["verdict"] == PASS and set(entry["budgets"]) == {
-        "lost_frames", "lateness_p99_ms", "jitter_max_ms", "turn_bridge_p95_ms", "unanswered_turns"}
+        "lost_frames", "lateness_own_late_pct", "jitter_own_max_ms", "turn_bridge_p95_ms", "unanswered_turns"}
     assert entry["not_judged"]["inbound_processed_pct"]["value"] == 91.0 and set(entry["not_judged"]) == set(NOT_JUDGED)
-    rejudge(entry, {"lateness_p99_ms": 0.0})  # the smoke test's impossible budget
-    assert entry["verdict"] == FAIL and entry["budgets"]["lateness_p99_ms"]["limit"] == 0.0
-    entry = {"figures": figures(bridge_p95=None)}  # no turn judged: the turn budget cannot be shown to hold
-    rejudge(entry, {})
+    rejudge(entry, {"lateness_own_late_pct": 0.0}, REFERENCE_RAN)  # the smoke test's impossible budget
+    assert entry["verdict"] == FAIL and entry["budgets"]["lateness_own_late_pct"]["limit"] == 0.0
+    entry = {"figures": figures(bridge_p95=None), "valid": {"ok": True, "problems": []}}  # no turn judged
+    rejudge(entry, {}, REFERENCE_RAN)
     assert entry["verdict"] == FAIL and entry["budgets"]["turn_bridge_p95_ms"]["verdict"] == FAIL
 
 
 @pytest.mark.parametrize(("items", "message"), [
-    (["lateness_p99_ms=x"], "NAME=NUMBER"), (["inbound_processed_pct=50"], "not a judged budget"),
-    (["latency=1"], "choose from lost_frames"),
+    (["lateness_own_late_pct=x"], "NAME=NUMBER"), (["inbound_processed_pct=50"], "not a judged budget"),
+    (["lateness_p99_ms=0"], "not a judged budget"),  # judged net of the reference now
+    (["latency=1"], "choose from lost_frames, lateness_own_late_pct, jitter_own_max_ms"),
 ])
 def test_bad_limits_are_named(items: list[str], message: str) -> None:
     with pytest.raises(SystemExit, match=message):
         parse_limits(items)
-    assert parse_limits(["jitter_max_ms=2.5"]) == {"jitter_max_ms": 2.5}
+    assert parse_limits(["jitter_own_max_ms=2.5"]) == {"jitter_own_max_ms": 2.5}
 
 
 def test_cpu_per_part_takes_asterisk_out_of_the_other_processes() -> None:
