@@ -22,7 +22,7 @@ Kazakh morphology (policies/operator/knowledge.py); the policy hands it to the r
    word no candidate article has more, a Russian noun or adjective most, but a circumstance the `WordAnalysis`
    reads (a person; a place gone to, in a question about going: `lexicon.MOTION`) less; so do, when the article
    lacks them, a plain word, a situation (`lexicon.CIRCUMSTANCES`) or a place only in the clauses before the
-   question's focus, `Scorer.context`: "мы купили квартиру | как провести интернет"). In a question, a verb the
+   question's focus, `Scorer.context`, clauses.py: "мы купили квартиру | как провести интернет"). In a question, a verb the
    analysis reads as negated ("жүктелмей") is "does not work". The relevance is the weight of the
    question terms the article has over the weight of all of them, halved when what matched weighs less than one
    topic word: an article that only shares "price" or a city does not answer. In a question about where
@@ -42,8 +42,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 
+from ai_operator.kb.clauses import CONTEXT_FACTOR
+from ai_operator.kb.clauses import background as clause_background
 from ai_operator.kb.vocabulary import DROP, Lexicon, Vocabulary, WordAnalysis
 
 RELEVANCE_GATE = 0.6
@@ -56,10 +58,6 @@ UNSEEN_WEIGHT = 1.5  # a plain word no candidate article has: most likely what t
 UNSEEN_NOUN_WEIGHT = 2.0  # ... and more so a noun or adjective ("коммуналку", "торговый"): the thing asked about
 UNSEEN_ASIDE_WEIGHT = 0.5  # ... but a circumstance (`Term.aside`: "на дачу", "сосед") of a question that names a
 # topic of ours less: it is not what is asked ("ты робот или человек" names none: there "человек" is the question)
-CONTEXT_MIN_WORDS = 3  # ... it has at least so many words and a verb (`CLAUSE_VERBS`, or a verb form)
-CONTEXT_VERBLESS_WORDS = 5  # ... or at least so many ("у меня ребёнок школьник онлайн уроки")
-CLAUSE_VERBS = frozenset({"VERB", "INFN", "GRND", "PRTS"})
-CONTEXT_FACTOR = 0.25  # a term only in a clause before the question's focus (`Scorer.context`): background
 LOCATED_PLACE_WEIGHT = 3.0  # a place named in a question about where something is (an office): it must match
 MIN_SHARED = 5  # plain words shorter than this match only whole
 STEM_TAIL = 2  # letters a plain word may have beyond a shared stem
@@ -159,7 +157,7 @@ class Scorer:
         self.concepts_of = self.vocabulary.concepts_of
         self._cached_terms: Callable[[str], tuple[Term, ...]] = lru_cache(maxsize=1024)(self._terms)
         self.doc_terms: Callable[[str], DocTerms] = lru_cache(maxsize=4096)(self._doc_terms)
-        self.context: Callable[[str], frozenset[str]] = lru_cache(maxsize=1024)(self._context)
+        self.context: Callable[[str], frozenset[str]] = lru_cache(maxsize=1024)(partial(clause_background, self))
         words.warm_up()  # a dictionary is loaded with the lexicon (daemon start), never in a caller's turn
 
     def clear_question_cache(self) -> None:
@@ -328,28 +326,6 @@ class Scorer:
     def _aside_concept(self, term: Term) -> bool:
         """A plain word, a situation (`lexicon.CIRCUMSTANCES`) or a place: in the background, not what is asked."""
         return not term.names or term.names <= self.vocabulary.circumstances | self.vocabulary.places
-
-    def _context(self, question: str) -> frozenset[str]:
-        """The keys of the question's terms that only its background has (`context`, cached): the clauses before
-        its focus, the last clause that names a topic of ours (a concept of `TOPIC_WEIGHT`). Clauses open at a
-        lexicon `CLAUSE_OPENERS` word and after one the analysis reads as closing one (`WordAnalysis.ends_clause`)."""
-        words = self.vocabulary.fold_words(question)
-        raw = self.vocabulary.raw_words(question)
-        if len(raw) != len(words):
-            raw = words
-        starts = sorted({i for i, w in enumerate(words) if i and w in self.vocabulary.clause_openers}
-                        | {i + 1 for i, w in enumerate(raw[:-1]) if self.words.ends_clause(w)}, reverse=True)
-        for start in starts:
-            if start < CONTEXT_MIN_WORDS or (start < CONTEXT_VERBLESS_WORDS and not any(
-                    self.words.ends_clause(w) or self.words.dictionary_pos(w) in CLAUSE_VERBS for w in raw[:start])):
-                continue  # a background is a clause: a few words with a verb ("мы купили квартиру")
-            focus = self._cached_terms(" ".join(raw[start:]))
-            if any(t.names and t.weight >= TOPIC_WEIGHT for t in focus):
-                keys = {t.key for t in focus}
-                names = {n for t in focus for n in t.names}
-                return frozenset(t.key for t in self.terms(question)
-                                 if t.key not in keys and (not t.names or t.names.isdisjoint(names)))
-        return frozenset()
 
     def _circumstances(self, question: str) -> frozenset[str]:
         """The question's plain words that name a circumstance (`Term.aside`), when it asks about a topic of ours:

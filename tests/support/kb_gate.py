@@ -18,7 +18,11 @@ context (who, why, family, a trip, a purchase; ru+kk, 46 in scope, 24 near misse
 independently of it (without reading the lexicon, the query code or the other lines), and run once before and
 once after it; the "held-out-8" lines (218, ru+kk, a quarter out of scope, mostly near misses) were written
 before they were ever run, independently of the tuning (without reading the lexicon, the query code or the other
-lines). Tune on none of the held-out lines.
+lines). The "calibration-colloquial" lines (71, ru 42 / kk 29; k2-kb-semantic: 48 in scope asked in words
+neither the articles nor the lexicon use, "затащить интернет", "расценки на домашку", 23 near misses in the same
+words) are tuning lines that no mechanism answers yet (10 of 48 before the round, 15 with word vectors, which were
+not kept): they are reported apart and hold no floor, so they do not pull the calibration split's recall floor
+down until a mechanism answers them; move them into "calibration" then. Tune on none of the held-out lines.
 
 A question counts as answered when the best hit's relevance reaches the threshold; an answer is correct when that
 hit's topic is expected. Precision = correct answers / answers; recall = correct answers / in-scope questions.
@@ -35,7 +39,7 @@ from policies.operator.kb_query import knowledge_query
 
 LABELLED = Path(__file__).resolve().parent.parent / "data" / "kb_relevance.jsonl"
 SPLITS = ("calibration", "held-out", "held-out-2", "held-out-3", "held-out-4", "held-out-5", "held-out-6",
-          "held-out-7", "held-out-8")
+          "held-out-7", "held-out-8", "calibration-colloquial")
 
 
 @dataclass(frozen=True)
