@@ -120,6 +120,37 @@ async def test_false_from_the_sink_stops_the_answer_there(server: FakeOpenAI) ->
     assert text == "".join(seen).strip() and len(seen) == 3 and len(text) < len(ANSWER)
 
 
+async def test_a_request_sent_ahead_is_read_when_the_answer_asks_the_same_and_closed_when_it_asks_otherwise(
+        server: FakeOpenAI) -> None:
+    server.chat_script = lambda body: {"content": f"Про {body['messages'][-1]['content']}: {ANSWER}"}
+    model = ChatModel(api_key=KEY, base_url=server.base_url, model="m", timeout_s=6)
+    tools = specs_for(["search_knowledge_base"])
+    heard: list[str] = []
+
+    def hear(piece: str) -> bool:
+        heard.append(piece)
+        return True
+
+    def asked() -> list[str]:
+        return [r["json"]["messages"][-1]["content"] for r in server.requests if r["path"] == "/v1/chat/completions"]
+
+    ahead = model.open("sys", USER, tools=tools)
+    text = await model.complete("sys", USER, tools=tools, on_text=hear, opened=ahead)
+    assert ahead.adopted and text == f"Про {USER[0]['content']}: {ANSWER}" and "".join(heard) == text
+    assert asked() == [USER[0]["content"]]  # one request: the one sent ahead
+    other = [{"role": "user", "content": "как оплатить"}]
+    ahead = model.open("sys", USER, tools=tools)
+    text = await model.complete("sys", other, tools=tools, on_text=hear, opened=ahead)
+    assert not ahead.adopted and text == f"Про как оплатить: {ANSWER}"  # the answer to what was asked
+    await ahead.discard()
+    assert sorted(asked()) == sorted([USER[0]["content"], USER[0]["content"], "как оплатить"])
+    ahead = model.open("sys", USER)  # no tools offered: not the same request as one with tools
+    assert not ahead.usable_for(model._request([{"role": "system", "content": "sys"}, *USER],
+                                               [t.as_openai() for t in tools], force_text=False))
+    await ahead.discard()
+    await model.aclose()
+
+
 def test_streamed_reply_speaks_sentences_into_one_utterance_and_finishes_with_the_rest() -> None:
     speaker = Speaker()
     reply = StreamedReply(speaker, "ru")
