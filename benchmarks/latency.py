@@ -166,6 +166,7 @@ async def run_one(profile: str, n: int, window_s: float, workdir: Path, plan: lp
     figures = la.analyse(capture, plan.kinds)
     t0, t1 = capture.t0_ns / 1e9, capture.t1_ns / 1e9  # the server's stamps are time.monotonic() seconds
     requests = Counter(PATHS.get(r["path"], r["path"]) for r in server.requests if t0 <= r["time"] < t1)
+    stages["ahead_of_commit_ms"] = chat_ahead_of_commit(server.requests)
     return {"profile": profile, "n": n, "figures": figures, "requests_in_window": dict(requests),
             "early_decisions": early, "budgets": la.verdicts(figures, profile), "health": capture.health,
             "daemon_loop": loop, "daemon_cpu": cpu, "model_turn_stages": stages}
@@ -175,10 +176,22 @@ STAGES = ("eou_ms", "stt_ms", "stt_final_ms", "policy_ms", "kb_ms", "model_ms", 
           "other_ms", "first_rtp_ms", "release_ms")
 
 
+def chat_ahead_of_commit(requests: list[dict[str, Any]]) -> list[float]:
+    """For each chat request the server got: how long before (positive) or after (negative) the commit of the
+    caller's utterance nearest it (the streaming STT's commit at `VAD_EARLY_STT_MS`, where the turn is decided) it
+    arrived, ms: a request sent ahead (`VAD_PREFETCH_MS`) arrives before it."""
+    commits = [at for r in requests if r["path"] == "/v1/realtime" for kind, at in r.get("events", [])
+               if kind == "input_audio_buffer.commit"]
+    chats = [r["time"] for r in requests if r["path"] == "/v1/chat/completions"]
+    return [round((min(commits, key=lambda c: abs(c - t)) - t) * 1000, 1) for t in chats] if commits else []
+
+
 def stage_medians(turns: list[dict[str, float]]) -> dict[str, Any]:
     """The daemon's stage record of its model turns (the whole run, warm-up included): the median of each stage,
-    ms, and how many turns."""
-    out: dict[str, Any] = {"turns": len(turns)}
+    ms, how many turns, and each turn's model, TTS and first-RTP stages."""
+    out: dict[str, Any] = {"turns": len(turns), "each": [
+        {k: round(t[k]) for k in ("eou_ms", "kb_ms", "model_ms", "tts_first_chunk_ms", "first_rtp_ms") if k in t}
+        for t in turns]}
     for stage in STAGES:
         values = sorted(t[stage] for t in turns if stage in t)
         if values:
