@@ -42,6 +42,7 @@ from ai_operator.config import load_settings
 from ai_operator.daemon.app import Daemon
 from ai_operator.daemon.early_turn import EarlyTurn
 from ai_operator.daemon.services import DaemonOverrides
+from ai_operator.daemon.turn_log import TurnLog
 from ai_operator.logs import configure_logging, get_logger
 from ai_operator.media.frames import FRAME_SAMPLES
 from ai_operator.media.timing import ErrorStats
@@ -159,6 +160,23 @@ class TurnEnds:
         EarlyTurn.heard = noted  # type: ignore[method-assign]
 
 
+class ModelTurnStages:
+    """The stage record (`daemon/turn_log.py` timings, ms) of every model turn the daemon wrote, in order: where a
+    model turn's time went (end-of-turn wait, STT, policy, KB, model first text, TTS first chunk, first RTP)."""
+
+    def __init__(self) -> None:
+        self.turns: list[dict[str, float]] = []
+        write = TurnLog._write
+        probe = self
+
+        async def noted(log: TurnLog, record: Any) -> None:
+            if "model_total_ms" in record.timings and "first_rtp_ms" in record.timings:
+                probe.turns.append(dict(record.timings))
+            await write(log, record)
+
+        TurnLog._write = noted  # type: ignore[method-assign]
+
+
 def _step_name(handle: asyncio.Handle) -> str:
     callback = getattr(handle, "_callback", None)
     task = getattr(callback, "__self__", None)
@@ -184,6 +202,7 @@ class Figures:
         self.gc = GcPauses()
         self.slow = SlowSteps()
         self.ends = TurnEnds()
+        self.model_turns = ModelTurnStages()
         self.gc_waited_base = 0
         self.threads_base: dict[int, float] = {}
         self.receive: ReceiveProbe | None = None
@@ -257,6 +276,7 @@ class Figures:
             bridge.extend(lst[self.turn_base.get(cid, 0):])
         out["bridge_ms"] = bridge
         out["turn_ends"] = self.ends.ends
+        out["model_turn_stages"] = self.model_turns.turns
         return out
 
     def add_late_skips(self, out: Path) -> None:

@@ -16,7 +16,9 @@ streaming STT (`STT_PROVIDER=openai_realtime`, the server's Realtime websocket) 
 early and speculative decisions from its /metrics (`early_decisions`: decided, withdrawn, wasted requests, the
 withdrawn share of turns) and, per kind, replies that began before the caller had finished (`answered_early`),
 the daemon's own loop figures for the window (`daemon_loop`) and whether it had the CPU (`daemon_cpu`: the share
-of the window it was busy, its loop waited on the run queue, and the box's CPU the hypervisor stole).
+of the window it was busy, its loop waited on the run queue, and the box's CPU the hypervisor stole), and the
+median stage record of its model turns (`model_turn_stages`: where their time went) and the requests it sent ahead
+(`early_decisions.prefetch_requests`, request/outcome).
 """
 
 from __future__ import annotations
@@ -158,14 +160,43 @@ async def run_one(profile: str, n: int, window_s: float, workdir: Path, plan: lp
     own_path = run_dir / "daemon-figures.json"
     own = json.loads(own_path.read_text()) if own_path.exists() else {}
     loop = {k: own[k] for k in DAEMON_LOOP_FIGURES if k in own}  # where the daemon's loop stalls came from
+    stages = stage_medians(own.get("model_turn_stages", []))  # where the model turns' time went
     capture = loads((run_dir / "capture" / "capture.json").read_text(),
                     (run_dir / "capture" / "packets.bin").read_bytes())
     figures = la.analyse(capture, plan.kinds)
     t0, t1 = capture.t0_ns / 1e9, capture.t1_ns / 1e9  # the server's stamps are time.monotonic() seconds
     requests = Counter(PATHS.get(r["path"], r["path"]) for r in server.requests if t0 <= r["time"] < t1)
+    stages["ahead_of_commit_ms"] = chat_ahead_of_commit(server.requests)
     return {"profile": profile, "n": n, "figures": figures, "requests_in_window": dict(requests),
             "early_decisions": early, "budgets": la.verdicts(figures, profile), "health": capture.health,
-            "daemon_loop": loop, "daemon_cpu": cpu}
+            "daemon_loop": loop, "daemon_cpu": cpu, "model_turn_stages": stages}
+
+
+STAGES = ("eou_ms", "stt_ms", "stt_final_ms", "policy_ms", "kb_ms", "model_ms", "tts_first_chunk_ms", "playout_ms",
+          "other_ms", "first_rtp_ms", "release_ms")
+
+
+def chat_ahead_of_commit(requests: list[dict[str, Any]]) -> list[float]:
+    """For each chat request the server got: how long before (positive) or after (negative) the commit of the
+    caller's utterance nearest it (the streaming STT's commit at `VAD_EARLY_STT_MS`, where the turn is decided) it
+    arrived, ms: a request sent ahead (`VAD_PREFETCH_MS`) arrives before it."""
+    commits = [at for r in requests if r["path"] == "/v1/realtime" for kind, at in r.get("events", [])
+               if kind == "input_audio_buffer.commit"]
+    chats = [r["time"] for r in requests if r["path"] == "/v1/chat/completions"]
+    return [round((min(commits, key=lambda c: abs(c - t)) - t) * 1000, 1) for t in chats] if commits else []
+
+
+def stage_medians(turns: list[dict[str, float]]) -> dict[str, Any]:
+    """The daemon's stage record of its model turns (the whole run, warm-up included): the median of each stage,
+    ms, how many turns, and each turn's model, TTS and first-RTP stages."""
+    out: dict[str, Any] = {"turns": len(turns), "each": [
+        {k: round(t[k]) for k in ("eou_ms", "kb_ms", "model_ms", "tts_first_chunk_ms", "first_rtp_ms") if k in t}
+        for t in turns]}
+    for stage in STAGES:
+        values = sorted(t[stage] for t in turns if stage in t)
+        if values:
+            out[stage] = round(values[len(values) // 2], 1)
+    return out
 
 
 def daemon_cpu_now(pid: int) -> tuple[float, float, float, float]:
@@ -186,7 +217,8 @@ def daemon_cpu_share(start: tuple[float, ...], end: tuple[float, ...], cpus: int
 
 
 EARLY_METRICS = ("ai_operator_early_turns_total", "ai_operator_speculative_turns_total",
-                 "ai_operator_early_turn_requests_wasted_total", "ai_operator_early_stt_total", "ai_operator_turns_total")
+                 "ai_operator_early_turn_requests_wasted_total", "ai_operator_early_stt_total", "ai_operator_turns_total",
+                 "ai_operator_prefetch_requests_total")
 
 
 async def early_decisions(url: str) -> dict[str, Any]:
@@ -204,7 +236,7 @@ async def early_decisions(url: str) -> dict[str, Any]:
     for family in text_string_to_metric_families(page):
         for sample in family.samples:
             if sample.name in EARLY_METRICS:
-                label = next(iter(sample.labels.values()), "") if sample.name != "ai_operator_turns_total" else ""
+                label = "/".join(sample.labels.values()) if sample.name != "ai_operator_turns_total" else ""
                 key = sample.name.removeprefix("ai_operator_").removesuffix("_total")
                 out.setdefault(key, {})
                 out[key][label or "all"] = out[key].get(label or "all", 0) + int(sample.value)
@@ -220,7 +252,8 @@ def render(report: dict[str, Any]) -> str:
         calls = ", ".join(f"{k} {v}" for k, v in sorted(run["figures"]["calls"].items()))
         rows.append(f"{run['profile']:8} {run['n']:>4} calls placed in the window: {calls or 'none'}; "
                     f"requests {run['requests_in_window']}; early decisions {run.get('early_decisions')}; "
-                    f"daemon CPU share {run.get('daemon_cpu')}")
+                    f"daemon CPU share {run.get('daemon_cpu')}; model turn stages (median ms) "
+                    f"{run.get('model_turn_stages')}")
         for kind, f in run["figures"]["kinds"].items():
             b = run["budgets"].get(kind)
             verdict = (f"{b['verdict']} (p50 <= {b['p50_limit_ms']:g}, p95 <= {b['p95_limit_ms']:g})" if b

@@ -120,3 +120,18 @@ def test_the_daemon_cpu_share_says_how_long_its_loop_waited_for_a_cpu() -> None:
         pass
     share = latency.daemon_cpu_share(start, latency.daemon_cpu_now(os.getpid()))
     assert share["busy"] > 0 and share["waiting_for_cpu"] >= 0 and share["box_steal"] >= 0
+
+
+def test_the_model_turns_stage_record_is_reported_as_the_median_of_each_stage() -> None:
+    turns = [{"eou_ms": 240.0, "kb_ms": 30.0, "model_ms": 700.0, "first_rtp_ms": 1300.0},
+             {"eou_ms": 240.0, "kb_ms": 50.0, "model_ms": 600.0, "first_rtp_ms": 1200.0, "release_ms": 600.0},
+             {"eou_ms": 240.0, "kb_ms": 10.0, "model_ms": 650.0, "first_rtp_ms": 1100.0}]
+    medians = latency.stage_medians(turns)
+    assert {k: v for k, v in medians.items() if k != "each"} == {
+        "turns": 3, "eou_ms": 240.0, "kb_ms": 30.0, "model_ms": 650.0, "first_rtp_ms": 1200.0, "release_ms": 600.0}
+    assert medians["each"][1] == {"eou_ms": 240, "kb_ms": 50, "model_ms": 600, "first_rtp_ms": 1200}
+    assert latency.stage_medians([]) == {"turns": 0, "each": []}
+    realtime = {"path": "/v1/realtime", "events": [("input_audio_buffer.commit", 10.0),
+                                                   ("input_audio_buffer.commit", 20.0)]}
+    chats = [{"path": "/v1/chat/completions", "time": 9.85}, {"path": "/v1/chat/completions", "time": 20.3}]
+    assert latency.chat_ahead_of_commit([realtime, *chats]) == [150.0, -300.0]

@@ -57,20 +57,25 @@ class Speaker:
 
 
 def test_the_first_piece_is_the_first_words_and_then_clauses_and_sentences() -> None:
-    buffer = SentenceBuffer()  # four words first: the TTS starts before the model has written a whole clause
-    assert buffer.push("Домашний ") == [] and buffer.push("интернет стоит") == []  # "стоит" may go on
-    assert buffer.push(" от ") == ["Домашний интернет стоит от "]
-    assert buffer.push("пяти тысяч тенге в месяц, скорость ") == []  # then the usual rule: 40 chars a clause
-    assert buffer.push("до ста мегабит. Подключение") == ["пяти тысяч тенге в месяц, скорость до ста мегабит. "]
+    buffer = SentenceBuffer()  # whole words of 12 characters first: the TTS starts before the model has a clause
+    assert buffer.push("Домашний ") == [] and buffer.push("интернет") == []  # 8 characters; "интернет" may go on
+    assert buffer.push(" стоит ") == ["Домашний интернет "]
+    assert buffer.push("от пяти тысяч тенге в месяц, скорость ") == []  # then the usual rule: 40 chars a clause
+    assert buffer.push("до ста мегабит. Подключение") == ["стоит от пяти тысяч тенге в месяц, скорость до ста "
+                                                           "мегабит. "]
+    kazakh = SentenceBuffer()
+    assert kazakh.push("Үй ") == [] and kazakh.push("интернеті айына") == ["Үй интернеті "]
+    long_word = SentenceBuffer()
+    assert long_word.push("Здравствуйте, чем ") == ["Здравствуйте, "]  # one word as long as that is enough
     short = SentenceBuffer()
     assert short.push("Да. Конечно, я помогу вам.") == ["Да. "]  # a sentence shorter than that goes as it is
     assert short.push(" ") == ["Конечно, я помогу вам. "]
-    whole = SentenceBuffer(first_words=0)
+    whole = SentenceBuffer(first_chars=0)
     assert whole.push("Домашний интернет стоит от пяти ") == []
 
 
 def test_sentences_and_long_clauses_come_out_as_soon_as_they_are_complete() -> None:
-    buffer = SentenceBuffer(min_clause_chars=20, first_words=0)
+    buffer = SentenceBuffer(min_clause_chars=20, first_chars=0)
     assert buffer.push("Тариф стоит") == []
     assert buffer.push(" 6990 тенге. Подключ") == ["Тариф стоит 6990 тенге. "]
     assert buffer.push("ение бесплатное, роутер в аренду, ") == ["Подключение бесплатное, "]  # 22 chars: a clause
@@ -120,12 +125,43 @@ async def test_false_from_the_sink_stops_the_answer_there(server: FakeOpenAI) ->
     assert text == "".join(seen).strip() and len(seen) == 3 and len(text) < len(ANSWER)
 
 
+async def test_a_request_sent_ahead_is_read_when_the_answer_asks_the_same_and_closed_when_it_asks_otherwise(
+        server: FakeOpenAI) -> None:
+    server.chat_script = lambda body: {"content": f"Про {body['messages'][-1]['content']}: {ANSWER}"}
+    model = ChatModel(api_key=KEY, base_url=server.base_url, model="m", timeout_s=6)
+    tools = specs_for(["search_knowledge_base"])
+    heard: list[str] = []
+
+    def hear(piece: str) -> bool:
+        heard.append(piece)
+        return True
+
+    def asked() -> list[str]:
+        return [r["json"]["messages"][-1]["content"] for r in server.requests if r["path"] == "/v1/chat/completions"]
+
+    ahead = model.open("sys", USER, tools=tools)
+    text = await model.complete("sys", USER, tools=tools, on_text=hear, opened=ahead)
+    assert ahead.adopted and text == f"Про {USER[0]['content']}: {ANSWER}" and "".join(heard) == text
+    assert asked() == [USER[0]["content"]]  # one request: the one sent ahead
+    other = [{"role": "user", "content": "как оплатить"}]
+    ahead = model.open("sys", USER, tools=tools)
+    text = await model.complete("sys", other, tools=tools, on_text=hear, opened=ahead)
+    assert not ahead.adopted and text == f"Про как оплатить: {ANSWER}"  # the answer to what was asked
+    await ahead.discard()
+    assert sorted(asked()) == sorted([USER[0]["content"], USER[0]["content"], "как оплатить"])
+    ahead = model.open("sys", USER)  # no tools offered: not the same request as one with tools
+    assert not ahead.usable_for(model._request([{"role": "system", "content": "sys"}, *USER],
+                                               [t.as_openai() for t in tools], force_text=False))
+    await ahead.discard()
+    await model.aclose()
+
+
 def test_streamed_reply_speaks_sentences_into_one_utterance_and_finishes_with_the_rest() -> None:
     speaker = Speaker()
     reply = StreamedReply(speaker, "ru")
     for piece in ("Тариф Дом 100 ", "стоит 6990 тенге в месяц. Подклю", "чение бесплатное! Хотите", " подключить?"):
         assert reply(piece) is True
-    assert speaker.opened == ["ru"] and speaker.fed == ["Тариф Дом 100 стоит ", "6990 тенге в месяц. ",
+    assert speaker.opened == ["ru"] and speaker.fed == ["Тариф Дом 100 ", "стоит 6990 тенге в месяц. ",
                                                         "Подключение бесплатное! "]
     assert reply.first_text_at is not None and reply.started_at is not None
     assert reply.speaks(ANSWER, "ru") and not reply.speaks(ANSWER, "kk") and not reply.speaks("Другое.", "ru")
@@ -139,7 +175,7 @@ def test_a_barge_in_stops_the_model_and_an_answer_the_policy_replaced_is_cut() -
     assert reply("Тариф Дом 100 стоит 6990 тенге. ") is True
     speaker.cut()  # the caller barged in
     assert reply("Подключение бесплатное! ") is False
-    assert speaker.fed == ["Тариф Дом 100 стоит ", "6990 тенге. "]
+    assert speaker.fed == ["Тариф Дом 100 ", "стоит 6990 тенге. "]
     other = StreamedReply(speaker, "ru")
     other("Первое предложение. ")
     other.abandon()

@@ -98,6 +98,10 @@ class VadSettings:
     early_partial: bool = setting("VAD_EARLY_PARTIAL", True, "with a streaming STT, decide a turn ended at that "
                                   "pause on the streaming transcript at once, its reply held until the final "
                                   "transcript says the same (else withdrawn and decided on the final)")
+    prefetch_ms: int = setting("VAD_PREFETCH_MS", 120, "with a streaming STT and a model, at this much silence "
+                               "(shorter than VAD_EARLY_STT_MS) the model request a question would make is sent "
+                               "ahead on the streaming transcript and used if the turn makes the same; 0 = off",
+                               lo=0, hi=5000)
     max_utterance_s: float = setting("VAD_MAX_UTTERANCE_S", 20.0, "longest utterance before it is cut", lo=1, hi=120)
     barge_in_ms: int = setting("BARGE_IN_MS", 200, "caller speech over the bot that interrupts it", lo=40, hi=3000)
 

@@ -35,6 +35,7 @@ from ai_operator.daemon.mailbox import (
     Wake,
 )
 from ai_operator.daemon.media_leg import MediaLeg
+from ai_operator.daemon.model_prefetch import ModelPrefetch
 from ai_operator.daemon.services import Services
 from ai_operator.daemon.speaker import Speaker
 from ai_operator.daemon.streamed_reply import StreamedReply
@@ -104,6 +105,7 @@ class Call:
             LiveTranscript.of_call(self, vad.early_stt_ms) if live else EarlyTranscript.of_call(self, vad.early_stt_ms))
         self.hearing = Hearing(self, self.early_stt)
         self.early_turn = EarlyTurn(self, vad)  # the policy ends the turn at that pause (early_turn.py)
+        self.prefetch = ModelPrefetch(self, vad)  # a question's model request sent ahead (model_prefetch.py)
         self.turn_log = TurnLog(self.call_id, records=svc.records, metrics=svc.metrics,
                                 end_silence_ms=vad.end_silence_ms, state_field=self.policy.state_field, clock=self.clock)
         self.media = MediaLeg(svc, self.call_id, on_audio=self._on_audio, on_silence=self._on_silence,

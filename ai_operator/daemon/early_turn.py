@@ -105,18 +105,10 @@ class EarlyTurn:
         """The transcript of the utterance so far was made at its pause (no speech since, or it is not current)."""
         call = self.call
         seg = call.listener.segmenter
-        if self._open is not None or not seg.in_speech:
+        if seg.in_speech and seg.silent_frames < call.early_stt.pause_frames:  # the caller went on: not its end
             return
-        if seg.silent_frames < call.early_stt.pause_frames:  # the caller went on: it is not the utterance's end
-            return
-        if call.speaker is None or call.speaker.busy or call.callend.armed or call.driver.closed:
-            return
-        if call.svc.stt_for(call.route) is None:
-            return
-        candidate = " ".join(t for t in (self.carried, call.driver.pending, text.strip()) if t)
-        complete = utterance_complete(call.session, candidate)
-        if complete is not True and not (complete is None and self.speculate
-                                          and not call.session.utterance_may_continue(candidate)):
+        complete = self.decidable(text)
+        if complete is False:
             return  # dangling (or a fragment the turn holder would hold): the normal end of the utterance
         now = time.monotonic()
         last_speech_frame = seg.frames_seen - seg.silent_frames
@@ -130,6 +122,23 @@ class EarlyTurn:
             call.log.info("early_turn", silence_ms=round((now - heard.utterance.speech_ended_at) * 1000),
                           speculative=complete is None)
         call._heard([heard], now)
+
+    def decidable(self, text: str) -> bool | None:
+        """Whether the utterance, ended now on the transcript `text`, would be decided at its pause: True (the
+        policy says complete), None (neither: decided speculatively), False (not: dangling, or not now)."""
+        call = self.call
+        if self._open is not None or not call.listener.segmenter.in_speech:
+            return False
+        if call.speaker is None or call.speaker.busy or call.callend.armed or call.driver.closed:
+            return False
+        if call.svc.stt_for(call.route) is None:
+            return False
+        candidate = " ".join(t for t in (self.carried, call.driver.pending, text.strip()) if t)
+        complete = utterance_complete(call.session, candidate)
+        if complete is True or (complete is None and self.speculate
+                                and not call.session.utterance_may_continue(candidate)):
+            return complete
+        return False
 
     # ---- deciding it --------------------------------------------------------------------------------------------
     async def decide(self, ended: UtteranceEnded, transcript: Awaitable[str | None],

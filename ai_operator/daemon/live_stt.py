@@ -12,7 +12,8 @@ A provider with a `connection()` (the Realtime websocket) serves the whole call 
 when the call's media starts (its first frame), each utterance's stream is opened on it after the one before has
 settled its audio (the next utterance starting settles it: a socket carries one utterance's audio at a time), a
 connection that failed is made again for the next utterance, and `aclose` closes it when the call ends.
-Failures (the provider refused, closed or timed out) are what `take` raises, as a batch STT's would be.
+At a shorter pause (`on_pause`) the text heard so far goes to `model_prefetch.py` (a question's model request sent
+ahead). Failures (the provider refused, closed or timed out) are what `take` raises, as a batch STT's would be.
 Counted as `ai_operator_early_stt_total{outcome}`: used, partial (decided on the partial), wasted, failed.
 """
 
@@ -102,6 +103,8 @@ class LiveTranscript:
         self._u: _Utterance | None = None  # the utterance in progress
         self._ended: list[_Utterance] = []  # earlier ones, not taken yet (oldest first)
         self.on_ready: Callable[[str], None] | None = None
+        # (silent frames, told): told of the text heard so far at that shorter pause (`model_prefetch.py`)
+        self.on_pause: tuple[int, Callable[[str], None]] | None = None
 
     @classmethod
     def of_call(cls, call: Any, pause_ms: int) -> LiveTranscript:
@@ -140,6 +143,9 @@ class LiveTranscript:
             u.task = asyncio.get_running_loop().create_task(self._run(u))
             new = segmenter.frames_since(0)[1]
         u.queue_audio(new)
+        if self.on_pause is not None and segmenter.silent_frames == self.on_pause[0] and u.text:
+            u.flush()  # the audio so far goes now
+            self.on_pause[1](u.text)
         if self.pause_frames and segmenter.silent_frames == self.pause_frames:
             _, last_speech_at = segmenter.audio_so_far()
             u.pause_key, u.offered = (last_speech_at, u.samples), None

@@ -1,8 +1,9 @@
 """A model's answer spoken while it streams: `StreamedReply` takes the answer's text as it arrives, cuts it into
 sentences (or long clauses: `SentenceBuffer`, pure) and feeds each one, once complete, to one streamed utterance
 of the call's speaker, so the caller hears the first sentence while the model writes the rest. The first piece
-is shorter: its first few words (`FIRST_PIECE_WORDS`), so the TTS starts before the model has written a clause,
-when the model writes fast enough (`FAST_CHARS_PER_S`) for the rest to be ready before those words are said.
+is shorter: its first whole words, as few as make `FIRST_PIECE_CHARS` characters (about 0.8 s of speech: long
+enough that the next piece's TTS has answered before they are said), so the TTS starts before the model has
+written a clause, when the model writes fast enough (`FAST_CHARS_PER_S`) for the rest to be ready in time.
 
 The policy still has the last word: when its reply to the turn is the model's text (`matches`), the call
 `finish`es this utterance (`speaks`); any other reply is said instead (which cuts it), and with no reply at all the
@@ -19,21 +20,27 @@ from typing import Protocol
 SENTENCE_END = re.compile(r"[.!?…;:]+[\"»)\]]*\s+|\n+")
 CLAUSE_END = re.compile(r",\s+")
 MIN_CLAUSE_CHARS = 40  # a clause this long is spoken on its own (a shorter one waits for more of its sentence)
-# the answer's first piece is spoken once it has this many whole words (or a sentence, if shorter): the caller's
-# wait includes the model writing it (about 25 ms a token), and a first clause runs to 10-20 tokens; the rest
-# follows while it plays (a model writes ten times faster than it is spoken)
-FIRST_PIECE_WORDS = 4
+# the answer's first piece is spoken once its whole words make this many characters (or a sentence, if shorter):
+# the caller's wait includes the model writing it (about 25 ms a token), and a first clause runs to 10-20 tokens;
+# two words of a Russian or Kazakh answer ("Домашний интернет", "Үй интернеті": 4-6 tokens, 0.7-0.9 s of speech).
+# Shorter would be choppy: the next piece's TTS (asked when this one's audio is all in, ~300 ms to its first
+# byte) must answer before these words are said - one word (0.3-0.5 s) leaves the caller a gap
+FIRST_PIECE_CHARS = 12
 # ... while the model writes at least this fast (about four times as fast as its words are spoken): a slower model
 # would leave the caller waiting, after so short a piece, for the next one
 FAST_CHARS_PER_S = 60.0
 
 
-class SentenceBuffer:
-    """Text in, complete sentences out (pure); the first piece is its first `first_words` words."""
+WORD = re.compile(r"\S+\s+")  # a whole word (the whitespace after it says it is whole)
 
-    def __init__(self, min_clause_chars: int = MIN_CLAUSE_CHARS, first_words: int = FIRST_PIECE_WORDS) -> None:
+
+class SentenceBuffer:
+    """Text in, complete sentences out (pure); the first piece is its first whole words that make `first_chars`
+    characters (0: no short first piece)."""
+
+    def __init__(self, min_clause_chars: int = MIN_CLAUSE_CHARS, first_chars: int = FIRST_PIECE_CHARS) -> None:
         self.min_clause_chars = min_clause_chars
-        self._first_words = re.compile(rf"\s*(?:\S+\s+){{{first_words}}}") if first_words > 0 else None
+        self._first_chars = first_chars
         self.quick_first = True  # the first piece may be its first words (False: the model is too slow for that)
         self._text = ""
 
@@ -48,13 +55,21 @@ class SentenceBuffer:
             piece, self._text = self._text[:cut], self._text[cut:]
             if piece.strip():
                 out.append(piece)
-                self._first_words = None
+                self._first_chars = 0
+
+    def _first_words(self) -> int | None:
+        """Where the first piece's words end, once they are whole and long enough."""
+        if self._first_chars <= 0 or not self.quick_first:
+            return None
+        start = len(self._text) - len(self._text.lstrip())
+        return next((m.end() for m in WORD.finditer(self._text, start)
+                     if len(self._text[start:m.end()].rstrip()) >= self._first_chars), None)
 
     def _cut(self) -> int | None:
         found = SENTENCE_END.search(self._text)
-        words = self._first_words.match(self._text) if self._first_words is not None and self.quick_first else None
+        words = self._first_words()
         if found is not None or words is not None:
-            return min(m.end() for m in (found, words) if m is not None)
+            return min(end for end in (found.end() if found else None, words) if end is not None)
         for clause in CLAUSE_END.finditer(self._text):
             if clause.start() >= self.min_clause_chars:
                 return clause.end()

@@ -11,11 +11,17 @@ With `on_text`, every request is streamed and the answer's text is handed to `on
 arrives (so it can be spoken before the model has finished); only while the round has shown no tool call: once a
 tool call starts, nothing more of that round is handed on, and the call goes through `run_tool` (the policy) as
 always. `on_text` returning False stops the answer there (the caller barged in): the text so far is the answer.
+
+`open` sends a streamed answer's first request ahead, before the turn is decided (`daemon/model_prefetch.py`):
+`complete(..., opened=...)` reads that response instead of asking again when its own first request is the same
+request (every field equal: `OpenedRequest.adopted`); otherwise it asks as always and the opened one is left for its
+owner to `discard`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -53,6 +59,29 @@ class _Streamed:
 
     content: str | None = None
     tool_calls: list[_ToolCall] = field(default_factory=list)
+
+
+@dataclass
+class OpenedRequest:
+    """A streamed first request sent ahead (`ChatModel.open`): the request and its response on the way."""
+
+    kwargs: dict[str, Any]
+    response: asyncio.Future[Any]
+    adopted: bool = False  # `complete` read this response as its first request's
+
+    def usable_for(self, kwargs: dict[str, Any]) -> bool:
+        """Not adopted yet, not failed, and the very request `kwargs` says."""
+        failed = self.response.done() and (self.response.cancelled() or self.response.exception() is not None)
+        return not self.adopted and not failed and self.kwargs == kwargs
+
+    async def discard(self) -> None:
+        """Not wanted: the request is cancelled, or its response closed unread."""
+        if not self.response.done():
+            self.response.cancel()
+            await asyncio.wait({self.response})
+        elif not self.response.cancelled() and self.response.exception() is None:
+            with contextlib.suppress(Exception):
+                await self.response.result().close()
 
 
 class LlmError(Exception):
@@ -99,17 +128,18 @@ class ChatModel:
         run_tool: RunTool | None = None,
         response_schema: Mapping[str, Any] | None = None,
         on_text: TextSink | None = None,
+        opened: OpenedRequest | None = None,
     ) -> str:
         """The model's final text after at most `max_tool_rounds` rounds of tool calls; with `response_schema`
         the answer is asked for as one JSON object of that schema (structured output); with `on_text` (and no
-        schema) streamed, see the module docstring."""
-        schemas = [spec.as_openai() for spec in {t.name: t for t in tools}.values()]
-        convo: list[dict[str, Any]] = [{"role": "system", "content": system}, *(dict(m) for m in messages)]
+        schema) streamed, see the module docstring; `opened`: a first request sent ahead (`open`)."""
+        convo, schemas = _first_round(system, messages, tools)
         deadline = time.monotonic() + self.total_timeout_s
         for round_no in range(self.max_tool_rounds + 1):
             last_round = round_no == self.max_tool_rounds
             message = await self._ask(convo, schemas, deadline, force_text=last_round, response_schema=response_schema,
-                                      on_text=on_text if response_schema is None else None)
+                                      on_text=on_text if response_schema is None else None,
+                                      opened=opened if round_no == 0 else None)
             calls = message.tool_calls or []
             if not calls:
                 text = (message.content or "").strip()
@@ -146,10 +176,26 @@ class ChatModel:
         force_text: bool,
         response_schema: Mapping[str, Any] | None = None,
         on_text: TextSink | None = None,
+        opened: OpenedRequest | None = None,
     ) -> Any:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             raise self._fail("timeout (total time for this turn used up)")
+        kwargs = self._request(convo, schemas, force_text=force_text, response_schema=response_schema)
+        try:
+            if on_text is not None:
+                return await asyncio.wait_for(self._streamed(kwargs, on_text, opened), min(self.timeout_s, remaining))
+            response = await asyncio.wait_for(
+                self._client.chat.completions.create(**kwargs), min(self.timeout_s, remaining)
+            )
+            return response.choices[0].message
+        except Exception as exc:
+            reason = describe_failure(exc, self._api_key)
+            log.warning("model_request_failed", model=self.model, reason=reason)
+            raise self._fail(reason) from None
+
+    def _request(self, convo: list[dict[str, Any]], schemas: list[dict[str, Any]], *, force_text: bool,
+                 response_schema: Mapping[str, Any] | None = None) -> dict[str, Any]:
         kwargs: dict[str, Any] = {"model": self.model, "messages": convo}
         if response_schema is not None:
             kwargs["response_format"] = {
@@ -160,20 +206,23 @@ class ChatModel:
             kwargs["tools"] = schemas
             if force_text:
                 kwargs["tool_choice"] = "none"
-        try:
-            if on_text is not None:
-                return await asyncio.wait_for(self._streamed(kwargs, on_text), min(self.timeout_s, remaining))
-            response = await asyncio.wait_for(
-                self._client.chat.completions.create(**kwargs), min(self.timeout_s, remaining)
-            )
-            return response.choices[0].message
-        except Exception as exc:
-            reason = describe_failure(exc, self._api_key)
-            log.warning("model_request_failed", model=self.model, reason=reason)
-            raise self._fail(reason) from None
+        return kwargs
 
-    async def _streamed(self, kwargs: dict[str, Any], on_text: TextSink) -> _Streamed:
-        stream = await self._client.chat.completions.create(**kwargs, stream=True)
+    def open(self, system: str, messages: Sequence[Mapping[str, Any]], *,
+             tools: Sequence[ToolSpec] = ()) -> OpenedRequest:
+        """The first request `complete(system, messages, tools=tools, on_text=...)` would send, sent now (streamed;
+        bounded by the client's `timeout_s`); see the module docstring."""
+        convo, schemas = _first_round(system, messages, tools)
+        kwargs = self._request(convo, schemas, force_text=self.max_tool_rounds == 0)
+        return OpenedRequest(kwargs, asyncio.ensure_future(self._client.chat.completions.create(**kwargs, stream=True)))
+
+    async def _streamed(self, kwargs: dict[str, Any], on_text: TextSink, opened: OpenedRequest | None = None
+                        ) -> _Streamed:
+        if opened is not None and opened.usable_for(kwargs):
+            opened.adopted = True
+            stream = await opened.response  # sent ahead: its first tokens may be here already
+        else:
+            stream = await self._client.chat.completions.create(**kwargs, stream=True)
         text: list[str] = []
         calls: dict[int, _ToolCall] = {}
         try:
@@ -220,4 +269,11 @@ class ChatModel:
         await self._client.close()
 
 
-__all__ = ["ChatModel", "LlmError", "RunTool", "TextSink"]
+def _first_round(system: str, messages: Sequence[Mapping[str, Any]], tools: Sequence[ToolSpec]
+                 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The conversation and the tool schemas of a completion's first request."""
+    schemas = [spec.as_openai() for spec in {t.name: t for t in tools}.values()]
+    return [{"role": "system", "content": system}, *(dict(m) for m in messages)], schemas
+
+
+__all__ = ["ChatModel", "LlmError", "OpenedRequest", "RunTool", "TextSink"]

@@ -178,6 +178,14 @@ class Metrics:
             namespace=ns,
             registry=r,
         )
+        self.prefetch_requests_total = Counter(
+            "prefetch_requests",
+            "knowledge-base searches and model requests sent ahead at VAD_PREFETCH_MS (daemon/model_prefetch.py), "
+            "by outcome: used (the turn made the same request), wasted (closed unused)",
+            ["request", "outcome"],
+            namespace=ns,
+            registry=r,
+        )
         self.tool_calls_denied_total = Counter(
             "tool_calls_denied",
             "model tool calls the policy refused",
@@ -265,6 +273,8 @@ class Metrics:
             self.speculative_turns_total.labels(outcome=outcome)
         for request in ("kb", "model"):
             self.early_turn_requests_wasted_total.labels(request=request)
+            for outcome in ("used", "wasted"):
+                self.prefetch_requests_total.labels(request=request, outcome=outcome)
         for result in ("ok", "failed"):
             self.database_restarts_total.labels(result=result)
 

@@ -173,11 +173,25 @@ class GuardedModel:
     async def complete(self, system: str, messages: Sequence[Mapping[str, Any]], *, tools: Sequence[ToolSpec] = (),
                        run_tool: Callable[[str, dict[str, Any]], Awaitable[str]] | None = None,
                        response_schema: Mapping[str, Any] | None = None,
-                       on_text: Callable[[str], bool] | None = None) -> str:
+                       on_text: Callable[[str], bool] | None = None, opened: Any = None) -> str:
         streamed = {} if on_text is None else {"on_text": on_text}  # a model that cannot stream is never asked to
+        if opened is not None:
+            streamed["opened"] = opened
         text: str = await _guard(self.health, "model", lambda: self.inner.complete(
             system, messages, tools=tools, run_tool=run_tool, response_schema=response_schema, **streamed))
         return text
+
+    @property
+    def opens(self) -> bool:
+        """The model can send a request ahead (`open`, `daemon/model_prefetch.py`)."""
+        return hasattr(self.inner, "open")
+
+    def open(self, system: str, messages: Sequence[Mapping[str, Any]], *, tools: Sequence[ToolSpec] = ()) -> Any:
+        """The inner model's first request sent ahead (`ChatModel.open`); None while its breaker is not closed
+        (nothing is sent ahead to a failing provider: the turn's own request finds the breaker)."""
+        if self.health.state in ("open", "half_open"):
+            return None
+        return self.inner.open(system, messages, tools=tools)
 
 
 class GuardedTTS:
