@@ -31,45 +31,45 @@ def decided_at_the_pause(turn: dict) -> bool:
     return turn["timings"]["eou_ms"] < END_SILENCE_MS and turn["timings"]["release_ms"] == REPLY_MS
 
 
-@pytest.mark.slow
-async def test_a_goodbye_ending_on_its_farewell_is_decided_at_the_pause_heard_in_full_then_hung_up(daemon_base) -> None:
+async def call_ending_with(daemon_base: Any, text: str, line: str) -> tuple[Caller, dict[str, Any], list[float],
+                                                                          list[Any]]:
+    """A call that says `text` once the bot is ready to help, and ends there. Returns the caller, the record, the
+    frames heard after `text` began (all of them `line`'s: checked) and the bot's hang-up requests."""
     async with stage_for(daemon_base, **EARLY) as stage:
         caller = await Caller.place(stage)
         await ready_to_help(caller)
-        said = await caller.say("всё понятно спасибо до свидания")
+        said = await caller.say(text)
         await caller.sim.wait_hangup(timeout=30)
         record = await caller.record()
-        tts = stage.svc.tts_for(stage.settings.routes["test"])
+        frames = await synthesized_frames(stage.svc.tts_for(stage.settings.routes["test"]), line, "ru")
         hung_up = hangup_requests(stage, caller.sim.channel_id)
+    heard = caller.frames_between(said)
+    assert len(heard) == frames  # the whole line ...
+    assert caller.ended_at is not None and caller.ended_at >= heard[-1]  # ... then the call left the bot
+    return caller, record, heard, hung_up
+
+
+@pytest.mark.slow
+async def test_a_goodbye_ending_on_its_farewell_is_decided_at_the_pause_heard_in_full_then_hung_up(daemon_base) -> None:
     line = say("closing", "ru")
+    _caller, record, _heard, hung_up = await call_ending_with(daemon_base, "всё понятно спасибо до свидания", line)
     goodbye = record["turns"][-1]
     assert goodbye["caller_text"] == "всё понятно спасибо до свидания" and goodbye["bot_text"] == line
     assert goodbye["fields"]["hang_up"] and decided_at_the_pause(goodbye), goodbye["timings"]
     assert record["summary"]["early_turns"] == {"decided": 3, "withdrawn": 0}  # language, region, goodbye
     assert "speculative_turns" not in record["summary"]
-    heard = caller.frames_between(said)
-    assert len(heard) == await synthesized_frames(tts, line, "ru")  # the whole goodbye ...
-    assert hung_up and caller.ended_at is not None and caller.ended_at >= heard[-1]  # ... then the hang-up
-    assert record["ended_by"] == "bot" and record["disposition"] == "completed"
+    assert hung_up and record["ended_by"] == "bot" and record["disposition"] == "completed"  # the bot hung up
 
 
 @pytest.mark.slow
 async def test_a_request_for_a_person_is_decided_at_the_pause_and_the_transfer_follows_its_whole_line(daemon_base
                                                                                                      ) -> None:
-    async with stage_for(daemon_base, **EARLY) as stage:
-        caller = await Caller.place(stage)
-        await ready_to_help(caller)
-        said = await caller.say("соедините меня с оператором пожалуйста")
-        await caller.sim.wait_hangup(timeout=30)
-        record = await caller.record()
-        tts = stage.svc.tts_for(stage.settings.routes["test"])
     line = say("handoff", "ru")
+    caller, record, _heard, hung_up = await call_ending_with(daemon_base, "соедините меня с оператором пожалуйста",
+                                                             line)
     handoff = record["turns"][-1]
     assert handoff["bot_text"] == line and handoff["fields"]["transfer"] and decided_at_the_pause(handoff)
-    heard = caller.frames_between(said)
-    assert len(heard) == await synthesized_frames(tts, line, "ru")  # the whole handoff line, then the transfer
-    assert caller.ended_at is not None and caller.ended_at >= heard[-1]
-    assert caller.sim.state == "dialplan" and record["disposition"] == "handoff"
+    assert caller.sim.state == "dialplan" and record["disposition"] == "handoff" and hung_up == []  # handed over
 
 
 @pytest.mark.slow
