@@ -47,6 +47,7 @@ HANGUP_WAIT_S = 10.0
 CLOCK_EVERY_S = 1.0
 SETTLED_S = 2.0  # the daemon says it takes calls for this long before the first call is placed
 SETTLE_TIMEOUT_S = 60.0
+PREWARM_TIMEOUT_S = 900.0  # with the spec's `prewarmed`: the daemon's first prewarm pass is waited for this long
 RTP_IN = re.compile(r'^ai_operator_rtp_packets_total\{direction="in"\}\s+(\S+)', re.M)
 RTP_DROPPED = re.compile(r"^ai_operator_rtp_dropped_packets_total\{[^}]*\}\s+(\S+)", re.M)
 
@@ -81,6 +82,7 @@ class Callers:
         self.scrape_failures = 0
         self.t0 = self.t1 = 0
         self.settle_s = 0.0
+        self.prewarm_done: bool | None = None  # with `prewarmed`: the daemon's first prewarm pass was over in time
         self._count = 0
         self.apps: list[str] = spec.get("apps") or [spec["app"]]
         self.metrics_urls: list[str] = spec.get("metrics_urls") or [spec["metrics_url"]]
@@ -212,23 +214,28 @@ class Callers:
 
     async def daemon_settled(self) -> None:
         """Until the daemon's /healthz has said it takes calls (not overloaded) for SETTLED_S: its start-up work
-        (database, prewarming) must not turn the first calls away."""
+        (database, prewarming) must not turn the first calls away. With the spec's `prewarmed`, also until its
+        first prewarm pass is over (/healthz `prewarm.passes`; a daemon that does not say is taken as done)."""
         import aiohttp
 
         urls = [u.rsplit("/", 1)[0] + "/healthz" for u in self.metrics_urls]
+        wait_prewarm = bool(self.spec.get("prewarmed"))
         started = time.monotonic()
         calm_since: float | None = None
         async with aiohttp.ClientSession() as session:
-            while time.monotonic() - started < SETTLE_TIMEOUT_S:
-                overloaded = False
+            while time.monotonic() - started < (PREWARM_TIMEOUT_S if wait_prewarm else SETTLE_TIMEOUT_S):
+                overloaded = prewarming = False
                 for url in urls:
                     try:
                         async with session.get(url) as resp:
-                            overloaded |= bool((await resp.json(content_type=None)).get("overloaded", False))
+                            body = await resp.json(content_type=None)
+                        overloaded |= bool(body.get("overloaded", False))
+                        prewarming |= wait_prewarm and (body.get("prewarm") or {}).get("passes", 1) < 1
                     except (aiohttp.ClientError, ValueError):
                         overloaded = True
                 now = time.monotonic()
-                calm_since = (calm_since or now) if not overloaded else None
+                self.prewarm_done = not prewarming if wait_prewarm else None
+                calm_since = (calm_since or now) if not (overloaded or prewarming) else None
                 if calm_since is not None and now - calm_since >= SETTLED_S:
                     break
                 await asyncio.sleep(0.2)
@@ -241,6 +248,7 @@ class Callers:
         return {"capture_drops": sum(p.drops for _, p in self.logs if p is not None),
                 "unstamped_packets": SendTally.unstamped, "send_errors": SendTally.send_errors,
                 "scrape_failures": self.scrape_failures, "ticks": self.pacer.ticks, "daemon_settle_s": self.settle_s,
+                "prewarm_done": self.prewarm_done,
                 "tick_lateness_ms": {"p50": round(float(np.percentile(late, 50)), 3),
                                      "p99": round(float(np.percentile(late, 99)), 3),
                                      "max": round(float(late.max()), 3)}}

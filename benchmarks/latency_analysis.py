@@ -8,8 +8,8 @@ judged when its line ended inside the window; one with no reply before the calle
 `ANSWER_WITHIN_S`, is unanswered; one with a reply that began while the caller was still saying it (between its
 first and last voiced frame: a pause mid-sentence answered) is `answered_early`. Figures per kind
 (`latency_plan.KINDS`): turns, unanswered, answered_early, p50, p95, max; each kind is judged against its
-profile's budget (`BUDGETS`: p50 and p95 in ms), and a budget with nothing measured, or with an unanswered turn
-or one answered early, fails.
+profile's budget (`BUDGETS`: p50 and p95 in ms): a budget with an unanswered turn or one answered early fails; a
+kind with no turn in the window is NOT MEASURED (said, with why, never a silent PASS or FAIL).
 """
 
 from __future__ import annotations
@@ -85,8 +85,13 @@ def analyse(capture: Capture, kinds: Mapping[int, Sequence[str]]) -> dict[str, A
                       for kind, v in sorted(delays.items())}}
 
 
+NOT_MEASURED = "NOT MEASURED"
+NO_TURNS = "no turn of this kind ended in the window"
+
+
 def verdicts(figures: Mapping[str, Any], profile: str) -> dict[str, dict[str, Any]]:
-    """Each budgeted kind of `profile`: its p50 and p95 against the limits, PASS / FAIL."""
+    """Each budgeted kind of `profile`: its p50 and p95 against the limits, PASS / FAIL, or NOT MEASURED (with
+    the reason) when no turn of it ended in the window."""
     out: dict[str, dict[str, Any]] = {}
     for kind, (p50_limit, p95_limit) in BUDGETS.get(profile, {}).items():
         got = figures["kinds"].get(kind) or {"turns": 0, "unanswered": 0, "p50_ms": None, "p95_ms": None}
@@ -96,4 +101,19 @@ def verdicts(figures: Mapping[str, Any], profile: str) -> dict[str, dict[str, An
         out[kind] = {"p50_ms": got["p50_ms"], "p95_ms": got["p95_ms"], "p50_limit_ms": p50_limit,
                      "p95_limit_ms": p95_limit, "unanswered": got["unanswered"],
                      "answered_early": got.get("answered_early", 0), "verdict": "PASS" if ok else "FAIL"}
+        if got["turns"] == 0:
+            out[kind].update(verdict=NOT_MEASURED, reason=NO_TURNS)
     return out
+
+
+def overall(runs: Sequence[Mapping[str, Any]]) -> str:
+    """A report's verdict: FAIL when a budget failed; else PASS, naming the kinds NOT MEASURED (never passed
+    silently); NOT MEASURED when nothing was."""
+    found = [b["verdict"] for run in runs for b in run["budgets"].values()]
+    if "FAIL" in found:
+        return "FAIL"
+    if "PASS" not in found:
+        return NOT_MEASURED
+    missing = [f"{run['profile']} N={run['n']} {kind}" for run in runs for kind, b in run["budgets"].items()
+               if b["verdict"] == NOT_MEASURED]
+    return f"PASS, {NOT_MEASURED}: {', '.join(missing)}" if missing else "PASS"

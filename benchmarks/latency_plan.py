@@ -33,7 +33,9 @@ OPEN_ENDED_FRAMES = 1_000_000  # a reply is heard until it goes quiet, not until
 KB_ROUTE = "test"
 MODEL_ROUTE = "model"
 _RU_KB = (("ну по-русски давайте", "canned"), ("я живу в караганде", "canned"),
-          ("сколько стоит домашний интернет", "kb"), ("всё понятно спасибо до свидания", "canned"))
+          ("сколько стоит домашний интернет", "kb"),
+          ("а какой самый быстрый тариф интернета", "kb"),  # read from the entry's third sentence, not its first
+          ("всё понятно спасибо до свидания", "canned"))
 _KK_KB = (("қазақша", "canned"), ("мен астанада тұрамын", "canned"), ("үй интернеті айына қанша тұрады", "kb"),
           ("рахмет сау болыңыз", "canned"))
 _RU_HANDOFF = (("русский пожалуйста", "canned"), ("эээ павлодар", "canned"),
@@ -58,13 +60,15 @@ def _as_model(lines: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]
     return tuple((text, "model" if kind == "kb" else kind) for text, kind in lines)
 
 
-# (route, caller language, ((line, kind), ...)): ASR-style lines, Russian and Kazakh
+# (route, caller language, ((line, kind), ...)): ASR-style lines, Russian and Kazakh. An N=1 run places them in
+# this order, one call at a time, and its window holds two calls (`--quick`, 60 s) to about four (180 s): the short
+# handoff call comes first, so every kind is judged at N=1 too.
 SCRIPTS: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...] = (
+    (KB_ROUTE, "ru", _RU_HANDOFF),
     (KB_ROUTE, "ru", _RU_KB),
     (MODEL_ROUTE, "ru", _as_model(_RU_KB)),
     (KB_ROUTE, "kk", _KK_KB),
     (MODEL_ROUTE, "kk", _as_model(_KK_KB)),
-    (KB_ROUTE, "ru", _RU_HANDOFF),
 )
 PAUSE_SCRIPTS: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...] = (
     (KB_ROUTE, "ru", _RU_PAUSES),

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from ai_operator.daemon.prewarm import lines_ahead
 from policies.operator import POLICY
 from policies.operator.catalog import GREETING, say
 from policies.operator.voicing import voice_segments
+from tests.policies.operator.test_operator_fixed_replies import entries
 from tests.support.daemon import stage_for
+from tests.support.policies import operator_route, view
 from tests.support.wait import eventually
 
 
@@ -36,3 +39,19 @@ async def test_the_knowledge_bases_articles_are_read_for_relevance_at_start(daem
             doc_terms(f"{entry.title}. {entry.text}")
         after = doc_terms.cache_info()  # type: ignore[attr-defined]
         assert after.misses == before.misses and after.hits == before.hits + len(entries)
+
+
+def test_after_the_canned_lines_the_first_segment_of_every_reply_comes_before_the_later_ones() -> None:
+    """A call waits for a reply's first segment; the later ones (a knowledge-base answer's sentences) are
+    synthesised while the first plays: they are prewarmed last."""
+    route = view(operator_route())
+    lines = lines_ahead(POLICY, route, entries())
+    canned = list(dict.fromkeys(seg for t, lang in POLICY.canned_lines(route) for seg in voice_segments(t, lang)))
+    replies = [*POLICY.fixed_replies(route), *(r for e in entries() for r in POLICY.knowledge_replies(e))]
+    voiced = [voice_segments(t, lang) for t, lang in replies]
+    firsts = {segments[0] for segments in voiced} - set(canned)
+    later = {seg for segments in voiced for seg in segments[1:]} - firsts - set(canned)
+    assert lines[: len(canned)] == canned
+    assert len(later) > 100  # the knowledge base's sentences
+    assert max(lines.index(s) for s in firsts) < min(lines.index(s) for s in later)
+    assert len(lines) == len(set(lines)) == len(canned) + len(firsts) + len(later)  # each segment once

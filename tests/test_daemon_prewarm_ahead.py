@@ -26,7 +26,9 @@ from ai_operator.sim.stage import Stage, simulated_stage
 from ai_operator.storage.embedded import EmbeddedServer
 from policies.operator import POLICY
 from tests.support.daemon import FAST, SAMPLE_KB, Caller, DaemonBase
+from tests.support.ports import closed_tcp_port
 from tests.support.wait import eventually
+from tests.test_daemon_provider_failures import get_json
 
 SPEECH_RATE = 24000  # what the OpenAI speech endpoint sends (pcm)
 SECONDS_PER_CHAR = 0.02  # the fake voice: a tone this long per character (cheap to make, voiced)
@@ -86,7 +88,7 @@ async def test_a_call_of_fixed_replies_and_a_kb_answer_makes_no_tts_request(daem
         assert voiced_s(caller, 0.0) > HEARD_S  # the bilingual greeting
         heard = []
         for turn, text in enumerate(["По-русски пожалуйста", "я живу в караганде", "как оплатить интернет",
-                                     "спасибо до свидания"], start=2):
+                                     "а какой самый быстрый тариф интернета", "спасибо до свидания"], start=2):
             said = await caller.say(text)
             await caller.quiet(min_turns=turn)
             heard.append(voiced_s(caller, said))
@@ -96,8 +98,26 @@ async def test_a_call_of_fixed_replies_and_a_kb_answer_makes_no_tts_request(daem
     assert bot[1].startswith("Хорошо, продолжаем на русском. Назовите")  # composed of two catalog lines
     assert bot[2].startswith("Регион: Карагандинская область.")  # the region's line
     assert record["turns"][3]["fields"]["answer"] == "kb" and bot[3].startswith("По данным справки")
+    # an answer read from the sentences the question asks about, not the entry's first ones: cached all the same
+    assert record["turns"][4]["fields"]["answer"] == "kb" and "Самый быстрый тариф" in bot[4]
     assert all(s > HEARD_S for s in heard), heard
     assert during_call == []  # every line of the call came from the cache
+
+
+async def test_healthz_says_the_prewarm_is_under_way_until_its_first_pass_is_over(daemon_base, tmp_path: Path) -> None:
+    async with FakeOpenAI() as fake:
+        fake.faults.set("hang", "speech")  # the first lines wait: the pass is under way
+        async with remote_voice_stage(daemon_base, tmp_path, fake, TTS_PREWARM="canned",
+                                      METRICS_PORT=closed_tcp_port()) as stage:
+            await eventually(lambda: any(r["path"] == "/v1/audio/speech" for r in fake.requests),
+                             what="a line asked for")
+            status, health = await get_json(stage, "/healthz")
+            assert status == 200 and health["prewarm"] == {"passes": 0, "running": True, "lines_done": 0}
+            fake.faults.clear()
+            await prewarmed(stage)
+            status, health = await get_json(stage, "/healthz")
+    assert status == 200 and health["prewarm"]["passes"] == 1 and health["prewarm"]["running"] is False
+    assert health["prewarm"]["lines_done"] > 0
 
 
 async def test_a_cache_bound_too_small_is_respected(daemon_base, tmp_path: Path) -> None:

@@ -179,10 +179,10 @@ MODEL_ANSWER = "Погоду я не подскажу, но расскажу о 
 
 
 async def go_on_while_held(stage: Any, caller: Any, tts: GatedTTS, first_text: str,
-                           second_text: str) -> tuple[int, Any]:
+                           second_text: str, counted: str = SPECULATIVE) -> tuple[int, Any]:
     """The caller says `first_text`; once its reply (decided at the pause) waits for its voice, they go on with
-    `second_text`. Waits for the withdrawal, lets the voice go and for the answer to the whole line. Returns the
-    caller's frame index before the first line and the last voiced frame of the second."""
+    `second_text`. Waits for the withdrawal (counted in `counted`), lets the voice go and for the answer to the
+    whole line. Returns the caller's frame index before the first line and the last voiced frame of the second."""
     fake = stage.fake_openai
     assert fake is not None
     first = trim_leading_silence(await caller_pcm(first_text, "ru"))
@@ -202,7 +202,7 @@ async def go_on_while_held(stage: Any, caller: Any, tts: GatedTTS, first_text: s
     caller.sim.say(second)
     await caller.sim.wait_said(timeout=30)
     finished = last_voiced(caller, n2, second)
-    await eventually(lambda: metric(stage, SPECULATIVE, {"outcome": "withdrawn"}) == 1, what="the withdrawal")
+    await eventually(lambda: metric(stage, counted, {"outcome": "withdrawn"}) == 1, what="the withdrawal")
     tts.gate.set()
     await eventually(lambda: caller.frames_between(finished), what="the answer to the whole line")
     return n, finished

@@ -30,9 +30,15 @@ def test_a_language_is_whole_when_the_language_is_asked(text: str) -> None:
 
 
 @pytest.mark.parametrize("text", ["я хочу", "э", "а можно", "у меня вопрос по тарифу на русском языке если можно",
-                                  "оператора позовите", "до свидания"])
-def test_no_language_a_long_turn_a_handoff_or_a_goodbye_waits(text: str) -> None:
+                                  "спасибо всё", "оператора позовите и"])
+def test_no_language_a_long_turn_or_a_goodbye_or_handoff_with_more_to_come_waits(text: str) -> None:
     assert utterance_complete(operator_in(), text) is None
+
+
+@pytest.mark.parametrize("text", ["оператора позовите", "до свидания", "соедините меня с оператором пожалуйста"])
+def test_a_goodbye_or_a_handoff_with_nothing_left_to_say_is_whole_in_any_state(text: str) -> None:
+    assert utterance_complete(operator_in(), text) is True
+    assert utterance_complete(operator_in("русский"), text) is True
 
 
 @pytest.mark.parametrize("text", ["караганда", "я из павлодара", "карагандинская область"])

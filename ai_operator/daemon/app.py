@@ -341,6 +341,7 @@ class Daemon:
             "ari_connected": bool(self.stream is not None and self.stream.connected),
             "database_ok": db_ok,
             **(self.manager.health() if self.manager else {}),
+            **({"prewarm": self.prewarmer.report()} if self.prewarmer is not None else {}),
             **({"providers": self.svc.providers.report(), "degraded": self.svc.providers.degraded()}
                if self.svc is not None and self.svc.providers is not None else {}),
         }

@@ -4,11 +4,15 @@ At start (in the background: readiness and calls never wait for it) each enabled
 (as far as TTS_PREWARM goes; `auto`: all of them for a remote voice, the canned ones for a voice on this host):
 `canned_lines` (greeting, closing lines) first, then, when the policy offers them (`ListsFixedReplies`,
 `AnswersFromKnowledge` in ai_operator/dialogue/), every fixed reply and the answer it would read from each
-knowledge-base entry. Each reply is voiced as a call voices it (`voice_segments`), so the cache keys (provider,
-voice, text) are the ones a call looks up. The lines go to the route's TTS in batches of `BATCH_LINES` (the cache
-synthesises a few at once and keeps the pinned lines within its budget, speech/cache.py); between batches the
-prewarm waits while the daemon is behind (LoadState), so live calls keep the loop and the provider. One
-`tts_prewarmed` line says what was made, found cached, failed and skipped, and how long it took.
+knowledge-base entry (every line it may read from it: the operator voices an answer a sentence at a time). Each
+reply is voiced as a call voices it (`voice_segments`), so the cache keys (provider, voice, text) are the ones a
+call looks up; the first segment of every reply goes before the later ones (`lines_ahead`). The lines go to the
+route's TTS in batches of `BATCH_LINES` (the cache synthesises a few at once and keeps the pinned lines within its
+budget, speech/cache.py); between batches the prewarm waits while the daemon is behind (LoadState), so live calls
+keep the loop and the provider. One `tts_prewarmed` line says what was made, found cached, failed and skipped,
+and how long it took; until then `/healthz` says the pass is running (`report`: a line not cached yet is
+synthesised when a call asks for it, so replies are slower until the first pass is done; the cache is on disk,
+so a restarted daemon finds its lines there and its pass is short).
 
 After that the knowledge base is watched (`KB_POLL_S`: one count/max query): when an ingestion changed it (or the
 database came up late), the knowledge-base answers are prewarmed again; the lines cached already cost a lookup.
@@ -47,16 +51,23 @@ OUTCOMES = ("made", "cached", "failed", "skipped")
 def lines_ahead(policy: PolicyDefinition, route: RouteView, entries: Sequence[KnowledgeHit] = (), *,
                 scope: str = "all") -> list[tuple[str, str]]:
     """The (text, voice) segments to synthesise ahead for `route`, most urgent first, each once, as far as `scope`
-    (TTS_PREWARM) goes: the canned lines, the fixed replies, the answers from `entries` ("kb": those only)."""
+    (TTS_PREWARM) goes: the canned lines, the fixed replies, the answers from `entries` ("kb": those only). After
+    the canned lines, the first segment of every reply comes before the others: a call waits for a reply's first
+    segment, while a later one is synthesised as the segments before it play (the speaker asks for it then)."""
+    canned: list[tuple[str, str]] = []
     replies: list[tuple[str, str]] = []
     if scope in ("all", "fixed", "canned"):
-        replies += policy.canned_lines(route)
+        canned += policy.canned_lines(route)
     if scope in ("all", "fixed") and isinstance(policy, ListsFixedReplies):
         replies += policy.fixed_replies(route)
     if scope in ("all", "kb") and isinstance(policy, AnswersFromKnowledge):
         for entry in entries:
             replies += policy.knowledge_replies(entry)
-    return list(dict.fromkeys(seg for text, lang in replies for seg in policy.voice_segments(text, lang)))
+    voiced = [policy.voice_segments(text, lang) for text, lang in replies]
+    firsts = [segments[0] for segments in voiced if segments]
+    later = [segment for segments in voiced for segment in segments[1:]]
+    return list(dict.fromkeys([*(seg for text, lang in canned for seg in policy.voice_segments(text, lang)),
+                               *firsts, *later]))
 
 
 class Prewarmer:
@@ -70,6 +81,12 @@ class Prewarmer:
         self._one_at_a_time = asyncio.Lock()  # a pass asked for meanwhile finds the lines cached
         self.passes = 0  # finished prewarm passes (start-up, then one per knowledge-base change)
         self.last_counts: dict[str, int] = dict.fromkeys(OUTCOMES, 0)  # the outcomes of the last pass
+        self.running = False  # a pass is under way
+        self.lines_done = 0  # the lines the pass under way (else the last one) has been through
+
+    def report(self) -> dict[str, Any]:
+        """For /healthz: the passes finished, whether one is under way and how far it got."""
+        return {"passes": self.passes, "running": self.running, "lines_done": self.lines_done}
 
     async def run(self) -> None:
         await self.prewarm()
@@ -98,7 +115,11 @@ class Prewarmer:
         """One pass over every enabled route (`kb_only`: the knowledge-base answers); returns how many lines were
         synthesised now."""
         async with self._one_at_a_time:
-            return await self._pass(kb_only)
+            self.running, self.lines_done = True, 0
+            try:
+                return await self._pass(kb_only)
+            finally:
+                self.running = False
 
     async def _pass(self, kb_only: bool) -> int:
         from policies import load_policy
@@ -158,6 +179,7 @@ class Prewarmer:
                 counts = {"made": made}
             for outcome in OUTCOMES:
                 totals[outcome] += counts.get(outcome, 0)
+            self.lines_done += len(batch)
 
     async def _version(self) -> Any:
         knowledge = self.svc.knowledge

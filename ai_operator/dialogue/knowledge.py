@@ -122,5 +122,7 @@ class AnswersFromKnowledge(Protocol):
 
     def knowledge_replies(self, entry: KnowledgeHit) -> list[tuple[str, str]]:
         """The replies (text, language) the policy would say answering from `entry` (a stored entry as a hit, not
-        scored), the likeliest first: at least the answer to a question that picks no sentence in particular."""
+        scored), the likeliest first: at least the answer to a question that picks no sentence in particular, and,
+        when its answers read the sentences a question picks, replies whose voiced segments hold every one a
+        question may get (the runtime voices each with `voice_segments` and prewarms the segments)."""
         ...

@@ -13,6 +13,11 @@ price, what a red lamp means), the sentences that hold the most of the question 
 answer as well as any, or an entry with one sentence, reads as before. `shorten` keeps at most `MAX_SENTENCES`
 whole sentences within `MAX_CHARS`; a first sentence that alone is too long is cut on a word boundary with an
 ellipsis.
+
+An answer is spoken line by line (`voicing.py`: one line, one synthesis): the source ("По данным справки «…»:"),
+each sentence read, then "anything else?". Whichever sentences a question picks, every line is one of the
+entry's `answer_lines` (each sentence as read, `spoken_sentence`), so the TTS cache holds them all ahead
+(`fixed_replies.knowledge_replies`) and no answer waits for a synthesis.
 """
 
 from __future__ import annotations
@@ -52,12 +57,14 @@ def _cut(text: str, max_chars: int) -> str:
     return f"{cut}…"
 
 
-def answer_text(question: str, text: str, max_sentences: int = MAX_SENTENCES, max_chars: int = MAX_CHARS) -> str:
-    """The sentences of the entry `text` that answer `question` (see the module docstring)."""
+def answer_sentences(question: str, text: str, max_sentences: int = MAX_SENTENCES, max_chars: int = MAX_CHARS
+                     ) -> list[str]:
+    """The sentences of the entry `text` that answer `question`, each as read (see the module docstring)."""
     scored = SCORER.answering_sentences(question, text) if question.strip() else []
     best = max((share for share, _ in scored), default=0.0)
     if best <= 0 or max(share for share, _ in scored[:max_sentences]) >= best:
-        return shorten(text, max_sentences, max_chars)  # the first sentences answer it as well as any
+        # the first sentences answer it as well as any
+        return _SENTENCE_END.split(shorten(text, max_sentences, max_chars))
     order = sorted(range(len(scored)), key=lambda i: (-scored[i][0], i))
     chosen = [order[0]]
     for i in order[1:]:
@@ -65,8 +72,22 @@ def answer_text(question: str, text: str, max_sentences: int = MAX_SENTENCES, ma
             break
         if len(" ".join(scored[k][1] for k in sorted([*chosen, i]))) <= max_chars:
             chosen.append(i)
-    spoken = " ".join(scored[k][1] for k in sorted(chosen))
-    return spoken if len(spoken) <= max_chars else _cut(spoken, max_chars)
+    return [spoken_sentence(scored[k][1], max_chars) for k in sorted(chosen)]
+
+
+def answer_text(question: str, text: str, max_sentences: int = MAX_SENTENCES, max_chars: int = MAX_CHARS) -> str:
+    """The sentences of the entry `text` that answer `question`, as one text."""
+    return " ".join(answer_sentences(question, text, max_sentences, max_chars))
+
+
+def spoken_sentence(sentence: str, max_chars: int = MAX_CHARS) -> str:
+    """A sentence as an answer reads it: cut on a word boundary when it alone is longer than `max_chars`."""
+    return sentence if len(sentence) <= max_chars else _cut(sentence, max_chars)
+
+
+def answer_lines(text: str, max_chars: int = MAX_CHARS) -> list[str]:
+    """Every line an answer from the entry `text` may read, whatever the question: each sentence as read."""
+    return [spoken_sentence(s, max_chars) for s in _SENTENCE_END.split(" ".join((text or "").split())) if s]
 
 
 def best_hit(hits: Sequence[KnowledgeHit]) -> KnowledgeHit:
@@ -103,12 +124,16 @@ def answer_from_hits(hits: Sequence[KnowledgeHit], language: str, question: str 
     source-prefixed, the sentences that answer `question` (`answer_text`); a fallback entry is announced first,
     in the caller's language."""
     hit = best_hit(hits)
-    if hit.fallback:  # note and frame in the caller's language, the entry on its own line (voiced in its own)
-        frame = say("answer", language, source=spoken_source(hit), text="").rstrip()
-        note = say("fallback_note", language)
-        return f"{note} {frame}\n{answer_text(question, hit.text)}\n{say('anything_else', language)}"
-    text = say("answer", language, source=spoken_source(hit), text=answer_text(question, hit.text))
-    return f"{text} {say('anything_else', language)}"
+    return answer_reply(hit, language, answer_sentences(question, hit.text))
+
+
+def answer_reply(hit: KnowledgeHit, language: str, sentences: Sequence[str]) -> str:
+    """The answer reading `sentences` of `hit`, a line each: the source, the sentences, "anything else?". A
+    fallback entry is announced first, in the caller's language (its sentences are voiced in their own)."""
+    frame = say("answer", language, source=spoken_source(hit), text="").rstrip()
+    if hit.fallback:
+        frame = f"{say('fallback_note', language)} {frame}"
+    return "\n".join([frame, *sentences, say("anything_else", language)])
 
 
 def knowledge_reply(hits: Sequence[KnowledgeHit], language: str, *, offer_handoff: bool = True, question: str = ""

@@ -8,11 +8,16 @@ or "область" after the Almaty question, a bare yes/no to an offered speci
 that again", and in READY_TO_HELP a whole knowledge-base question (`question_ends.py`: a topic the knowledge
 base has, not ending on a preposition, a conjunction, a number, a filler or a correction still to come).
 False when a question there dangles ("сколько стоит тариф на", "интернет и"): the runtime waits for the rest.
-Anything else - a handoff or a goodbye (their effects cannot be taken back once the line starts), a language or
-region change, another long turn - is None: the runtime decides it speculatively and answers at the normal end
-of the utterance. A turn ended early is withdrawn if the caller goes on before the reply is heard (its reply
-waits `VAD_EARLY_REPLY_MS` of silence), so a wrong True costs a withdrawn decision, not a wrong answer, while
-the caller's pause is shorter than that; still, it is kept to what is sure.
+A goodbye or a handoff cannot be taken back once its line starts (the goodbye is not cut by the caller's voice,
+the transfer follows the line), so they are True, in any state, only when nothing is left to say: a goodbye
+whose last words are the farewell ("всё понятно спасибо до свидания", "рахмет сау болыңыз"), a request for a
+person that does not dangle ("соедините меня с оператором пожалуйста"; not "соедините с оператором и"); a
+bare "спасибо всё" or "оператор но" is None. Their reply is held like any early turn's, and withdrawn if the
+caller goes on before it is heard; the hang-up (or transfer) comes only after the line has played.
+Anything else - a language or region change, another long turn - is None: the runtime decides it
+speculatively and answers at the normal end of the utterance. A turn ended early is withdrawn if the caller goes
+on before the reply is heard (its reply waits `VAD_EARLY_REPLY_MS` of silence), so a wrong True costs a withdrawn
+decision, not a wrong answer, while the caller's pause is shorter than that; still, it is kept to what is sure.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from policies.operator.followups import is_no, is_repeat_request, is_yes
-from policies.operator.intents import is_closing, is_handoff_request
+from policies.operator.intents import ends_on_farewell, is_closing, is_handoff_request
 from policies.operator.language import detect_language, language_change
 from policies.operator.question_ends import dangling, kb_question
 from policies.operator.regions import is_region_change_request, resolve_almaty_answer, resolve_region
@@ -38,13 +43,13 @@ def utterance_complete(session: CallFacts, text: str) -> bool | None:
     question dangles, None otherwise (see the module doc)."""
     words = (text or "").split()
     state = session.state
+    if len(words) <= QUESTION_WORDS and (is_handoff_request(text) or is_closing(text)):
+        return _ending(text)
     if state == State.READY_TO_HELP and SHORT_ANSWER_WORDS < len(words) <= QUESTION_WORDS:
         return _question(text)
     if not words or len(words) > SHORT_ANSWER_WORDS:
         return None
     if state not in (State.LANGUAGE_SELECTION, State.REGION_SELECTION, State.READY_TO_HELP):
-        return None
-    if is_handoff_request(text) or is_closing(text):
         return None
     if session.last_said and is_repeat_request(text):
         return True
@@ -58,6 +63,13 @@ def utterance_complete(session: CallFacts, text: str) -> bool | None:
         result = resolve_almaty_answer(text) if session.awaiting == "almaty" else resolve_region(text)
         return True if result.selected else None
     return _question(text) if state == State.READY_TO_HELP else None
+
+
+def _ending(text: str) -> bool | None:
+    """A goodbye or a request for a person: True when nothing is left to say (see the module doc), else None."""
+    if is_handoff_request(text) and not is_closing(text):
+        return True if not dangling(text) else None
+    return True if ends_on_farewell(text) and not is_handoff_request(text) else None
 
 
 def _question(text: str) -> bool | None:

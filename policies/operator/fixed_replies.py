@@ -4,9 +4,10 @@ cache to synthesise ahead (`ListsFixedReplies`, `AnswersFromKnowledge` in ai_ope
 The lists are built from the same catalog and the same functions the session speaks with, so a prewarmed text
 is exactly the text a call asks for: each catalog line in each language and both languages together (before a
 choice), and the composites the selection steps build ("Хорошо, продолжаем на русском." followed by the region
-prompt, the Almaty question or "Регион: <region>. ..." for each of the 20 regions). A knowledge-base entry is
-read as `answers.answer_from_hits` reads it to a question that picks no sentence in particular; a Russian entry
-is also read to a Kazakh caller (the kk -> ru fallback, announced first).
+prompt, the Almaty question or "Регион: <region>. ..." for each of the 20 regions). A knowledge-base answer is
+spoken a line at a time (the source, each sentence read, "anything else?": `answers.answer_reply`), so an entry
+is listed with every line any question may read from it (`answers.answer_lines`), whichever sentences a question
+picks; a Russian entry is also read to a Kazakh caller (the kk -> ru fallback, announced first).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ai_operator.dialogue import KnowledgeHit
-from policies.operator.answers import answer_from_hits
+from policies.operator.answers import answer_lines, answer_reply
 from policies.operator.catalog import MESSAGES, bilingual, say
 from policies.operator.language import LANGUAGES
 from policies.operator.region_data import REGIONS
@@ -46,10 +47,11 @@ def fixed_replies() -> list[tuple[str, str]]:
 
 def knowledge_replies(entry: KnowledgeHit) -> list[tuple[str, str]]:
     """The answer read from `entry` in its own language, then as a fallback in the languages that fall back to
-    it."""
+    it, each with every line a question may read from the entry."""
     if entry.language not in LANGUAGES:
         return []  # never searched in that language: never read out
-    replies = [(answer_from_hits([entry], entry.language), entry.language)]
+    lines = answer_lines(entry.text)
+    replies = [(answer_reply(entry, entry.language, lines), entry.language)]
     fallback = replace(entry, fallback=True)
-    replies += [(answer_from_hits([fallback], lang), lang) for lang in FALLBACK_FOR.get(entry.language, ())]
+    replies += [(answer_reply(fallback, lang, lines), lang) for lang in FALLBACK_FOR.get(entry.language, ())]
     return replies

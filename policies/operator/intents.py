@@ -6,6 +6,6 @@ farewells) lives in `nlu_intents`; this module is the API the session calls.
 
 from __future__ import annotations
 
-from policies.operator.nlu_intents import is_closing, is_handoff_request
+from policies.operator.nlu_intents import ends_on_farewell, is_closing, is_handoff_request
 
-__all__ = ["is_closing", "is_handoff_request"]
+__all__ = ["ends_on_farewell", "is_closing", "is_handoff_request"]

@@ -205,6 +205,21 @@ def is_handoff_request(text: str) -> bool:
     return False
 
 
+_THANKS = frozenset({"спасибо", "рахмет", "благодарю", "thanks", "thank", "you"})
+
+
+def ends_on_farewell(text: str) -> bool:
+    """A goodbye (`is_closing`) whose last words are the farewell itself ("всё понятно спасибо до свидания",
+    "рахмет сау болыңыз"; thanks or politeness after it aside): nothing is left to say after it."""
+    if not is_closing(text):
+        return False
+    toks = list(analyse(text or "").cyr)
+    while toks and (toks[-1] in POLITE or toks[-1] in _THANKS):
+        toks.pop()
+    tail = " ".join(toks)
+    return bool(toks) and (toks[-1] == "пока" or any(m.end() == len(tail) for m in _FAREWELL.finditer(tail)))
+
+
 def is_closing(text: str) -> bool:
     """The caller says goodbye or "that's all" and does not go on (see the module docstring)."""
     utt = analyse(text or "")

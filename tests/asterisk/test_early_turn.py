@@ -8,8 +8,8 @@ shipped settings and a fixed 300 ms pause.
 2. Knowledge-base questions (issue 26 §3): one cut where it looks whole ("сколько стоит роуминг | за границей",
    complete: decided at the pause, its search made), one cut where it is neither ("у меня вопрос | как узнать
    баланс": decided speculatively); each withdrawn when the caller goes on, then answered once, on the whole line.
-   A whole question said and stopped is decided early and answered; a goodbye is decided speculatively, heard in
-   full, then the BYE. Counts: the call's early and speculative decided/withdrawn and the wasted search.
+   A whole question said and stopped is decided early and answered; a goodbye that ends on its farewell is
+   decided early too (a complete turn), heard in full, then the BYE. Counts: the call's early and speculative decided/withdrawn and the wasted search.
 
 Judged from the SIP caller's side (nothing heard from the bot before the caller had finished a line, then its one
 answer heard in full) and from the record and the daemon's log. The two calls share one stack (~55 s to start);
@@ -145,7 +145,9 @@ def test_kb_questions_decided_at_a_pause_are_withdrawn_when_the_caller_goes_on_a
     assert lines[2].events[1]["wasted"] == ["kb"], lines[2].events  # its knowledge-base search, made for nothing
     assert lines[4].kinds() == [("early_turn", False)] and turns[4]["timings"]["release_ms"] == 2000
     assert turns[4]["fields"]["citations"], turns[4]  # the whole question that stopped: decided early, answered
-    assert lines[5].kinds() == [("early_turn", True)] and turns[5]["fields"]["hang_up"] is True
+    # a goodbye that ends on its farewell is a complete turn: decided at the pause, held as long, then the BYE
+    assert lines[5].kinds() == [("early_turn", False)] and turns[5]["fields"]["hang_up"] is True
+    assert turns[5]["timings"]["release_ms"] == 2000
     counts = summary_counts(record)
     assert counts == counted(lines), (record["summary"], [line.events for line in lines])
     assert counts["early_turns"]["withdrawn"] == counts["speculative_turns"]["withdrawn"] == 1, counts

@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 from ai_operator.dialogue import AnswersFromKnowledge, KnowledgeHit, KnowledgeSearch, ListsFixedReplies
+from ai_operator.kb.relevance import sentences
 from policies import load_policy
+from policies.operator.answers import answer_from_hits
 from tests.support.policies import operator_route, session, view
 
 SAMPLE = Path(__file__).resolve().parents[3] / "etc" / "kb" / "sample.jsonl"
@@ -74,3 +76,22 @@ def test_entries_in_a_language_no_call_speaks_are_not_read_ahead() -> None:
     assert FROM_KB.knowledge_replies(english) == []
     kk = next(e for e in entries() if e.language == "kk")
     assert [lang for _, lang in FROM_KB.knowledge_replies(kk)] == ["kk"]  # no other language falls back to kk
+
+
+def test_every_line_any_question_reads_from_an_entry_was_listed_ahead() -> None:
+    """Whichever sentences a question picks (each sentence of each entry asked about in its own words, the title,
+    no question at all), in the entry's language and as the kk -> ru fallback, every line of the answer is one
+    listed ahead: a knowledge-base answer never waits for the TTS."""
+    missing: list[tuple[str, str]] = []
+    picked_later = 0
+    for entry in entries():
+        listed = {seg for text, lang in FROM_KB.knowledge_replies(entry) for seg in POLICY.voice_segments(text, lang)}
+        for lang in [entry.language, *(["kk"] if entry.language == "ru" else [])]:
+            hit = replace(entry, fallback=lang != entry.language)
+            plain = answer_from_hits([hit], lang)
+            for question in ["", entry.title, *sentences(entry.text)]:
+                text = answer_from_hits([hit], lang, question)
+                picked_later += text != plain
+                missing += [seg for seg in POLICY.voice_segments(text, lang) if seg not in listed]
+    assert picked_later > 50  # many questions are read from sentences after the first ones
+    assert missing == [], missing[:5]

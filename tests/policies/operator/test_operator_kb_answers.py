@@ -12,6 +12,7 @@ from ai_operator.conversation import Conversation
 from ai_operator.dialogue import KnowledgeHit, KnowledgeSearch
 from ai_operator.kb.store import KnowledgeBase
 from policies import load_policy
+from policies.operator.catalog import say
 from policies.operator.selftest_support import session_in
 from policies.operator.states import State
 from tests.support.policies import operator_route, session
@@ -21,7 +22,7 @@ GATE = 0.6
 
 
 def hit(entry_id: str, relevance: float, score: float = 0.03, language: str = "ru", **kw) -> KnowledgeHit:
-    return KnowledgeHit(entry_id, f"Статья {entry_id}", f"https://kb.example/{entry_id}", f"Текст {entry_id}. Ещё.",
+    return KnowledgeHit(entry_id, f"Статья {entry_id}", f"https://kb.example/{entry_id}", f"Текст статьи {entry_id}. Ещё одна фраза.",
                         score, language, relevance=relevance, gate=GATE, **kw)
 
 
@@ -56,9 +57,16 @@ def test_without_a_handoff_target_nothing_is_offered() -> None:
 def test_above_the_gate_the_first_passing_hit_is_read_and_only_passing_hits_are_cited() -> None:
     s = asked()
     r = s.on_effect_result([hit("weak", 0.3, score=0.09), hit("good", 0.8), hit("ok", 0.65)])
-    assert r.text.startswith("По данным справки «Статья good»: Текст good.")
+    assert r.text.startswith("По данным справки «Статья good»:\nТекст статьи good.\n")
     assert r.fields["answer"] == "kb" and r.fields["relevance"] == 0.8
     assert [c["id"] for c in r.fields["citations"]] == ["good", "ok"]
+
+
+def test_an_answer_is_voiced_a_line_at_a_time_the_source_each_sentence_then_anything_else() -> None:
+    r = asked().on_effect_result([hit("good", 0.8)])
+    assert load_policy("operator").voice_segments(r.text, r.language) == [
+        ("По данным справки «Статья good»:", "ru"), ("Текст статьи good.", "ru"), ("Ещё одна фраза.", "ru"),
+        (say("anything_else", "ru"), "ru")]
 
 
 def test_kazakh_caller_hears_first_that_the_entry_is_only_in_russian() -> None:
@@ -67,7 +75,9 @@ def test_kazakh_caller_hears_first_that_the_entry_is_only_in_russian() -> None:
     assert r.text.index("орыс тілінде ғана бар") < r.text.index("«Статья roaming» анықтамасы бойынша")
     assert r.fields["answer"] == "kb_fallback" and r.language == "kk"
     voiced = load_policy("operator").voice_segments(r.text, r.language)
-    assert [v for _, v in voiced] == ["kk", "ru", "kk"] and voiced[1][0] == "Текст roaming. Ещё."
+    # the note and source, the entry a sentence a line in the Russian voice, "anything else?"
+    assert [v for _, v in voiced] == ["kk", "ru", "ru", "kk"]
+    assert [t for t, _ in voiced[1:3]] == ["Текст статьи roaming.", "Ещё одна фраза."]
     own = asked("қазақша").on_effect_result([hit("kk-tariffs", 0.9, language="kk")])
     assert "орыс тілінде" not in own.text and own.fields["answer"] == "kb"
 

@@ -83,16 +83,23 @@ DANGLING_KK = [
     "тарифті ауыстыру дұрысы",
     "роуминг қалай қосамын бірақ",
 ]
-NEITHER = [
+ENDINGS = [  # a goodbye ending on its farewell, a request for a person that does not dangle: nothing left to say
     ("ru", "всё понятно спасибо до свидания"),
+    ("ru", "до свидания спасибо"),
     ("ru", "соедините меня с оператором пожалуйста"),
+    ("ru", "эээ позовите живого человека"),
+    ("kk", "рахмет сау болыңыз"),
+    ("kk", "операторға қосыңызшы"),
+]
+NEITHER = [
+    ("ru", "всё понятно спасибо"),  # a goodbye, or a "thank you" before the next question
+    ("ru", "спасибо всё"),
+    ("ru", "соедините меня с оператором потому что"),
     ("ru", "давайте на казахском"),
     ("ru", "какая погода будет завтра"),
     ("ru", "сколько стоит"),
     ("ru", "у меня вопрос"),
     ("ru", "интернет"),
-    ("kk", "рахмет сау болыңыз"),
-    ("kk", "операторға қосыңызшы"),
     ("kk", "менің сұрағым бар"),
 ]
 
@@ -107,8 +114,13 @@ def test_a_question_that_stops_where_more_must_come_dangles(language: str, text:
     assert utterance_complete(ready(language), text) is False
 
 
+@pytest.mark.parametrize(("language", "text"), ENDINGS)
+def test_a_goodbye_or_a_handoff_with_nothing_left_to_say_is_complete(language: str, text: str) -> None:
+    assert utterance_complete(ready(language), text) is True
+
+
 @pytest.mark.parametrize(("language", "text"), NEITHER)
-def test_a_goodbye_a_handoff_a_change_or_no_topic_of_ours_is_left_to_the_end_silence(language: str, text: str) -> None:
+def test_a_bare_thanks_a_change_or_no_topic_of_ours_is_left_to_the_end_silence(language: str, text: str) -> None:
     assert utterance_complete(ready(language), text) is None
 
 

@@ -124,7 +124,7 @@ def test_hits_answer_names_the_source_and_is_short() -> None:
     s = session_in("READY_TO_HELP")
     s.on_utterance("Сколько стоит тариф?")
     r = s.on_effect_result([HIT, KnowledgeHit("e2", "Старое", "Архив", "Не то.", 0.1, "ru")])
-    assert r.text.startswith("По данным справки «Тарифы на интернет»: Тариф стоит 5990 тенге. Скорость 100 Мбит.")
+    assert r.text.startswith("По данным справки «Тарифы на интернет»:\nТариф стоит 5990 тенге.\nСкорость 100 Мбит.\n")
     assert "Ещё." not in r.text and "Архив" not in r.text
     # the citation travels with the reply, best first
     assert [c["id"] for c in r.fields["citations"]] == ["e1", "e2"]
