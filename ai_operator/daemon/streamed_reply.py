@@ -22,7 +22,7 @@ CLAUSE_END = re.compile(r",\s+")
 MIN_CLAUSE_CHARS = 40  # a clause this long is spoken on its own (a shorter one waits for more of its sentence)
 # the answer's first piece is spoken once its whole words make this many characters (or a sentence, if shorter):
 # the caller's wait includes the model writing it (about 25 ms a token), and a first clause runs to 10-20 tokens;
-# two words of a Russian or Kazakh answer ("Домашний интернет", "Үй интернеті": 4-6 tokens, 0.7-0.9 s of speech).
+# two words of a typical answer (a 9-letter and a 8-letter word: 4-6 tokens, 0.7-0.9 s of speech).
 # Shorter would be choppy: the next piece's TTS (asked when this one's audio is all in, ~300 ms to its first
 # byte) must answer before these words are said - one word (0.3-0.5 s) leaves the caller a gap
 FIRST_PIECE_CHARS = 12
