@@ -152,11 +152,15 @@ class SipCallers(Callers):
             await sip.wait_hangup(self.spec["hangup_after_s"] + 60)
             print(f"the reference call ended early (sipp exit {sip.proc.returncode})", file=sys.stderr, flush=True)
         finally:
-            if sip is not None and not sip.ended:
-                await sip.hangup()
-            self.pacer.active.discard(peer)
-            peer.close()
-            log.ended_ns = time.monotonic_ns()
+            await self._end(sip, peer, log)
+
+    async def _end(self, sip: SippCall | None, peer: AsteriskPeer, log: cap.CallLog) -> None:
+        """A call's end, however it went: hang up a sipp still in the call, stop its media, note the time."""
+        if sip is not None and not sip.ended:
+            await sip.hangup()
+        self.pacer.active.discard(peer)
+        peer.close()
+        log.ended_ns = time.monotonic_ns()
 
     async def _sipp(self, index: int, peer: AsteriskPeer, exten: str | None = None) -> SippCall:
         work = self.out / "sipp" / f"call-{index}"
@@ -200,11 +204,7 @@ class SipCallers(Callers):
             log.outcome = "error"
             print(f"call {index}: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
         finally:
-            if sip is not None and not sip.ended:
-                await sip.hangup()
-            self.pacer.active.discard(peer)
-            peer.close()
-            log.ended_ns = time.monotonic_ns()
+            await self._end(sip, peer, log)
         return log
 
 
