@@ -57,10 +57,13 @@ def test_steal_never_runs_backwards_and_is_part_of_the_busy_time() -> None:
 
 
 def test_each_threads_cpu_is_its_own() -> None:
+    done = threading.Event()
+
     def burn() -> None:
         t = time.thread_time()
         while time.thread_time() - t < 0.3:
             pass
+        done.wait()  # stay alive (off the CPU) until read: a finished thread leaves /proc/PID/task
 
     before = thread_cpu_seconds(os.getpid())
     worker = threading.Thread(target=burn)
@@ -73,8 +76,11 @@ def test_each_threads_cpu_is_its_own() -> None:
         seen.update(thread_cpu_seconds(os.getpid()))
         return seen.get(tid, 0.0) >= 0.25
 
-    eventually_sync(burnt, what="the worker thread to burn its CPU")
-    worker.join()
+    try:
+        eventually_sync(burnt, what="the worker thread to burn its CPU")
+    finally:
+        done.set()
+        worker.join()
     assert seen[os.getpid()] - before[os.getpid()] < seen[tid]  # the main thread waited, the worker burnt
 
 
