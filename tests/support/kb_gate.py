@@ -18,7 +18,9 @@ context (who, why, family, a trip, a purchase; ru+kk, 46 in scope, 24 near misse
 independently of it (without reading the lexicon, the query code or the other lines), and run once before and
 once after it; the "held-out-8" lines (218, ru+kk, a quarter out of scope, mostly near misses) were written
 before they were ever run, independently of the tuning (without reading the lexicon, the query code or the other
-lines). The "calibration-colloquial" lines (71, ru 42 / kk 29; k2-kb-semantic: 48 in scope asked in words
+lines); so were the "held-out-9" lines (269, ru 164 / kk 105, 63 out of scope, mostly near misses; k8-heldout9),
+written before they were ever run, independently of the tuning and of the held-out-8 and colloquial lines. The
+"calibration-colloquial" lines (71, ru 42 / kk 29; k2-kb-semantic: 48 in scope asked in words
 neither the articles nor the lexicon use, "затащить интернет", "расценки на домашку", 23 near misses in the same
 words) are tuning lines that no mechanism answers yet (10 of 48 before the round, 15 with word vectors, which were
 not kept): they are reported apart and hold no floor, so they do not pull the calibration split's recall floor
@@ -39,7 +41,7 @@ from policies.operator.kb_query import knowledge_query
 
 LABELLED = Path(__file__).resolve().parent.parent / "data" / "kb_relevance.jsonl"
 SPLITS = ("calibration", "held-out", "held-out-2", "held-out-3", "held-out-4", "held-out-5", "held-out-6",
-          "held-out-7", "held-out-8", "calibration-colloquial")
+          "held-out-7", "held-out-8", "held-out-9", "calibration-colloquial")
 
 
 @dataclass(frozen=True)
