@@ -109,10 +109,10 @@ def render(report: dict[str, Any], source: str) -> str:
     if knee is not None:
         r = knee
         per = r["cpu"]["s_per_call_minute"]
-        lines.append(f"- The knee: N = {r['calls']} is the largest N whose budgets all PASS, so one daemon on one core "
-                     f"takes `MAX_CALLS={r['calls']}` (the default; doctor prints the rule): {r['calls']} calls x "
+        lines.append(f"- N = {r['calls']} is the largest N of this run whose budgets all PASS: {r['calls']} calls x "
                      f"{per:.3f} CPU s per call-minute / 60 = {r['calls'] * per / 60:.2f} core for the daemon and "
-                     "its database.")
+                     "its database. (The `MAX_CALLS` default comes from the knee search, searched twice in the "
+                     "deployed shape, not from a fixed-size run.)")
     elif sizing:
         r = sizing[0]
         per = r["cpu"]["s_per_call_minute"]

@@ -108,7 +108,7 @@ class VadSettings:
 
 @dataclass(frozen=True)
 class CallSettings:
-    max_calls: int = setting("MAX_CALLS", 400, "concurrent calls; more go back to the dialplan", lo=1, hi=10000)
+    max_calls: int = setting("MAX_CALLS", 120, "concurrent calls; more go back to the dialplan", lo=1, hi=10000)
     idle_timeout_s: float = setting("IDLE_TIMEOUT_S", 8.0, "caller silence before the policy re-prompts", lo=1, hi=600)
     max_call_s: float = setting("MAX_CALL_S", 600.0, "longest call; then the policy's closing line ends it",
                                 lo=10, hi=86400)
