@@ -6,7 +6,7 @@ against the local server, whose model answers by repeating the question it was a
 When the turn decided at its pause makes the very request sent ahead, that request's answer is the one the caller
 hears: one chat request in all, the knowledge-base search not repeated. When the caller goes on after the shorter
 pause, what was sent for the fragment is closed unused (counted as wasted) and the caller hears one answer: the
-answer to the whole line.
+answer to the whole line; and when the caller hangs up before the turn takes it, it is closed with the call.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import pytest
 from ai_operator.media.frames import SAMPLE_RATE
 from ai_operator.sim.openai_server import FakeOpenAI
 from tests.support.daemon import SPEECH_LEVEL, Caller, caller_pcm, metric, runs, trim_leading_silence
+from tests.support.wait import eventually
 from tests.test_daemon_provider_failures import provider_stage
 
 AHEAD: dict[str, Any] = {"STT_PROVIDER": "openai_realtime", "LLM_PROVIDER": "openai", "LLM_TIMEOUT_S": 10.0,
@@ -106,3 +107,22 @@ async def test_a_request_sent_ahead_for_a_fragment_is_closed_and_the_caller_hear
     assert prefetch.get("kb_wasted", 0) + prefetch.get("model_wasted", 0) >= 1  # the fragment's, closed unused
     assert prefetch["model_used"] >= 1
     assert heard and len(runs(heard, gap_s=ONE_REPLY_GAP_S)) == 1  # one answer
+
+
+@pytest.mark.slow
+async def test_a_request_sent_ahead_and_not_taken_is_closed_with_the_call_when_the_caller_hangs_up(
+        daemon_base) -> None:
+    late_turn = {**AHEAD, "VAD_EARLY_STT_MS": 1500, "VAD_END_SILENCE_MS": 2000}  # the turn waits; the caller does not
+    async with FakeOpenAI() as fake, provider_stage(daemon_base, fake, **late_turn) as stage:
+        fake.chat_script = echo
+        caller = await Caller.place(stage)
+        await ready_to_help(caller)
+        await caller.say("Сколько стоит домашний интернет?")
+        await eventually(lambda: chat_questions(fake), what="the question's model request sent ahead")
+        await caller.sim.hangup()  # before the turn's pause: nothing takes what was sent ahead
+        record = await caller.record()
+    assert chat_questions(fake) == ["Сколько стоит домашний интернет?"]
+    assert "Сколько стоит домашний интернет?" not in [t["caller_text"] for t in record["turns"]]
+    # counted in the call's own record: closed at its end (a timer after the hang-up would come too late for it;
+    # on a box so slow that the hang-up takes longer than that timer, the timer closed it: counted the same)
+    assert record["summary"]["prefetch"] == {"kb_wasted": 1, "model_wasted": 1}

@@ -99,8 +99,7 @@ class Call:
             UtteranceSegmenter(vad.aggressiveness, vad.start_ms, vad.end_silence_ms, vad.max_utterance_s),
             BargeInDetector(vad.barge_in_ms),
         )
-        # STT at a short pause (early_stt.py), or streamed while the caller speaks (live_stt.py)
-        live = getattr(svc.stt_for(route), "streaming", False)
+        live = getattr(svc.stt_for(route), "streaming", False)  # STT streamed (live_stt.py), or at a pause (early_stt.py)
         self.early_stt: EarlyTranscript | LiveTranscript = (
             LiveTranscript.of_call(self, vad.early_stt_ms) if live else EarlyTranscript.of_call(self, vad.early_stt_ms))
         self.hearing = Hearing(self, self.early_stt)
@@ -395,6 +394,7 @@ class Call:
         ended_by = self.ended_by or "system"
         if self.speaker is not None:
             self.speaker.cut()
+        self.prefetch.drop()  # a request sent ahead and not taken is closed now, not by its timer after the hang-up
         await self.early_stt.aclose()  # and a streaming STT's connection closed
         await self.media.close()
         await write_call_record(self, ended_by)

@@ -11,7 +11,8 @@ opened (`ChatModel.open`, streamed) and its dry run stops there. The call's own 
 opened request when its model turn's first request is the very same one (every field, `OpenedRequest.usable_for`):
 what the caller hears is the model's answer to the request the policy made, only asked sooner; tool calls still go
 through the policy (`run_tool`) and barge-in and withdrawal stop it as any answer. Anything else - other words at
-the turn's pause, the caller going on, a turn not decided within `KEEP_S` - closes what was sent ahead unused.
+the turn's pause, the caller going on, a turn not decided within `KEEP_S`, the call ending - closes what was sent
+ahead unused.
 
 Counted (they are not free): `ai_operator_prefetch_requests_total{request="kb"|"model", outcome="used"|"wasted"}`
 and the call summary's `prefetch`.
