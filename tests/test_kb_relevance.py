@@ -329,3 +329,21 @@ def test_side_context_before_the_question_weighs_little_but_the_thing_asked_stil
               "жаңа үй сатып алдық ипотеканы қалай рәсімдеймін", "әкем қайтыс болды мұраны қалай рәсімдеймін"):
         assert best_national(q)[1] < RELEVANCE_GATE, q
     assert SCORER.context("долг погасил когда включат интернет") == frozenset()  # two words: no background clause
+
+
+def test_a_word_one_letter_off_a_long_stem_of_ours_is_that_word_and_a_real_word_is_not() -> None:
+    # ASR mis-spellings: one letter missing, extra, wrong or two swapped, in words no dictionary knows
+    for said, meant in (("интернед", "интернет"), ("раутер", "роутер"), ("преставка", "приставка"),
+                        ("интренет", "интернет"), ("интеррнета", "интернета"),
+                        ("приставкаа", "приставка")):
+        assert keys(said) == keys(meant) and keys(meant)[0] in SCORER.vocabulary.weights, (said, keys(said))
+    for said, meant, entry in (("раутер мигает красным что делать", "роутер мигает красным что делать", "ru-no-internet"),
+                               ("интернед не работаит", "интернет не работает", "ru-no-internet"),
+                               ("как настроить раутер", "как настроить роутер", "ru-router-setup"),
+                               ("преставка не показывает каналы", "приставка не показывает каналы", "ru-tv-setup")):
+        assert rel(said, entry) == rel(meant, entry) >= RELEVANCE_GATE, said
+    # a dictionary word is never read as a mis-spelling ("интернат" is a boarding school), nor a short stem's
+    # neighbour, nor a word whose first letter differs
+    assert keys("интернат") != keys("интернет") and keys("кроутер") != keys("роутер")
+    vocabulary = SCORER.vocabulary
+    assert vocabulary.concepts_near("тарив") == () and vocabulary.concepts_near("xyzxyzxyz") == ()  # "тариф": too short

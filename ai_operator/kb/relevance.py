@@ -12,7 +12,8 @@ Kazakh morphology (policies/operator/knowledge.py); the policy hands it to the r
 2. Word sequences of `lexicon.PHRASES` become one concept (up to two `PHRASE_GAP` words or fillers may stand
    between their words: "ремонт на сети"); a negator next to a "works"/"internet" word makes
    "does not work" (`broken`; a `PREFIX_NEGATORS` word only before it: "связь не выходя" is no complaint); every other word is a concept of `lexicon.CONCEPTS` (Russian and Kazakh
-   synonyms in one set, by stem), a filler (dropped; so are a Kazakh auxiliary verb after a converb and a case
+   synonyms in one set, by stem; a word neither the dictionary knows nor the analysis reads as a Kazakh form also by a
+   long stem one letter off, an ASR's mis-spelling: "интернед", `Vocabulary.concepts_near`), a filler (dropped; so are a Kazakh auxiliary verb after a converb and a case
    ending written apart), or else a plain word compared by its stem (Russian and Kazakh endings stripped, two
    letters of tail tolerated); a number said as a word carries no topic, like digits. Where the question has all
    the parts of a `lexicon.COMBINATIONS` line, the combination replaces them ("вернёте ... деньги": a refund).
@@ -258,6 +259,9 @@ class Scorer:
             names = concepts_of(word) or (concepts_of(normal) if normal != word else ())
         else:  # a dictionary's lemma first: "закинуть" (pay), not the prefix of "закинул"
             names = concepts_of(normal) or concepts_of(word)
+        if not names and asked and not dictionary_pos and not self.words.stem_first(raw) and not (
+                self.words.is_verb_form(raw)):  # no dictionary's word nor a Kazakh form: mis-spelt by an ASR?
+            names = self.vocabulary.concepts_near(word)
         if names:
             return self._concept(names)
         if asked and BROKEN in self.vocabulary.weights and self.words.negated_verb(raw):

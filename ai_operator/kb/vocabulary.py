@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Protocol
 
 MIN_STEM = 4
+NEAR_MIN_STEM = 6  # concept stems this long also match a word one letter off (an ASR mis-spelling: "интернед")
 DROP = "_"  # a phrase's concept name that drops the phrase's words
 _NON_WORD = re.compile(r"[^\w]+|_", re.UNICODE)
 
@@ -125,6 +126,11 @@ class Vocabulary:
                 for key in self.fold_words(raw.rstrip("=")):
                     names = self.index.get(key, ((), exact))[0]
                     self.index[key] = ((*names, name) if name not in names else names, exact)
+        self.near: dict[str, set[str]] = {}  # a long stem and each of its one-letter deletions -> the stems
+        for key, (_, exact) in self.index.items():
+            if len(key) >= NEAR_MIN_STEM and not exact:
+                for variant in {key, *_deletions(key)}:
+                    self.near.setdefault(variant, set()).add(key)
         self.phrases_by_first: dict[str, list[tuple[tuple[str, ...], str]]] = {}
         for line in lexicon.PHRASES.strip().splitlines():
             name, _, words_text = line.partition(":")
@@ -185,3 +191,38 @@ class Vocabulary:
                 continue
             return entry[0]
         return ()
+
+    def concepts_near(self, word: str) -> tuple[str, ...]:
+        """The concepts of a stem at least `NEAR_MIN_STEM` letters long that starts `word` (a folded word unknown
+        to the dictionary) but for one letter (one missing, extra, wrong or two swapped, never the first), with
+        the tail `concepts_of` allows: how an ASR mis-spells a word ("интернед", "раутер", "преставка"). () when
+        none, or when stems of different concepts are equally near."""
+        for k in range(len(word), NEAR_MIN_STEM - 2, -1):
+            tail = len(word) - k
+            if tail > self.max_tail:
+                return ()
+            prefix = word[:k]
+            found = {key for variant in {prefix, *_deletions(prefix)} for key in self.near.get(variant, ())
+                     if _one_edit(prefix, key) and tail <= min(self.max_tail, len(key) + 2)}
+            names = {self.index[key][0] for key in found}
+            if len(names) == 1:
+                return names.pop()
+            if names:
+                return ()
+        return ()
+
+
+def _deletions(word: str) -> set[str]:
+    """`word` with each one of its letters but the first left out."""
+    return {word[:i] + word[i + 1 :] for i in range(1, len(word))}
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """`a` and `b` differ by exactly one letter left out, added, changed or two neighbours swapped, not the first."""
+    if a == b or a[:1] != b[:1] or abs(len(a) - len(b)) > 1:
+        return False
+    i = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+    if len(a) == len(b):
+        return a[i + 1 :] == b[i + 1 :] or (a[i : i + 2] == b[i : i + 2][::-1] and a[i + 2 :] == b[i + 2 :])
+    longer, shorter = (a, b) if len(a) > len(b) else (b, a)
+    return longer[i + 1 :] == shorter[i:]
