@@ -242,6 +242,7 @@ hours: works date | internet line tv mobile maintenance
 hours: works daytime
 hours: calls night | broken
 foreign: tv repair | settop channel package
+foreign: mobile repair | internet line gb calls sim roaming tariff
 foreign: bank hours
 foreign: tv buy | settop channel package
 pay: transfer account_no
