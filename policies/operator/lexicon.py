@@ -243,6 +243,7 @@ hours: works daytime
 hours: calls night | broken
 foreign: tv repair | settop channel package
 foreign: mobile repair | internet line gb calls sim roaming tariff
+tariff: price internet | connect moving static ip pause rent buy router settop tv package roaming abroad mobile gb foreign tariff
 foreign: bank hours
 foreign: tv buy | settop channel package
 pay: transfer account_no

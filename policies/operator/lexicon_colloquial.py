@@ -16,7 +16,7 @@ Kazakh sentences. Written from domain knowledge, concept by concept and article 
 from __future__ import annotations
 
 CONCEPTS = """
-internet: интернед интерент интренет интенет интрнет интэрнет интырнэт инэт оптоволок gpon adsl гпон
+internet: домашк интернед интерент интренет интенет интрнет интэрнет интырнэт инэт оптоволок gpon adsl гпон
 wifi: вафай вайфэй вифай уайфай
 router: роутор роудер раутор роутэр раутэр мадем модэм тплинк tplink кинетик keenetic zyxel зиксел длинк dlink репитер ретранслятор
 terminal: onu= онт=
