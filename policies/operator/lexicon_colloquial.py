@@ -128,6 +128,8 @@ connect+internet: подвед инет
 connect+internet: интернет өткіз
 connect+line: затян кабел
 connect+internet: интернет әкел
+connect: перейт вам
+connect: перейд вам
 connect+line: кабель өткіз
 connect+wifi: организ вайфай
 connect+wifi: установ вайфай
@@ -215,6 +217,9 @@ terminate: уйд вас
 terminate: отключ насовсем
 terminate: насовсем отключ
 terminate: шарт жаб
+terminate: біржола өшір
+terminate: өшір біржола
+terminate: біржола тоқтат
 support: кол центр
 support: горяч лини
 support: байланыс орталы
