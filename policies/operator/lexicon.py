@@ -22,17 +22,38 @@ against (lower case, `ё`->`е`, Kazakh letters onto their nearest Russian ones)
 
 A word is looked up as said and by its normal form (morphology.py: the Russian lemma, the Kazakh stem), so a
 stem written with "=" may be a lemma ("закинуть=" matches "закинул", "закиньте").
+
+The two longest tables are kept in lexicon_words.py; how callers say the topics colloquially (slang, loanwords,
+ASR misspellings, Kazakh colloquial forms) in lexicon_colloquial.py, whose stems, phrases and negated verbs are
+joined here onto the concepts of the same names (`CONCEPTS`), `PHRASES` and `NEGATED_VERBS`.
 """
 
 from __future__ import annotations
 
+import re
+
+import policies.operator.lexicon_colloquial as lexicon_colloquial
 import policies.operator.lexicon_words as lexicon_words
+
+
+def _joined(concepts: str, more: str) -> str:
+    """`concepts` ("name weight: stems" blocks) with the stems `more` gives ("name: stems" blocks) appended to the
+    block of the same name; a name `concepts` lacks is an error."""
+    extra: dict[str, list[str]] = {}
+    for block in re.split(r"\n(?=\S)", more.strip()):
+        name, _, stems = block.partition(":")
+        extra.setdefault(name.strip(), []).extend(stems.split())
+    blocks = re.split(r"\n(?=\S)", concepts.strip())
+    names = {block.split()[0] for block in blocks}
+    if unknown := sorted(set(extra) - names):
+        raise ValueError(f"lexicon_colloquial.CONCEPTS: no concept {', '.join(unknown)} in lexicon_words.CONCEPTS")
+    return "\n".join(" ".join([block, *extra.get(block.split()[0], [])]) for block in blocks)
+
 
 MAX_CONCEPT_TAIL = 7
 
-# the two longest tables are kept in lexicon_words.py
 FILLER_WORDS: str = lexicon_words.FILLER_WORDS
-CONCEPTS: str = lexicon_words.CONCEPTS
+CONCEPTS: str = _joined(lexicon_words.CONCEPTS, lexicon_colloquial.CONCEPTS)
 
 # the concepts of `CONCEPTS` that name a place (a region or a city): an article for another region that matched one of
 # them is what a question about that region is about (store.py)
@@ -209,6 +230,7 @@ _: добр ден
 _: добр вечер
 _: добр утр
 """
+PHRASES = PHRASES.rstrip() + "\n" + lexicon_colloquial.PHRASES.strip()
 
 # concept: concepts that name it when a question has all of them, anywhere ("деньги за те дни вернёте"), unless it has
 # one of those after "|"; a combination may be a part of a later one ("перевёл деньги на счёт через каспи": the
@@ -220,6 +242,8 @@ hours: works date | internet line tv mobile maintenance
 hours: works daytime
 hours: calls night | broken
 foreign: tv repair | settop channel package
+foreign: mobile repair | internet line gb calls sim roaming tariff
+tariff: price internet | connect moving static ip pause rent buy router settop tv package roaming abroad mobile gb foreign tariff
 foreign: bank hours
 foreign: tv buy | settop channel package
 pay: transfer account_no
@@ -282,7 +306,7 @@ CLAUSE_OPENERS = """
 NEGATORS = "не нет жоқ емес"
 # negators that negate only what follows them ("не работает"), never the word before ("связь не выходя из дома")
 PREFIX_NEGATORS = "не"
-NEGATED_VERBS = "работ груз включ откры появ было был будет будут істе показ идут= идет= идёт="
+NEGATED_VERBS = "работ груз включ откры появ было был будет будут істе показ идут= идет= идёт= " + lexicon_colloquial.NEGATED_VERBS
 NEGATED_NOUNS = "интернет инет сигнал связ сеть сети вайфай wifi канал арна"
 
 # inflectional endings stripped from plain words (Russian, then Kazakh, folded), longest first, at most two
