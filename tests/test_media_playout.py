@@ -300,3 +300,48 @@ def test_a_hold_released_late_in_its_slot_waits_for_the_next_tick_and_a_flush_dr
     stream.enqueue(tone(320, 7), "second", final=True, hold=lambda now: True)
     assert stream.holding
     assert stream.flush() == "held" and not stream.holding and stream.queued_utterances == 0
+
+
+def test_a_held_replys_call_is_read_before_the_sends_so_the_frame_ending_the_hold_lets_it_go_on_time() -> None:
+    clock, pacer, stream, sent, _events = make()
+    inbox = {"queued": 0, "heard": 0}  # caller frames waiting on the socket / read by the call
+    reads: list[float] = []
+
+    def read_first() -> None:  # the call's socket read: whatever is queued is heard now
+        reads.append(clock.t)
+        inbox["heard"] += inbox["queued"]
+        inbox["queued"] = 0
+
+    stream.read_first = read_first
+    run_ticks(clock, pacer, 2)
+    assert reads == []  # nothing held: the call is read by the receive pass only
+    stream.enqueue(tone(480, 7), "held", final=True, hold=lambda now: inbox["heard"] < 3)
+    for _ in range(2):  # two caller frames arrive between ticks: read before each tick's sends, still held
+        inbox["queued"] += 1
+        pacer.tick(clock.t)
+        clock.t += FRAME_S
+    assert sent == [] and len(reads) == 2 and pacer.reads_first == 2
+    inbox["queued"] += 1  # the frame that ends the hold arrived after the last receive pass
+    slot_time = clock.t
+    pacer.tick(clock.t)  # read first: the reply goes in this very slot, with this slot's timestamp
+    assert len(sent) == 1 and sent[0].marker and pacer.released == 0
+    assert not stream.holding and reads[-1] == slot_time
+    clock.t += FRAME_S
+    run_ticks(clock, pacer, 2)
+    assert len(reads) == 3  # released: no more reads ahead of the receive pass
+    assert [(p.timestamp - sent[0].timestamp) % 2**32 for p in sent] == [0, 160, 320]
+
+
+def test_a_failing_read_first_is_counted_and_the_tick_still_sends() -> None:
+    clock, pacer, stream, sent, _events = make()
+    other = PlayoutStream(get_codec("slin"), lambda b: sent.append(RtpPacket.parse(b)), ssrc=99, clock=clock)
+    pacer.add(other)
+
+    def broken() -> None:
+        raise OSError("socket gone")
+
+    stream.read_first = broken
+    stream.enqueue(tone(480, 3), "held", final=True, hold=lambda now: True)
+    other.enqueue(tone(480, 3), "free", final=True)
+    run_ticks(clock, pacer, 2)
+    assert pacer.receive_errors == 2 and [p.ssrc for p in sent] == [99, 99]

@@ -219,7 +219,10 @@ class EarlyTurn:
         self._count("decided", speculative)
         release_s = self.end_silence_s if speculative else self.reply_s
         if call.speaker is not None and (release_s or unconfirmed):
-            call.speaker.hold_next(ended.speech_ended_at + release_s, self._holding(release_s),
+            # the clock is read when a frame is handled, anywhere in its tick (the receive pass, or before the
+            # sends for a held reply): a frame's slack, the count of the caller's own frames being what holds it
+            until = ended.speech_ended_at + release_s - FRAME_MS / 1000
+            call.speaker.hold_next(until, self._holding(release_s),
                                    (lambda: not decision.unconfirmed) if unconfirmed else None)
         turns = await call.driver.heard(text, time.monotonic())
         decision.deciding = False

@@ -70,6 +70,7 @@ class MediaLeg:
         self.endpoint.set_remote(addr, int(rport))
         self.stream = PlayoutStream(svc.codec, self.endpoint.send_frame, on_event=self._on_playout,
                                     on_frame=self._on_bot_frame, clock=svc.clock.monotonic)
+        self.stream.read_first = self.endpoint.drain  # a held reply's call is read before the tick's sends
         svc.pacer.add(self.stream)
         log.info("call_media_ready", local_rtp=f"{host}:{port}", asterisk_rtp=f"{addr}:{rport}", codec=svc.codec.name)
 

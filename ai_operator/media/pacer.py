@@ -4,7 +4,10 @@
 when it falls more than a few frames behind it skips ahead (counted in `late_ticks`) instead of bursting. Each
 tick sends one frame of every `PlayoutStream` (`media/playout.py`). It is also the clock of the receive side:
 after sending a tick's frames it calls `receive` (the daemon's: read every call's socket), so all calls' incoming
-RTP is handled once per tick, and never ahead of a due frame; then a held reply that this receive pass released
+RTP is handled once per tick, and never ahead of a due frame - except the few calls with a reply held for the
+caller's silence (`PlayoutStream.holding`): each is read just before the tick's sends (`read_first`, counted in
+`reads_first`), so the caller frame that completes the silence, if it is in, lets the reply go in this slot, on
+time, rather than a slot later (at 100 calls the receive pass ends past `RELEASE_WITHIN_MS`); then a held reply that this receive pass released
 (the caller's frame that completes its silence, `PlayoutStream.release`) goes out for the same slot, if the slot
 is younger than `RELEASE_WITHIN_MS` (else at the next tick, as any frame); then `after_tick` (the daemon's: a
 garbage-collection pass when one is due, `ops/gc_tuning.py`), with the rest of the tick ahead of it. A step that
@@ -76,6 +79,7 @@ class Pacer:
         self.skipped_frames = 0
         self.stream_errors = 0
         self.released = 0  # held first frames sent right after the receive pass that released them
+        self.reads_first = 0  # reads of a held reply's call before a tick's sends (`PlayoutStream.read_first`)
         self.send_error_ms = ErrorStats()  # per tick: the first frame's send time minus its slot
         self.tick_end_error_ms = ErrorStats()  # per tick: the last frame's send time minus its slot (worst)
         self._removed_underruns = 0
@@ -132,7 +136,11 @@ class Pacer:
         error_ms = (now - scheduled) * 1000.0
         self.send_error_ms.add(error_ms)
         k = self._k
-        for stream in self._streams:
+        streams = self._streams
+        for stream in streams:  # a held reply's call is read first: its hold may end in this slot, on time
+            if stream.holding and stream.read_first is not None:
+                self._read_first(stream.read_first)
+        for stream in streams:
             try:
                 stream.tick(k, now, error_ms)
             except Exception as exc:  # one broken stream must not stop the others
@@ -164,6 +172,15 @@ class Pacer:
                                                  end - received, time.thread_time() - cpu))
             if due is not None and end >= self.next_due():  # type: ignore[operator]
                 await asyncio.sleep(0)  # stay fair to the loop when catching up
+
+    def _read_first(self, read: Callable[[], object]) -> None:
+        try:
+            self.reads_first += 1
+            read()
+        except Exception as exc:  # as the receive pass: the pacing must go on whatever the receive side does
+            self.receive_errors += 1
+            if self.receive_errors == 1:
+                log.error("playout_receive_failed", error=repr(exc))
 
     def release_held(self, now: float) -> None:
         """After the receive pass: held first frames released by it go out for the slot just ticked, when that slot

@@ -6,7 +6,8 @@ silent gaps, marker on the first packet of each talkspurt, random SSRC). It repo
 utterance's first frame goes out and `stopped` when its last one does, or at once on `flush` (barge-in). An
 utterance can be queued held (`hold`): its first frame waits until the hold says go, checked at every tick and,
 through `release`, right after the pacer's receive pass, so a hold that the caller's frame just ended does not
-wait a whole frame more.
+wait a whole frame more; and while one is held, its call's incoming frames are read (`read_first`) at the start
+of every tick, before the sends, so the caller's frame that ends the hold lets it go in that very slot, on time.
 """
 
 from __future__ import annotations
@@ -131,6 +132,9 @@ class PlayoutStream:
         self._queue: deque[_Utterance] = deque()
         self._sent_slot: int | None = None  # the schedule slot of the last frame sent
         self.holding = False  # an utterance was queued held and has not started (or been flushed) since
+        # while holding, the pacer calls this before its tick's sends: it reads this call's incoming frames (the
+        # caller's frame that ends the hold may be waiting), so the held reply goes out on time in that slot
+        self.read_first: Callable[[], object] | None = None
         self.current_utterance: str | None = None
         self.stats = PlayoutStats()
 
