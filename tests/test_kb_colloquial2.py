@@ -7,7 +7,10 @@ words; and Kazakh and Russian synonyms no article uses ("есепшот", "қа�
 "кіргізу", "өліп жатыр", "шегеру", "әрең", "набор каналов", "рассчитаться", "вычесть", "сотка", "вместо", "повысить
 скорость", "эйч ди эм ай"); then discourse phrases and living somewhere ("до сих пор", "никого не будет",
 "живём", "тұрамыз", "лежит"), "old" as a former thing, TV catch-up (archive, "досмотреть"), a reason for going
-away (a voyage, the army, a shift camp), and "наличка", "комбинация", "өшік", "балам", "видео". Questions written as an ASR returns them (not taken from the labelled lines); the
+away (a voyage, the army, a shift camp), and "наличка", "комбинация", "өшік", "балам", "видео"; then which
+channel shows something (a TV schedule, not ours), money that "comes" after paying (Kazakh), the wire and the air
+("по проводу", "по воздуху"), an external or fixed address (a static IP), taking the internet along ("утащить")
+and a dormitory. Questions written as an ASR returns them (not taken from the labelled lines); the
 same words about something that is not ours still get no answer."""
 
 from __future__ import annotations
@@ -67,6 +70,16 @@ ANSWERED = [
     ("видео тормозит по вайфаю", "ru-wifi-slow"),
     ("ана бөлмеде вайфай нашар", "kk-wifi-slow"),
     ("одан да күштірек тариф бар ма", "kk-internet-tariffs"),
+    # the wire and the air, a static IP, taking the internet along, money that comes, a dormitory
+    ("по воздуху интернет черепашья скорость", "ru-wifi-slow"),
+    ("какая скорость на тарифе по проводу и по воздуху разная", "ru-wifi-slow"),
+    ("нужен внешний айпи для камер", "ru-static-ip"),
+    ("фиксированный адрес можно подключить", "ru-static-ip"),
+    ("интернет хотим утащить на новую квартиру", "ru-moving"),
+    ("как прекратить пользоваться вашими услугами расторгнуть", "ru-contract"),
+    ("төлесем ақша қашан келеді шотқа", "kk-payment-methods"),
+    ("қосымша арқылы төледім ақша бірден келе ме", "kk-payment-methods"),
+    ("жатақханада тұрамын вайфай баяу", "kk-wifi-slow"),
 ]
 
 NOT_OURS = [
@@ -83,6 +96,12 @@ NOT_OURS = [
     "наличкой за такси можно",
     "муж в рейсе как ему позвонить за границу",
     "до сих пор не пришла посылка с озона",
+    "какой канал сегодня покажет бокс",
+    "по какому каналу новости смотреть",
+    "қай арнада жаңалықтар көрсетіледі",
+    "внешний адрес доставки как поменять",
+    "по проводу зарядка не работает",
+    "фиксированный адрес для посылок",
 ]
 
 
