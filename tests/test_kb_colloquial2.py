@@ -10,7 +10,8 @@ words; and Kazakh and Russian synonyms no article uses ("есепшот", "қа�
 away (a voyage, the army, a shift camp), and "наличка", "комбинация", "өшік", "балам", "видео"; then which
 channel shows something (a TV schedule, not ours), money that "comes" after paying (Kazakh), the wire and the air
 ("по проводу", "по воздуху"), an external or fixed address (a static IP), taking the internet along ("утащить")
-and a dormitory. Questions written as an ASR returns them (not taken from the labelled lines); the
+and a dormitory; then the people and places around the caller (a neighbour, a grandson, a dad, the parents, a
+village), "қанша қалды" (what is left), "на нём" (no "немой") and "прицепить". Questions written as an ASR returns them (not taken from the labelled lines); the
 same words about something that is not ours still get no answer."""
 
 from __future__ import annotations
@@ -80,6 +81,15 @@ ANSWERED = [
     ("төлесем ақша қашан келеді шотқа", "kk-payment-methods"),
     ("қосымша арқылы төледім ақша бірден келе ме", "kk-payment-methods"),
     ("жатақханада тұрамын вайфай баяу", "kk-wifi-slow"),
+    # people and places around the caller, what is left, "на нём", attaching
+    ("шотымда қанша қалды айтыңызшы", "kk-balance"),
+    ("внук приехал вайфай слабый в комнате", "ru-wifi-slow"),
+    ("ауылға интернет тарттыруға бола ма", "kk-internet-connect"),
+    ("в селе интернет можно провести", "ru-internet-connect"),
+    ("договор на папе был он умер как переоформить", "ru-contract-reissue"),
+    ("переезжаем к родителям интернет можно перенести", "ru-moving"),
+    ("за долг отключили а звонки на домашний на нем будут", "ru-debt-block"),
+    ("приставку как к телевизору прицепить", "ru-tv-setup"),
 ]
 
 NOT_OURS = [
@@ -102,6 +112,11 @@ NOT_OURS = [
     "внешний адрес доставки как поменять",
     "по проводу зарядка не работает",
     "фиксированный адрес для посылок",
+    "соседи шумят куда жаловаться",
+    "в селе газ когда проведут",
+    "прицеп к машине где купить",
+    "ауылда автобус қашан жүреді",
+    "внук приехал на каникулы куда сходить",
 ]
 
 
