@@ -176,10 +176,26 @@ signal: черн экран
 signal: экран черн
 signal: кара экран
 signal: экран кара
-foreign: паспорт ал
+foreign: паспорт алу
+foreign: паспорт алам
+foreign: паспорт алас
+foreign: паспорт алс
+foreign: паспорт алға
+foreign: паспорт алды
+foreign: паспорт алып
+foreign: паспорт алат
+foreign: паспорт алай
 foreign: паспорт ауыстыр
 foreign: паспорт жаса
-foreign: куәлік ал
+foreign: куәлік алу
+foreign: куәлік алам
+foreign: куәлік алас
+foreign: куәлік алс
+foreign: куәлік алға
+foreign: куәлік алды
+foreign: куәлік алып
+foreign: куәлік алат
+foreign: куәлік алай
 foreign: куәлік ауыстыр
 foreign: куәлік жаса
 weather: ауа райы
@@ -293,7 +309,9 @@ MOTION = "travel moving"
 # квартиру | как провести интернет"); Kazakh clauses also end at a finite verb (`RussianKazakh.ends_clause`)
 # concepts of the caller's situation (family, children, a trip, a purchase, time): in a clause before the focus, and
 # not in the article, they weigh `relevance.CONTEXT_FACTOR` ("сын играет в игры | вайфай медленный")
-CIRCUMSTANCES = "relative kids person activity buy home year new money apartment month day weekday date use"
+CIRCUMSTANCES = (
+    "relative kids person activity buy home year new money apartment month day weekday date use job"
+)
 
 CLAUSE_OPENERS = """
 а но и или потому поэтому чтобы пока если хотя зато ещё тоже
