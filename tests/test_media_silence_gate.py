@@ -110,7 +110,7 @@ def stream(seed: int, speech: list[np.ndarray]) -> list[tuple[np.ndarray, bool, 
 def test_gated_and_fed_streams_give_identical_events_and_state(seed: int) -> None:
     speech = [speak("Здравствуйте, я хотел бы узнать баланс"), speak("да", "ru"), speak("One two three", "en")]
     fed, gated = listener(), listener()
-    gated_frames = skipped_frames = 0
+    gated_frames = skipped_frames = skipped_under_bot = 0
     for i, (frame, bot_speaking, bot_power) in enumerate(stream(seed, speech)):
         t = 500.0 + i * FRAME_S
         if bot_power is not None:
@@ -122,12 +122,16 @@ def test_gated_and_fed_streams_give_identical_events_and_state(seed: int) -> Non
             got = [] if skipped else gated.feed_silent(t, bot_speaking)
             gated_frames += 1
             skipped_frames += skipped
+            skipped_under_bot += skipped and bot_speaking
         else:
             got = gated.feed(frame, t, bot_speaking)
         assert same(expected, got), f"frame {i}: {expected} != {got}"
+        for each in (fed, gated):  # the bot's reference as the next frame reads it (a skip leaves its decay to then)
+            each.echo.bot_active(t + FRAME_S)
         assert state(fed) == state(gated), f"frame {i}"
     assert gated_frames > 200  # the gate was exercised, settled runs included
     assert 0 < skipped_frames < gated_frames  # and so was the skip, but not for every silent frame
+    assert skipped_under_bot > 0  # the caller listening to the bot: its silent frames skipped too
 
 
 

@@ -141,6 +141,11 @@ class EchoReference:
         bot = self._bot
         return bot.silent and bot.mean() <= BOT_FLOOR_POWER  # (the running sum may keep a rounding residue)
 
+    @property
+    def caller_silent(self) -> bool:
+        """The caller's whole smoothed window is silence: another silent caller frame changes nothing."""
+        return self._caller.silent
+
     def caller_dominant(self) -> bool:
         """The caller's recent level is above the bot's recent output level minus the margin."""
         return self._caller.mean() > self._bot.mean() * self._margin

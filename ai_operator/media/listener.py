@@ -86,13 +86,17 @@ class CallerListener:
         return self._listen(self.segmenter.feed_silent(now), 0.0, now, bot_active, bot_speaking)
 
     def skip_silent(self, bot_speaking: bool) -> bool:
-        """`feed_silent` of a frame when nothing can happen (the usual case: the line and the bot both quiet,
-        the VAD settled): its counters only, no clock read; returns False, doing nothing, when that is not so."""
+        """`feed_silent` of a frame when nothing can happen: the VAD settled on a quiet line, and either the bot
+        quiet too, or the caller's smoothed level already all silence (the usual case while the caller listens
+        to the bot: one more zero in a silent ring changes nothing, and the bot's reference decays by its slots
+        at its next reading). Its counters only, no clock read; returns False, doing nothing, when that is not so."""
         segmenter = self.segmenter
-        if bot_speaking or not segmenter.settled or not self.echo.bot_silent:
+        if not segmenter.settled:
+            return False
+        if (bot_speaking or not self.echo.bot_silent) and not self.echo.caller_silent:
             return False
         segmenter.skip_silent()
-        self.bargein.feed(False, False)
+        self.bargein.feed(False, bot_speaking)
         return True
 
     def _listen(self, events: list[SpeechStarted | UtteranceEnded], power: float, now: float, bot_active: bool,
