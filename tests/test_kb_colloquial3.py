@@ -1,0 +1,50 @@
+"""Round 9 (m4-kb-recall2) of the knowledge-base relevance classes (issue 27 §1), each asked as an ASR returns it, in
+Russian and Kazakh, with near misses in the same words that still get no answer:
+
+- a Wi-Fi band ("пять гигагерц", "5 ГГц") is its own concept, not the "гига" of gigabytes or of the Giga tariff;
+- "деньги берёте" asks whether an action is paid for (`free`), whatever the action;
+- a word that only says how true or exact something is ("реальную", "настоящую", "шынымен", "нақты") carries no
+  topic and may stand inside a phrase ("проверить реальную скорость": a speed test), by its normal form."""
+
+from __future__ import annotations
+
+import pytest
+
+from ai_operator.kb.relevance import RELEVANCE_GATE
+from tests.test_kb_relevance import best_national, keys
+
+ANSWERED = [
+    ("у меня две сети пять ггц и два и четыре к какой подключаться", "ru-wifi-slow"),
+    ("бес гигагерц деген не ол жылдамырақ па", "kk-wifi-slow"),
+    ("за смену тарифа деньги берёте", "ru-change-tariff"),
+    ("за переезд интернета на новый адрес деньги берут или нет", "ru-moving"),
+    ("как проверить реальную скорость интернета", "ru-wifi-slow"),
+    ("как замерить настоящую скорость интернета у себя", "ru-wifi-slow"),
+    ("интернет жылдамдығын қалай тексеремін шынымен жүз бе", "kk-wifi-slow"),
+    ("интернеттің нақты жылдамдығын қалай тексеремін", "kk-wifi-slow"),
+]
+
+NEAR_MISSES = [
+    "процессор сколько гигагерц нужен для игр",
+    "частота процессора три гигагерца это много",
+    "за ремонт телефона деньги берёте",
+    "как проверить реальную скорость автомобиля",
+    "внук приехал на каникулы куда сходить",
+]
+
+
+@pytest.mark.parametrize(("question", "entry"), ANSWERED)
+def test_the_class_reaches_its_article(question: str, entry: str) -> None:
+    top, score = best_national(question)
+    assert top == entry and score >= RELEVANCE_GATE, (question, top, score)
+
+
+@pytest.mark.parametrize("question", NEAR_MISSES)
+def test_a_near_miss_in_the_same_words_gets_no_answer(question: str) -> None:
+    assert best_national(question)[1] < RELEVANCE_GATE, question
+
+
+def test_the_terms_of_the_classes() -> None:
+    assert keys("пять гигагерц") == ["band"] and "gb" not in keys("пять гигагерц")
+    assert keys("проверить реальную скорость") == ["speedtest"] == keys("проверить скорость")
+    assert "free" in keys("за смену тарифа деньги берёте")
