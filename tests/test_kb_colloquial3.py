@@ -4,7 +4,11 @@ Russian and Kazakh, with near misses in the same words that still get no answer:
 - a Wi-Fi band ("пять гигагерц", "5 ГГц") is its own concept, not the "гига" of gigabytes or of the Giga tariff;
 - "деньги берёте" asks whether an action is paid for (`free`), whatever the action;
 - a word that only says how true or exact something is ("реальную", "настоящую", "шынымен", "нақты") carries no
-  topic and may stand inside a phrase ("проверить реальную скорость": a speed test), by its normal form."""
+  topic and may stand inside a phrase ("проверить реальную скорость": a speed test), by its normal form;
+- (9b) how a Kazakh caller frames the question carries no topic: "...дан хабарласып тұрмын" (I am calling from),
+  "деп естідім, рас па" (I heard ..., is it true), "ешкім" (nobody); "шарт жасау" concludes a contract ("жасау"
+  alone is a filler); "Қазақстан" after a region's name is that region, "қаза" (a death) is only the whole word, not
+  "Қазақстан", "қазақша" or Kazan; a language of service is a facet, not a topic."""
 
 from __future__ import annotations
 
@@ -22,6 +26,12 @@ ANSWERED = [
     ("как замерить настоящую скорость интернета у себя", "ru-wifi-slow"),
     ("интернет жылдамдығын қалай тексеремін шынымен жүз бе", "kk-wifi-slow"),
     ("интернеттің нақты жылдамдығын қалай тексеремін", "kk-wifi-slow"),
+    ("Солтүстік Қазақстаннан хабарласып тұрмын келісімшарт жасау үшін не керек", "kk-contract"),
+    ("шарт жасау үшін қандай құжат алып келу керек", "kk-contract"),
+    ("көшкенде интернетті көшіру ақылы ма биыл екінші рет көшіп жатырмыз", "kk-moving"),
+    ("заявка қалдырғанмын мастер қашан келеді әлі ешкім хабарласқан жоқ", "kk-internet-connect"),
+    ("Жетісудан хабарласып тұрмын үш жүз мегабит тариф бар ма құны қанша", "kk-internet-tariffs"),
+    ("в казани роуминг работает сколько стоит", "ru-mobile-roaming"),
 ]
 
 NEAR_MISSES = [
@@ -30,6 +40,11 @@ NEAR_MISSES = [
     "за ремонт телефона деньги берёте",
     "как проверить реальную скорость автомобиля",
     "внук приехал на каникулы куда сходить",
+    "откуда ты знаешь казахский",
+    "қазақша сөйлей аласың ба",
+    "Шығыс Қазақстанда ертең ауа райы қандай",
+    "в казани какая погода",
+    "нотариуспен шарт жасау қанша тұрады",
 ]
 
 
@@ -48,3 +63,9 @@ def test_the_terms_of_the_classes() -> None:
     assert keys("пять гигагерц") == ["band"] and "gb" not in keys("пять гигагерц")
     assert keys("проверить реальную скорость") == ["speedtest"] == keys("проверить скорость")
     assert "free" in keys("за смену тарифа деньги берёте")
+
+
+def test_a_kazakh_frame_carries_no_topic() -> None:
+    assert keys("наурызда интернетті өшіресіңдер деп естідім рас па") == ["date", "internet", "block"]
+    assert keys("Жетісудан хабарласып тұрмын") == ["jetisu"] and keys("Солтүстік Қазақстан") == ["north_kz"]
+    assert keys("анам қаза болды") == ["relative", "death"] and keys("қазақша") == ["language"]
