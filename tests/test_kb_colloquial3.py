@@ -8,7 +8,9 @@ Russian and Kazakh, with near misses in the same words that still get no answer:
 - (9b) how a Kazakh caller frames the question carries no topic: "...дан хабарласып тұрмын" (I am calling from),
   "деп естідім, рас па" (I heard ..., is it true), "ешкім" (nobody); "шарт жасау" concludes a contract ("жасау"
   alone is a filler); "Қазақстан" after a region's name is that region, "қаза" (a death) is only the whole word, not
-  "Қазақстан", "қазақша" or Kazan; a language of service is a facet, not a topic."""
+  "Қазақстан", "қазақша" or Kazan; a language of service is a facet, not a topic;
+- (9c) a question about roaming or going abroad is one about going: the city gone to is a circumstance
+  (`lexicon.MOTION`); "эсэмэска" is an SMS; money that goes "сами" (by itself) from a card is the autopayment."""
 
 from __future__ import annotations
 
@@ -32,6 +34,10 @@ ANSWERED = [
     ("заявка қалдырғанмын мастер қашан келеді әлі ешкім хабарласқан жоқ", "kk-internet-connect"),
     ("Жетісудан хабарласып тұрмын үш жүз мегабит тариф бар ма құны қанша", "kk-internet-tariffs"),
     ("в казани роуминг работает сколько стоит", "ru-mobile-roaming"),
+    ("сколько стоит роуминг в россии в новосибирск к дочке лечу", "ru-mobile-roaming"),
+    ("роуминг в турции сколько стоит мы в анкару на неделю", "ru-mobile-roaming"),
+    ("эсэмэска с напоминанием об оплате когда приходит", "ru-payment-due"),
+    ("деньги с карты сами уходят каждый месяц как это отключить", "ru-payment-due"),
 ]
 
 NEAR_MISSES = [
@@ -45,6 +51,8 @@ NEAR_MISSES = [
     "Шығыс Қазақстанда ертең ауа райы қандай",
     "в казани какая погода",
     "нотариуспен шарт жасау қанша тұрады",
+    "сколько стоит билет в новосибирск",
+    "сколько стоит квартира в ташкенте",
 ]
 
 

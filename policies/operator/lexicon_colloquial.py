@@ -110,6 +110,7 @@ block: өшік
 broken: өшік
 service: опци
 year: биыл
+sms: эсэмэс эсемес есемес
 abroad: казань= казани= казане= казанью=
 """
 
@@ -309,6 +310,12 @@ free: деньг берут
 free: берет деньг
 free: берут деньг
 contract+conclude: келісімшарт жаса
+autopay: сами снима
+autopay: сам снима
+autopay: сами списыва
+autopay: сами уход
+autopay: сами уйд
+autopay: өзі түс
 contract+conclude: шарт жаса
 contract+conclude: договор жаса
 north_kz: солтүстік қазақстан
