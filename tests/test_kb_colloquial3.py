@@ -10,7 +10,9 @@ Russian and Kazakh, with near misses in the same words that still get no answer:
   alone is a filler); "Қазақстан" after a region's name is that region, "қаза" (a death) is only the whole word, not
   "Қазақстан", "қазақша" or Kazan; a language of service is a facet, not a topic;
 - (9c) a question about roaming or going abroad is one about going: the city gone to is a circumstance
-  (`lexicon.MOTION`); "эсэмэска" is an SMS; money that goes "сами" (by itself) from a card is the autopayment."""
+  (`lexicon.MOTION`); "эсэмэска" is an SMS; money that goes "сами" (by itself) from a card is the autopayment;
+- (9d) Kazakh verbs of an action with their object: "интернет әкелу / кіргізу" (bring in: a connection), "ақша салу"
+  (put money in: a payment), "уақытша пайдалану" (temporary use: a rent, not a pause); "әрең" (barely) is weak."""
 
 from __future__ import annotations
 
@@ -38,6 +40,10 @@ ANSWERED = [
     ("роуминг в турции сколько стоит мы в анкару на неделю", "ru-mobile-roaming"),
     ("эсэмэска с напоминанием об оплате когда приходит", "ru-payment-due"),
     ("деньги с карты сами уходят каждый месяц как это отключить", "ru-payment-due"),
+    ("роутерді уақытша пайдалануға алуға бола ма", "kk-router-rent"),
+    ("жаңа пәтерге интернет әкелу керек", "kk-internet-connect"),
+    ("жеке үйге инет кіргізуге бола ма", "kk-internet-connect"),
+    ("бөлмеде вайфай әрең ұстайды", "kk-wifi-slow"),
 ]
 
 NEAR_MISSES = [
@@ -53,6 +59,9 @@ NEAR_MISSES = [
     "нотариуспен шарт жасау қанша тұрады",
     "сколько стоит билет в новосибирск",
     "сколько стоит квартира в ташкенте",
+    "көлікті уақытша пайдалануға алуға бола ма",
+    "депозитке ақша салу қанша пайыз",
+    "үйге газ кіргізуге бола ма",
 ]
 
 

@@ -110,6 +110,7 @@ block: өшік
 broken: өшік
 service: опци
 year: биыл
+weak: әрең
 sms: эсэмэс эсемес есемес
 abroad: казань= казани= казане= казанью=
 """
@@ -310,6 +311,12 @@ free: деньг берут
 free: берет деньг
 free: берут деньг
 contract+conclude: келісімшарт жаса
+rent: уақытша пайдалан
+pay: ақша сал
+pay: ақшаны сал
+internet+connect: интернет әкел
+internet+connect: интернет кіргіз
+internet+connect: инет кіргіз
 autopay: сами снима
 autopay: сам снима
 autopay: сами списыва
