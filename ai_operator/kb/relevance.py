@@ -169,20 +169,30 @@ class Scorer:
     def _concept(self, names: tuple[str, ...]) -> Term:
         return Term("|".join(names), frozenset(names), max(self.vocabulary.weights[n] for n in names))
 
-    def _phrase_at(self, words: list[str], used: list[bool], i: int, seq: tuple[str, ...]) -> list[int] | None:
+    def _phrase_at(self, words: list[str], raw: list[str], used: list[bool], i: int,
+                   seq: tuple[str, ...]) -> list[int] | None:
         """Where `seq` is in `words` from `i`, passing over up to `PHRASE_GAP_WORDS` words of the lexicon's
         `PHRASE_GAP` or fillers between its words ("ремонт на сети", "жылдамдығын қалай дұрыс тексеремін"); None
         if absent or a word of it is used."""
         at, j = [], i
         for n, part in enumerate(seq):
             for _ in range(PHRASE_GAP_WORDS if n else 0):
-                j += (j < len(words) and words[j] in self.vocabulary.phrase_gap
-                      and not _phrase_word(words[j], part, False))
+                j += (j < len(words) and self._gap_word(words[j], raw[j]) and not _phrase_word(words[j], part, False))
             if j >= len(words) or used[j] or not _phrase_word(words[j], part, not n):
                 return None
             at.append(j)
             j += 1
         return at
+
+    def _gap_word(self, word: str, raw: str) -> bool:
+        """A word a phrase may pass over: a preposition of `PHRASE_GAP` or a filler, as said or by its normal form
+        ("проверить реальную скорость": "реальный" is a filler)."""
+        v = self.vocabulary
+        if word in v.phrase_gap:
+            return True
+        forms = self.words.normal_forms(raw)
+        normal = self.fold(forms[-1]) if len(forms) > 1 else word
+        return normal != word and normal in v.phrase_gap and not self.concepts_of(word)
 
     def _light_verb(self, word: str, before: str) -> bool:
         """An auxiliary verb after a converb (Kazakh "өшіріп тастадыңыздар", "сынып қалды", "істемей қалды"): it
@@ -205,7 +215,7 @@ class Scorer:
         for i, first in enumerate(words):  # phrases first
             for k in range(len(first), 1, -1):
                 for seq, name in v.phrases_by_first.get(first[:k], ()):
-                    if (at := self._phrase_at(words, used, i, seq)) is not None:
+                    if (at := self._phrase_at(words, raw, used, i, seq)) is not None:
                         used[at[0] : at[-1] + 1] = [True] * (at[-1] + 1 - at[0])  # a passed-over filler too
                         for part in name.split("+"):
                             if part != DROP:

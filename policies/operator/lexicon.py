@@ -302,7 +302,7 @@ LOCATED = "centre"
 
 # concepts of going somewhere (leaving for a while, moving house): in such a question the place gone to ("на дачу",
 # "ауылға") is a circumstance, not what is asked about
-MOTION = "travel moving"
+MOTION = "travel moving abroad roaming"
 
 # words that open a clause: conjunctions and (Russian, which puts them first) question words; the question's focus
 # is its last clause that names something, the clauses before it are the caller's circumstances ("мы купили

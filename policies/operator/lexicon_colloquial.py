@@ -109,6 +109,10 @@ travel: уматыв
 block: өшік
 broken: өшік
 service: опци
+year: биыл
+weak: әрең
+sms: эсэмэс эсемес есемес
+abroad: казань= казани= казане= казанью=
 """
 
 PHRASES = """
@@ -302,6 +306,32 @@ change+speed: скорост повыш
 change+speed: увелич скорост
 reissue: ауыстырып жаз
 signal: эйч ди эм ай
+free: деньг берет
+free: деньг берут
+free: берет деньг
+free: берут деньг
+contract+conclude: келісімшарт жаса
+rent: уақытша пайдалан
+pay: ақша сал
+pay: ақшаны сал
+internet+connect: интернет әкел
+internet+connect: интернет кіргіз
+internet+connect: инет кіргіз
+autopay: сами снима
+autopay: сам снима
+autopay: сами списыва
+autopay: сами уход
+autopay: сами уйд
+autopay: өзі түс
+contract+conclude: шарт жаса
+contract+conclude: договор жаса
+north_kz: солтүстік қазақстан
+east_kz: шығыс қазақстан
+west_kz: батыс қазақстан
+_: хабарласып тұрмын
+_: хабарласып отырмын
+_: қоңырау шалып тұрмын
+_: қоңырау шалып отырмын
 """
 
 NEGATED_VERBS = "пашет пашут фурыч робит функционир загруж"
