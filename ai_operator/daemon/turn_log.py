@@ -8,7 +8,8 @@ its first RTP frame out: the pacer's next tick), `other_ms` (what no stage holds
 `first_rtp_ms` (caller speech end -> first RTP frame out) and `bridge_ms`, our own share: first_rtp minus the
 end-of-utterance wait that applied (the configured silence, or the pause of a turn the policy ended early), STT,
 model, TTS and a deliberate hold - or, for a reply held until the caller had been silent `release_ms` (an early
-or speculative turn, `early_turn.py`), that, when it was longer. The stages of `TURN_STAGES` add up to `first_rtp_ms`, so a slow turn says where
+or speculative turn, `early_turn.py`), that less a frame (the clock's slack of a hold counted in the caller's frames),
+when it was longer. The stages of `TURN_STAGES` add up to `first_rtp_ms`, so a slow turn says where
 it was slow (the record and `/metrics` `turn_stage_seconds`).
 """
 
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ai_operator.clock import Clock, SystemClock
 from ai_operator.conversation import TurnOutcome
+from ai_operator.media.frames import FRAME_MS
 from ai_operator.stats import percentile
 from ai_operator.storage.record_types import TurnRecord
 
@@ -132,7 +134,10 @@ class TurnLog:
             # the end-of-turn wait this turn had: the full silence, or the shorter pause of a turn ended early
             silence = min(self.end_silence_ms, t.get("eou_ms", self.end_silence_ms))
             work = silence + sum(t.get(k, 0.0) for k in ("stt_ms", "model_ms", "tts_first_chunk_ms", "hold_ms"))
-            own = first - max(work, t.get("release_ms", 0.0))  # a reply held for the caller's silence waited that
+            # a reply held for the caller's silence waited that, counted in the caller's frames: the frame that ends
+            # it may be read (before a tick's sends) up to a frame sooner by the clock than the last speech frame was
+            held = t.get("release_ms", 0.0)
+            own = first - max(work, held - FRAME_MS if held else 0.0)
             t["first_rtp_ms"] = round(first, 3)
             t["bridge_ms"] = round(own, 3)
             self.first_rtp.append(first)
