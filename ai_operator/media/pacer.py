@@ -136,11 +136,9 @@ class Pacer:
         error_ms = (now - scheduled) * 1000.0
         self.send_error_ms.add(error_ms)
         k = self._k
-        streams = self._streams
-        for stream in streams:  # a held reply's call is read first: its hold may end in this slot, on time
-            if stream.holding and stream.read_first is not None:
+        for stream in self._streams:
+            if stream.holding and stream.read_first is not None:  # its call read first: the hold may end now
                 self._read_first(stream.read_first)
-        for stream in streams:
             try:
                 stream.tick(k, now, error_ms)
             except Exception as exc:  # one broken stream must not stop the others
