@@ -23,7 +23,9 @@ written before they were ever run, independently of the tuning and of the held-o
 were the "held-out-10" lines (288, ru 177 / kk 111, 66 out of scope, mostly near misses; m1-heldout10), written
 blind (from the articles and the region names only) while the m2 tuning round ran, and run once before it
 (0.884 / 0.617 / 0.909) and once after; so were the "held-out-11" lines (301, ru 181 / kk 120, 71 out of
-scope, mostly near misses), written blind by m3-heldout11 while the m4 tuning round ran. The
+scope, mostly near misses), written blind by m3-heldout11 while the m4 tuning round ran; so were the
+"held-out-12" lines (290, ru 175 / kk 115, 70 out of scope, mostly near misses), written blind (from the
+articles and the region names only) by m6-heldout12 while the m5 example-questions round ran. The
 "calibration-colloquial" lines (71, ru 42 / kk 29; k2-kb-semantic: 48 in scope asked in words
 neither the articles nor the lexicon use, "затащить интернет", "расценки на домашку", 23 near misses in the same
 words) are tuning lines that no mechanism answers yet (10 of 48 before the round, 15 with word vectors, which were
@@ -44,8 +46,22 @@ from pathlib import Path
 from policies.operator.kb_query import knowledge_query
 
 LABELLED = Path(__file__).resolve().parent.parent / "data" / "kb_relevance.jsonl"
-SPLITS = ("calibration", "held-out", "held-out-2", "held-out-3", "held-out-4", "held-out-5", "held-out-6",
-          "held-out-7", "held-out-8", "held-out-9", "held-out-10", "held-out-11", "calibration-colloquial")
+SPLITS = (
+    "calibration",
+    "held-out",
+    "held-out-2",
+    "held-out-3",
+    "held-out-4",
+    "held-out-5",
+    "held-out-6",
+    "held-out-7",
+    "held-out-8",
+    "held-out-9",
+    "held-out-10",
+    "held-out-11",
+    "held-out-12",
+    "calibration-colloquial",
+)
 
 
 @dataclass(frozen=True)
@@ -114,10 +130,12 @@ class Figures:
         return (1 + beta**2) * p * r / (beta**2 * p + r) if p + r else 0.0
 
     def line(self, name: str) -> str:
-        return (f"{name}: threshold {self.threshold:.2f}  precision {self.precision:.3f}  recall {self.recall:.3f}  "
-                f"out-of-scope rejected {self.rejection:.3f}  (in-scope {self.in_scope}, out-of-scope "
-                f"{self.out_of_scope}, answered {self.answered}, correct {self.correct}, wrong topic "
-                f"{self.wrong_topic}, out-of-scope answered {self.false_answers})")
+        return (
+            f"{name}: threshold {self.threshold:.2f}  precision {self.precision:.3f}  recall {self.recall:.3f}  "
+            f"out-of-scope rejected {self.rejection:.3f}  (in-scope {self.in_scope}, out-of-scope "
+            f"{self.out_of_scope}, answered {self.answered}, correct {self.correct}, wrong topic "
+            f"{self.wrong_topic}, out-of-scope answered {self.false_answers})"
+        )
 
 
 def figures(outcomes: Sequence[Outcome], threshold: float) -> Figures:
