@@ -23,24 +23,45 @@ from policies.operator.knowledge import KNOWLEDGE, SCORER
 SAMPLE = Path(__file__).resolve().parent.parent / "etc" / "kb" / "sample.jsonl"
 ENTRIES = {e["id"]: e for e in (json.loads(line) for line in SAMPLE.read_text().splitlines() if line.strip())}
 EXAMPLES = {  # entry -> (an example question, a question worded like it, a near miss in the same words)
-    "ru-static-ip": ("хочу камеры на даче смотреть через телефон что для этого надо",
-                     "камеры с дачи смотреть через телефон что нужно", "камеры с дачи украли что делать"),
-    "ru-pause": ("можно ли поставить на холд пока мы на зимовке", "на холд поставить пока мы на зимовке можно",
-                 "на холд поставить заказ в магазине можно"),
-    "ru-tv-packages": ("есть ли у вас пакет с турецкими сериалами", "турецкие сериалы пакет у вас есть",
-                       "турецкие сериалы где скачать"),
+    "ru-static-ip": (
+        "хочу камеры на даче смотреть через телефон что для этого надо",
+        "камеры с дачи смотреть через телефон что нужно",
+        "камеры с дачи украли что делать",
+    ),
+    "ru-pause": (
+        "можно ли поставить на холд пока мы на зимовке",
+        "на холд поставить пока мы на зимовке можно",
+        "на холд поставить заказ в магазине можно",
+    ),
+    "ru-tv-packages": (
+        "есть ли у вас пакет с турецкими сериалами",
+        "турецкие сериалы пакет у вас есть",
+        "турецкие сериалы где скачать",
+    ),
 }
 
 
 def line(**over: object) -> str:
-    base: dict[str, object] = {"id": "e1", "language": "ru", "regions": ["*"], "title": "Т", "text": "Текст.",
-                               "source": "doc-1"}
+    base: dict[str, object] = {
+        "id": "e1",
+        "language": "ru",
+        "regions": ["*"],
+        "title": "Т",
+        "text": "Текст.",
+        "source": "doc-1",
+    }
     return json.dumps(base | over, ensure_ascii=False)
 
 
 def test_ingest_accepts_example_questions_and_rejects_anything_else_in_one_line() -> None:
-    entries, rejects = parse_kb_lines([line(questions=["  как  подключить ", "как подключить", "а роутер?"]),
-                                       line(id="e2"), line(id="e3", questions=[])], KNOWLEDGE)
+    entries, rejects = parse_kb_lines(
+        [
+            line(questions=["  как  подключить ", "как подключить", "а роутер?"]),
+            line(id="e2"),
+            line(id="e3", questions=[]),
+        ],
+        KNOWLEDGE,
+    )
     assert not rejects and [e.questions for e in entries] == [("как подключить", "а роутер?"), (), ()]
     assert entries[1].content_hash() == entries[2].content_hash() != entries[0].content_hash()
     for bad in ("как подключить", [""], ["  "], [1], {"q": "x"}, ["x" * 301]):
@@ -62,13 +83,21 @@ def test_an_example_covers_a_question_worded_like_it_and_not_a_near_miss() -> No
             assert (with_example >= RELEVANCE_GATE) is answered, (question, with_example)
 
 
-async def test_the_store_keeps_example_questions_scores_with_them_and_never_reads_them_aloud(db: Database) -> None:
+async def test_the_store_keeps_example_questions_scores_with_them_and_never_reads_them_aloud(
+    db: Database,
+) -> None:
     lines = []
     for entry_id, entry in ENTRIES.items():
         if entry_id.startswith("ru-"):
-            lines.append(json.dumps({**{k: v for k, v in entry.items() if k != "questions"},
-                                     "questions": [EXAMPLES[entry_id][0]] if entry_id in EXAMPLES else []},
-                                    ensure_ascii=False))
+            lines.append(
+                json.dumps(
+                    {
+                        **{k: v for k, v in entry.items() if k != "questions"},
+                        "questions": [EXAMPLES[entry_id][0]] if entry_id in EXAMPLES else [],
+                    },
+                    ensure_ascii=False,
+                )
+            )
     entries, rejects = parse_kb_lines(lines, KNOWLEDGE)
     assert not rejects
     kb = KnowledgeBase(db, HashEmbedder(256), KNOWLEDGE)
