@@ -10,6 +10,7 @@ terms found only there are returned; `relevance.Scorer` weighs them `CONTEXT_FAC
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -18,6 +19,12 @@ if TYPE_CHECKING:
 CONTEXT_MIN_WORDS = 3  # a background clause has at least so many words and a verb (`CLAUSE_VERBS`, or a verb form)
 CONTEXT_VERBLESS_WORDS = 5  # ... or at least so many ("у меня ребёнок школьник онлайн уроки")
 CLAUSE_VERBS = frozenset({"VERB", "INFN", "GRND", "PRTS"})
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of an article (split after . ! ? …); the relevance score's unit of an answer."""
+    return [s for s in _SENTENCE_END.split(" ".join((text or "").split())) if s]
 CONTEXT_FACTOR = 0.25  # a term only in a clause before the question's focus: background
 TOPIC_WEIGHT = 1.0  # a concept at least this heavy is a topic of ours (relevance.TOPIC_WEIGHT)
 

@@ -6,6 +6,8 @@ a language code of the shape the table's CHECK has (`LANGUAGE_PATTERN`, migratio
 of the knowledge base's `KnowledgeProfile` (its policy's), scope values the profile's `KnowledgeScope` allows (the
 operator's: ISO 3166-2 region codes or "*"); sizes within the limits below, so one runaway entry can neither take
 minutes to embed nor outrank real answers with sheer volume of words. A reject names the entry's id once known.
+An optional "questions" (a list of non-empty strings: ways callers ask for the entry, examples.py) is kept
+deduplicated, whitespace-normalised; it is scored, never embedded nor read aloud.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ MAX_ID_CHARS = 200
 MAX_TEXT_CHARS = 20_000  # an answer read out on a phone call; a longer document is split into several entries
 MAX_FIELD_CHARS = {"title": 300, "source": 2_000, "updated_at": 64}
 MAX_TAGS, MAX_TAG_CHARS, MAX_SCOPES = 50, 100, 100
+MAX_QUESTIONS, MAX_QUESTION_CHARS = 500, 300  # example questions of an entry (examples.py)
 MAX_LINE_BYTES = 512 * 1024  # refused before decoding: even \uXXXX-escaped, a text within the limit fits
 
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?…])\s+")
@@ -69,11 +72,14 @@ class KBEntry:
     source: str
     updated_at: str | None = None
     tags: tuple[str, ...] = field(default_factory=tuple)
+    questions: tuple[str, ...] = field(default_factory=tuple)  # ways callers ask for it: scored, never read aloud
 
     def content_hash(self) -> str:
-        """Changes whenever anything that is stored or searched changes."""
-        payload = json.dumps([self.language, list(self.scopes), self.title, self.text, self.source,
-                              self.updated_at, list(self.tags)], ensure_ascii=False)
+        """Changes whenever anything that is stored or searched changes (an entry without example questions hashes
+        as before they existed, so adding the field re-ingests nothing)."""
+        fields = [self.language, list(self.scopes), self.title, self.text, self.source, self.updated_at,
+                  list(self.tags)]
+        payload = json.dumps(fields + ([list(self.questions)] if self.questions else []), ensure_ascii=False)
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
@@ -157,6 +163,14 @@ def _parse_fields(obj: dict, entry_id: str, profile: KnowledgeProfile) -> KBEntr
         raise ValueError(f"field tags: {len(tags)} tags, over the limit of {MAX_TAGS}")
     for tag in tags:
         _limited("tags", tag, MAX_TAG_CHARS)
+    questions = obj.get("questions")
+    if questions is None:
+        questions = []
+    if not isinstance(questions, list) or not all(isinstance(q, str) and q.strip() for q in questions):
+        raise ValueError("field questions: expected a list of non-empty strings (ways callers ask for the entry)")
+    if len(questions) > MAX_QUESTIONS:
+        raise ValueError(f"field questions: {len(questions)} questions, over the limit of {MAX_QUESTIONS}")
+    questions = list(dict.fromkeys(_limited("questions", " ".join(q.split()), MAX_QUESTION_CHARS) for q in questions))
     updated_at = obj.get("updated_at")
     if updated_at is not None and not isinstance(updated_at, str):
         raise ValueError("field updated_at: expected a string (ISO date)")
@@ -171,6 +185,7 @@ def _parse_fields(obj: dict, entry_id: str, profile: KnowledgeProfile) -> KBEntr
         source=_nonempty_str(obj, "source", MAX_FIELD_CHARS["source"]),
         updated_at=updated_at,
         tags=tuple(tags),
+        questions=tuple(questions),
     )
 
 

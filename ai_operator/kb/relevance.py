@@ -28,7 +28,8 @@ Kazakh morphology (policies/operator/knowledge.py); the policy hands it to the r
    question terms the article has over the weight of all of them, halved when what matched weighs less than one
    topic word: an article that only shares "price" or a city does not answer. In a question about where
    something is (`lexicon.LOCATED`: an office) the place named weighs 3x; an article has the concepts its own
-   concepts imply (`lexicon.IMPLIES`: slow -> speed).
+   concepts imply (`lexicon.IMPLIES`: slow -> speed). An article's example questions (a KB line's "questions") count
+   as what it covers when one is near the question from both sides (examples.py).
 4. Among the candidates the store orders by `Relevance.rank`: the score, then the share of the question the
    title holds (which article is *about* it), then the best single sentence; a title topic the question does not
    name counts a little against ("Смена тарифа" for "какие тарифы есть").
@@ -40,13 +41,13 @@ tests/test_kb_relevance.py, which prints the figures).
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache, partial
 
-from ai_operator.kb.clauses import CONTEXT_FACTOR
+from ai_operator.kb.clauses import CONTEXT_FACTOR, sentences
 from ai_operator.kb.clauses import background as clause_background
+from ai_operator.kb.examples import Example, by_examples, read_examples
 from ai_operator.kb.vocabulary import DROP, Lexicon, Vocabulary, WordAnalysis
 
 RELEVANCE_GATE = 0.6
@@ -135,20 +136,13 @@ def _has(doc: DocTerms, term: Term) -> bool:
     return not _prefixes(term.key).isdisjoint(doc.prefixes)
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
-
-
-def sentences(text: str) -> list[str]:
-    """The sentences of an article (split after . ! ? …)."""
-    return [s for s in _SENTENCE_END.split(" ".join((text or "").split())) if s]
-
-
 class Scorer:
     """The relevance score with one policy's vocabulary (see the module docstring). Pure; the texts' terms are
     cached per scorer (a search scores one question against several articles, which come back search after
     search). `gate`: the relevance below which the knowledge base does not know the answer."""
 
     gate = RELEVANCE_GATE
+    has, prefixes = staticmethod(_has), staticmethod(_prefixes)
 
     def __init__(self, lexicon: Lexicon, words: WordAnalysis) -> None:
         self.words = words
@@ -158,6 +152,9 @@ class Scorer:
         self.concepts_of = self.vocabulary.concepts_of
         self._cached_terms: Callable[[str], tuple[Term, ...]] = lru_cache(maxsize=1024)(self._terms)
         self.doc_terms: Callable[[str], DocTerms] = lru_cache(maxsize=4096)(self._doc_terms)
+        self.read_terms, self.read_doc = self._terms, self._doc_terms  # uncached: an article's examples' terms
+        self.examples_of: Callable[[str, tuple[str, ...]], tuple[Example, ...]] = lru_cache(maxsize=1024)(
+            partial(read_examples, self))  # an article's examples (title, questions), read once
         self.context: Callable[[str], frozenset[str]] = lru_cache(maxsize=1024)(partial(clause_background, self))
         words.warm_up()  # a dictionary is loaded with the lexicon (daemon start), never in a caller's turn
 
@@ -301,27 +298,20 @@ class Scorer:
         concepts |= {implied for name, implied in self.vocabulary.implies if name in concepts}
         return DocTerms(frozenset(concepts), frozenset(prefixes))
 
-    def learn(self, title: str, text: str) -> None:
-        """An article's terms worked out ahead of its first search: cold, each of its words costs a pymorphy3
-        reading (about 10 ms an article, in the event loop) that a caller's first question would otherwise pay."""
+    def learn(self, title: str, text: str, examples: Sequence[str] = ()) -> None:
+        """An article's terms (and its `examples`') worked out ahead of its first search: cold, each of its words
+        costs a pymorphy3 reading (about 10 ms an article, in the event loop) a caller's first question would pay."""
         self.doc_terms(f"{title}. {text}")
+        self.examples_of(title, tuple(examples))
 
-    def relevance(self, question: str, title: str, text: str, unseen: frozenset[str] = frozenset()) -> Relevance:
+    def relevance(self, question: str, title: str, text: str, unseen: frozenset[str] = frozenset(),
+                  examples: Sequence[str] = ()) -> Relevance:
         """The relevance of the article (`title`, `text`) to `question` (see the module docstring). `unseen`: the
         question's plain words that none of the search's candidate articles has (`unseen_words`); they weigh
-        `UNSEEN_WEIGHT`: "брачный договор" is not the contract the knowledge base knows."""
-        located = any(t.names & self.vocabulary.located for t in self.terms(question))  # "офис в Таразе": the place must match
-        aside = self._circumstances(question) if not located else frozenset()
-        background = self.context(question) if not located else frozenset()
+        `UNSEEN_WEIGHT`: "брачный договор" is not the contract the knowledge base knows. `examples`: the article's
+        example questions (ways callers ask for it), which count as what it covers (examples.py)."""
         doc = self.doc_terms(f"{title}. {text}")
-        wanted = [Term(t.key, t.names, (CONTEXT_FACTOR if t.key in background else UNSEEN_ASIDE_WEIGHT
-                                        if t.key in aside else UNSEEN_NOUN_WEIGHT if t.noun else UNSEEN_WEIGHT) * t.weight)
-                  if not t.names and t.key in unseen else
-                  Term(t.key, t.names, LOCATED_PLACE_WEIGHT * t.weight)
-                  if located and t.names & self.vocabulary.places else
-                  Term(t.key, t.names, CONTEXT_FACTOR * t.weight)
-                  if t.key in background and self._aside_concept(t) and not _has(doc, t) else t
-                  for t in self.terms(question)]
+        wanted = self.weighed(question, doc, unseen)
         total = sum(t.weight for t in wanted)
         if total <= 0:
             return Relevance(0.0)
@@ -334,8 +324,23 @@ class Scorer:
         asked = {n for t in wanted for n in t.names}
         unasked = sum(self.vocabulary.weights[n] >= TOPIC_WEIGHT for n in in_title.concepts - asked
                       ) if title_share else 0  # only between titles that name something asked
-        return Relevance(round(score, 4), round(title_share, 4), tuple(t.key for t in matched),
-                         tuple(t.key for t in wanted if t not in matched), round(sentence, 4), unasked)
+        own = Relevance(round(score, 4), round(title_share, 4), tuple(t.key for t in matched),
+                        tuple(t.key for t in wanted if t not in matched), round(sentence, 4), unasked)
+        return by_examples(self, question, title, text, own, examples, unseen) if examples else own
+
+    def weighed(self, question: str, doc: DocTerms, unseen: frozenset[str]) -> list[Term]:
+        """The question's terms weighed against one article's terms `doc` (see the module docstring)."""
+        located = any(t.names & self.vocabulary.located for t in self.terms(question))  # "офис в Таразе": the place must match
+        aside = self._circumstances(question) if not located else frozenset()
+        background = self.context(question) if not located else frozenset()
+        return [Term(t.key, t.names, (CONTEXT_FACTOR if t.key in background else UNSEEN_ASIDE_WEIGHT
+                                      if t.key in aside else UNSEEN_NOUN_WEIGHT if t.noun else UNSEEN_WEIGHT) * t.weight)
+                if not t.names and t.key in unseen else
+                Term(t.key, t.names, LOCATED_PLACE_WEIGHT * t.weight)
+                if located and t.names & self.vocabulary.places else
+                Term(t.key, t.names, CONTEXT_FACTOR * t.weight)
+                if t.key in background and self._aside_concept(t) and not _has(doc, t) else t
+                for t in self.terms(question)]
 
     def _aside_concept(self, term: Term) -> bool:
         """A plain word, a situation (`lexicon.CIRCUMSTANCES`) or a place: in the background, not what is asked."""

@@ -13,7 +13,8 @@ true. After them come up to `OTHER_REGION_CANDIDATES` entries of *other* scope v
 best (`own` false, score 0): never an answer, they let the store see that a question is about another region.
 The column `regional` says whether the entry is for particular scope values rather than for all; the last,
 `gate`, is the relevance gate calibrated for the knowledge base and embedder (`kb_meta` under `gate_key`; NULL:
-none), read here so that a search never needs a second round trip for it.
+none), read here so that a search never needs a second round trip for it; after it the entry's example questions
+(`questions`, for the relevance score alone).
 """
 
 from __future__ import annotations
@@ -86,14 +87,15 @@ SELECT * FROM (
     SELECT r.entry_id, e.title, e.source, c.text, r.score::float8 AS score, r.language, r.sim::float8, r.fts,
            ARRAY(SELECT t FROM unnest(%(terms)s::text[]) t WHERE c.tsv @@ to_tsquery('simple', t)) AS matched,
            ARRAY(SELECT lang_term FROM present) AS present, true AS own, NOT (%(everywhere)s::text = ANY(e.scopes)) AS regional,
-           (SELECT value FROM kb_meta WHERE key = %(gate_key)s) AS gate
+           (SELECT value FROM kb_meta WHERE key = %(gate_key)s) AS gate, e.questions
     FROM ranked r
     JOIN kb_chunks c ON c.id = r.id
     JOIN kb_entries e ON e.id = r.entry_id
     WHERE r.pos <= %(limit)s OR r.fts_rnk <= %(limit)s
     UNION ALL
     SELECT o.entry_id, e.title, e.source, c.text, 0.0::float8, o.language, NULL::float8, true,
-           ARRAY[]::text[], ARRAY[]::text[], false, true, (SELECT value FROM kb_meta WHERE key = %(gate_key)s)
+           ARRAY[]::text[], ARRAY[]::text[], false, true, (SELECT value FROM kb_meta WHERE key = %(gate_key)s),
+           e.questions
     FROM other o
     JOIN kb_chunks c ON c.id = o.id
     JOIN kb_entries e ON e.id = o.entry_id

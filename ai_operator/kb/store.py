@@ -140,13 +140,14 @@ class KnowledgeBase:
                 if todo:
                     await cur.executemany(
                         "INSERT INTO kb_entries (id, language, scopes, title, text, source, updated_at, tags,"
-                        " content_hash, kb, ingested_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, now())"
+                        " content_hash, kb, questions, ingested_at)"
+                        " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, now())"
                         " ON CONFLICT (id) DO UPDATE SET language = EXCLUDED.language, scopes = EXCLUDED.scopes,"
                         " title = EXCLUDED.title, text = EXCLUDED.text, source = EXCLUDED.source,"
-                        " updated_at = EXCLUDED.updated_at, tags = EXCLUDED.tags,"
+                        " updated_at = EXCLUDED.updated_at, tags = EXCLUDED.tags, questions = EXCLUDED.questions,"
                         " content_hash = EXCLUDED.content_hash, ingested_at = now()",
                         [(e.id, e.language, list(e.scopes), e.title, e.text, e.source, e.updated_at, list(e.tags),
-                          e.content_hash(), kb_of[e.id]) for e in todo],
+                          e.content_hash(), kb_of[e.id], list(e.questions)) for e in todo],
                     )
                     await cur.execute("DELETE FROM kb_chunks WHERE entry_id = ANY(%s)", ([e.id for e in todo],))
                 bulk = len(rows) >= HNSW_REBUILD_ROWS
@@ -195,9 +196,9 @@ class KnowledgeBase:
             return []
         async with self.db.pool.connection() as conn:
             cur = await conn.execute(
-                "SELECT id, language, scopes, title, text, source, updated_at, tags FROM kb_entries"
+                "SELECT id, language, scopes, title, text, source, updated_at, tags, questions FROM kb_entries"
                 " WHERE id = ANY(%s) ORDER BY id", (ids,))
-            return [KBEntry(r[0], r[1], tuple(r[2]), r[3], r[4], r[5], r[6], tuple(r[7]))
+            return [KBEntry(r[0], r[1], tuple(r[2]), r[3], r[4], r[5], r[6], tuple(r[7]), tuple(r[8]))
                     for r in await cur.fetchall()]
 
     async def _chunk_rows(self, entries: Sequence[KBEntry], kb_of: dict[str, str]) -> list[tuple]:
@@ -295,8 +296,8 @@ class KnowledgeBase:
         fetched = await self.db.read(SEARCH_SQL, params)  # the read replica when one is set and fit
         rows = [r for r in fetched if r[10]]
         unseen = scorer.unseen_words(query, [(r[1], r[3]) for r in rows])
-        return Candidates(rows, {r[0]: scorer.relevance(query, r[1], r[3], unseen) for r in rows},
-                          [scorer.relevance(query, r[1], r[3], unseen) for r in fetched if not r[10]],
+        return Candidates(rows, {r[0]: scorer.relevance(query, r[1], r[3], unseen, r[13]) for r in rows},
+                          [scorer.relevance(query, r[1], r[3], unseen, r[13]) for r in fetched if not r[10]],
                           language, fallback, scorer, limit, fetched[0][12] if fetched else None)
 
     async def _gate_of(self, profile: KnowledgeProfile | None, stored: str | None) -> GateInUse:
@@ -337,6 +338,12 @@ class KnowledgeBase:
         async with self.db.pool.connection() as conn:
             cur = await conn.execute("SELECT id, language FROM kb_entries WHERE kb = %s ORDER BY id", (profile.name,))
             return [(r[0], r[1]) for r in await cur.fetchall()]
+
+    async def questions(self) -> dict[str, tuple[str, ...]]:
+        """The example questions of every stored entry that has some, by id (for the scorer to read ahead)."""
+        async with self.db.pool.connection() as conn:
+            cur = await conn.execute("SELECT id, questions FROM kb_entries WHERE cardinality(questions) > 0")
+            return {r[0]: tuple(r[1]) for r in await cur.fetchall()}
 
     async def version(self) -> tuple[int, str]:
         """(entries, last ingestion time): changes whenever an ingestion adds, changes or prunes an entry."""
