@@ -147,7 +147,8 @@ class EchoReference:
     @property
     def caller_silent(self) -> bool:
         """The caller's whole smoothed window is silence: another silent caller frame changes nothing."""
-        return self._caller.silent
+        caller = self._caller  # `_PowerRing.silent`, inline: read for most caller frames
+        return caller._zeros >= caller._size
 
     def caller_dominant(self) -> bool:
         """The caller's recent level is above the bot's recent output level minus the margin."""
