@@ -137,3 +137,26 @@ async def test_an_endpoint_measures_jitter_from_the_kernel_arrival_times(drained
         if receiver is not None:
             receiver.close()
         asterisk.close()
+
+
+@pytest.mark.parametrize("drained", [True, False], ids=["receiver", "when-readable"])
+async def test_an_endpoint_follows_a_source_switch_and_back(drained: bool) -> None:
+    """Asterisk changes SSRC mid-call and back: each source keeps its own numbering (the endpoint's shortcut to
+    the source heard last must follow every switch), so nothing counts as loss."""
+    ep, receiver = await _endpoint(drained, RtpStats())
+    asterisk = _udp()
+    try:
+        ep.set_remote(*asterisk.getsockname())
+        payload = get_codec("ulaw").silence_payload()
+        sent = [(0xA, 100), (0xA, 101), (0xB, 7000), (0xB, 7001), (0xB, 7002), (0xA, 102), (0xB, 7003)]
+        for ssrc, seq in sent:
+            asterisk.sendto(build_header(0, False, seq, 160 * seq, ssrc) + payload, ep.local_address)
+        await _received(ep, receiver, len(sent))
+        assert ep.receive_stats.sources == 2
+        figures = ep.receive_stats.figures()
+        assert (figures.packets_received, figures.packets_expected, figures.packets_lost) == (7, 7, 0)
+    finally:
+        ep.close()
+        if receiver is not None:
+            receiver.close()
+        asterisk.close()

@@ -109,7 +109,7 @@ class Call:
                                 end_silence_ms=vad.end_silence_ms, state_field=self.policy.state_field, clock=self.clock)
         self.media = MediaLeg(svc, self.call_id, on_audio=self._on_audio, on_silence=self._on_silence,
                               on_playout=self._on_playout,
-                              on_bot_frame=self.listener.note_bot_power)
+                              on_bot_frame=self.listener.echo.note_bot_power)
         self.em_channel_id = self.media.em_channel_id
         self.speaker: Speaker | None = None
         self.ended = asyncio.Event()

@@ -111,9 +111,12 @@ class EchoReference:
     def note_bot_power(self, power: float, at: float) -> None:
         """A frame the bot sent at `at` (its power, computed once per chunk by the playout)."""
         slot = int(at / self._frame_s)
-        self._fill_to(slot)
+        last = self._last_slot
+        if last is not None and slot > last + 1:  # `_fill_to(slot)`, inline: this runs for every frame sent
+            self._bot.push_zeros(slot - last - 1)
         self._bot.push(power)
-        self._last_slot = slot if self._last_slot is None else max(slot, self._last_slot)
+        if last is None or slot > last:
+            self._last_slot = slot
 
     def note_caller_power(self, power: float, at: float) -> None:
         """A caller frame received at `at`; the bot reference decays to this time first (a bot frame due in the
@@ -144,7 +147,8 @@ class EchoReference:
     @property
     def caller_silent(self) -> bool:
         """The caller's whole smoothed window is silence: another silent caller frame changes nothing."""
-        return self._caller.silent
+        caller = self._caller  # `_PowerRing.silent`, inline: read for most caller frames
+        return caller._zeros >= caller._size
 
     def caller_dominant(self) -> bool:
         """The caller's recent level is above the bot's recent output level minus the margin."""

@@ -90,12 +90,11 @@ class CallerListener:
         quiet too, or the caller's smoothed level already all silence (the usual case while the caller listens
         to the bot: one more zero in a silent ring changes nothing, and the bot's reference decays by its slots
         at its next reading). Its counters only, no clock read; returns False, doing nothing, when that is not so."""
-        segmenter = self.segmenter
-        if not segmenter.settled:
+        echo = self.echo
+        if not echo.caller_silent and (bot_speaking or not echo.bot_silent):
             return False
-        if (bot_speaking or not self.echo.bot_silent) and not self.echo.caller_silent:
+        if not self.segmenter.skip_if_settled():
             return False
-        segmenter.skip_silent()
         self.bargein.feed(False, bot_speaking)
         return True
 

@@ -23,11 +23,14 @@ HALF_TS = 1 << 31
 class ReceiveStats:
     """One SSRC's receive statistics; `add` every packet in arrival order."""
 
-    __slots__ = ("_clock_rate", "_jitter_q4", "_last_arrival", "_last_ts", "base_seq", "cycles", "max_seq",
-                 "packets_received")
+    __slots__ = ("_clock_rate", "_jitter_q4", "_last_arrival", "_last_ts", "_ns_per_unit", "base_seq", "cycles",
+                 "max_seq", "packets_received")
 
     def __init__(self, clock_rate: int = 8000) -> None:
         self._clock_rate = clock_rate
+        # ns per timestamp unit when it is whole (8, 16 and 48 kHz): one integer division per packet, not a
+        # product of two large integers and a division
+        self._ns_per_unit = NS_PER_S // clock_rate if NS_PER_S % clock_rate == 0 else 0
         self.base_seq: int | None = None
         self.max_seq: int | None = None
         self.cycles = 0
@@ -49,7 +52,8 @@ class ReceiveStats:
         elif seq < max_seq:
             self.cycles += SEQ_MOD
         self.max_seq = seq
-        arrival = arrival_ns * self._clock_rate // NS_PER_S  # in timestamp units
+        per_unit = self._ns_per_unit
+        arrival = arrival_ns // per_unit if per_unit else arrival_ns * self._clock_rate // NS_PER_S  # in ts units
         last_ts, last_arrival = self._last_ts, self._last_arrival
         if last_ts is not None and last_arrival is not None and ts != last_ts:
             sent = (ts - last_ts) % TS_MOD  # ts - last_ts as a signed 32-bit difference (timestamps wrap)
@@ -112,14 +116,21 @@ class EndpointReceiveStats:
         if ssrc == self._current_ssrc and current is not None:
             current.add(seq, ts, arrival_ns)
             return
+        stats = self.source(ssrc)
+        if stats is not None:
+            stats.add(seq, ts, arrival_ns)
+
+    def source(self, ssrc: int) -> ReceiveStats | None:
+        """The statistics of source `ssrc`, now the current one (a new source's created; None, counted in
+        `ignored`, past `MAX_SOURCES`). A receiver may keep it and `add` to it directly while the source stays."""
         stats = self._by_ssrc.get(ssrc)
         if stats is None:
             if len(self._by_ssrc) >= self.MAX_SOURCES:
                 self.ignored += 1
-                return
+                return None
             stats = self._by_ssrc[ssrc] = ReceiveStats(self._clock_rate)
         self._current, self._current_ssrc = stats, ssrc
-        stats.add(seq, ts, arrival_ns)
+        return stats
 
     @property
     def sources(self) -> int:

@@ -47,6 +47,9 @@ SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)  # Linux's value; Python 
 _TIMESPEC = struct.Struct("@qq")
 _SEQ_TS_SSRC = struct.Struct("!HII")  # bytes 2..11 of the fixed header
 _ANCILLARY_BYTES = socket.CMSG_SPACE(_TIMESPEC.size)
+_TIMESPEC_SIZE = _TIMESPEC.size
+_unpack_timespec = _TIMESPEC.unpack_from
+_SOL_SOCKET = socket.SOL_SOCKET
 
 
 class NoFreePort(RuntimeError):
@@ -156,18 +159,18 @@ class RtpReceiver:
                 ready = ready[: self._turn] + ready[self._turn + 1 :]
             for fd, _mask in ready:
                 endpoint = by_fd.get(fd)
-                if endpoint is not None and endpoint.read_one_stamped() is not None:
+                if endpoint is not None and endpoint.read_one_stamped() >= 0:
                     n += 1
         return n
 
     def _read_aged(self, endpoint: RtpEndpoint | None) -> int:
         if endpoint is None or self._on_age is None:
             return 0
-        arrived = endpoint.read_one_stamped()
-        if arrived is None:
+        arrived_ns = endpoint.read_one_stamped()
+        if arrived_ns < 0:
             return 0
-        if arrived > 0:
-            self._on_age(max(0.0, time.time() - arrived))
+        if arrived_ns > 0:
+            self._on_age(max(0.0, (time.time_ns() - arrived_ns) / 1e9))
         return 1
 
     def close(self) -> None:
@@ -198,7 +201,8 @@ class RtpEndpoint:
         self.stats = RtpStats()
         self.totals = totals if totals is not None else RtpStats()  # the opener's counters of all its endpoints
         self.receive_stats = EndpointReceiveStats(SAMPLE_RATE)
-        self._add_received = self.receive_stats.add
+        self._source_ssrc: int | None = None  # the source heard last, and its statistics' `add` (one call a packet)
+        self._source_add: Callable[[int, int, int], None] | None = None
         self._sock = sock
         self._fd = sock.fileno()
         self.local_address: tuple[str, int] = sock.getsockname()[:2]
@@ -252,26 +256,27 @@ class RtpEndpoint:
 
     def read_one(self) -> int:
         """Read and handle one queued datagram; 1 if there was one."""
-        return 0 if self.read_one_stamped() is None else 1
+        return 0 if self.read_one_stamped() < 0 else 1
 
-    def read_one_stamped(self) -> float | None:
-        """Read and handle one queued datagram; its kernel arrival time (epoch seconds; 0.0 when the kernel did
-        not stamp it, and the read time stands in for the statistics), or None when nothing was queued."""
+    def read_one_stamped(self) -> int:
+        """Read and handle one queued datagram; its kernel arrival time (epoch ns; 0 when the kernel did not stamp
+        it, and the read time stands in for the statistics), or -1 when nothing was queued (per datagram: no
+        float, no None)."""
         try:
             data, ancillary, _flags, addr = self._sock.recvmsg(2048, _ANCILLARY_BYTES)
         except (BlockingIOError, InterruptedError):
-            return None
+            return -1
         except OSError as exc:
             self.socket_error(exc)
-            return None
+            return -1
         arrival_ns = 0
         if ancillary:  # SO_TIMESTAMPNS is the only ancillary data asked for
             level, kind, payload = ancillary[0]
-            if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS and len(payload) >= _TIMESPEC.size:
-                sec, nsec = _TIMESPEC.unpack_from(payload)
+            if level == _SOL_SOCKET and kind == SO_TIMESTAMPNS and len(payload) >= _TIMESPEC_SIZE:
+                sec, nsec = _unpack_timespec(payload)
                 arrival_ns = sec * 1_000_000_000 + nsec
         self.datagram_received(data, addr, arrival_ns or time.time_ns())
-        return arrival_ns / 1e9
+        return arrival_ns
 
     def socket_error(self, exc: OSError) -> None:
         if not self._closed:
@@ -289,7 +294,7 @@ class RtpEndpoint:
         counted and dropped), checked, counted, fed to the receive statistics, and the audio handed on."""
         stats, totals = self.stats, self.totals
         remote = self.remote
-        if remote is None or addr[1] != remote[1] or addr[0] != remote[0]:
+        if addr != remote and (remote is None or addr[1] != remote[1] or addr[0] != remote[0]):  # IPv4: one test
             stats.dropped_foreign += 1
             totals.dropped_foreign += 1
             return
@@ -318,7 +323,10 @@ class RtpEndpoint:
             return
         stats.received += 1
         totals.received += 1
-        self._add_received(ssrc, seq, ts, arrival_ns)
+        if ssrc == self._source_ssrc and self._source_add is not None:
+            self._source_add(seq, ts, arrival_ns)
+        else:
+            self._new_source(ssrc, seq, ts, arrival_ns)
         try:
             on_silence = self.on_silence
             if on_silence is not None and payload == self._silence:  # digital silence: nothing to decode
@@ -329,6 +337,12 @@ class RtpEndpoint:
             self._callback_errors += 1
             if self._callback_errors == 1:
                 log.error("rtp_on_audio_failed", local_port=self.local_address[1], error=repr(exc))
+
+    def _new_source(self, ssrc: int, seq: int, ts: int, arrival_ns: int) -> None:
+        source = self.receive_stats.source(ssrc)
+        self._source_ssrc, self._source_add = (ssrc, source.add) if source is not None else (None, None)
+        if source is not None:
+            source.add(seq, ts, arrival_ns)
 
     def send_frame(self, packet: bytes) -> None:
         """Send one RTP datagram to the remote; a no-op before `set_remote` or after `close`."""

@@ -129,8 +129,7 @@ class UtteranceSegmenter:
         """Exactly `feed(zeros, now)`: a frame of digital silence, given to webrtcvad only until it has settled."""
         zero = self._zero
         run = self._zero_run
-        if run >= VAD_SETTLE_FRAMES and not self.in_speech:  # the usual case, `_idle` of a non-speech frame
-            self.skip_silent()
+        if self.skip_if_settled():  # the usual case, `_idle` of a non-speech frame
             return []
         if run < VAD_SETTLE_FRAMES:
             speech = self._verdict(zero)  # may still say speech: webrtcvad's hangover
@@ -140,18 +139,17 @@ class UtteranceSegmenter:
         self._zero_run = run + 1
         return self._segment(zero, speech, now, self._shared_zero)
 
-    @property
-    def settled(self) -> bool:
-        """Idle on digital silence long enough that another silent frame is `skip_silent`'s counters only."""
-        return self._zero_run >= VAD_SETTLE_FRAMES and not self.in_speech
-
-    def skip_silent(self) -> None:
-        """`feed_silent` of a frame while `settled` (it returns no event there)."""
+    def skip_if_settled(self) -> bool:
+        """Idle on digital silence long enough (webrtcvad settled, no utterance in progress) that another silent
+        frame is these counters only: counted (True), else nothing done (False). One call for most frames."""
+        if self._zero_run < VAD_SETTLE_FRAMES or self.in_speech:
+            return False
         self._frames_seen += 1
         self._zero_run += 1
         self.last_frame_speech = False
         self._preroll.append(self._zero)
         self._run = 0
+        return True
 
     def _shared_zero(self) -> np.ndarray:
         return self._zero
