@@ -105,15 +105,15 @@ async def test_the_store_keeps_example_questions_scores_with_them_and_never_read
     assert await kb.questions() == {k: (v[0],) for k, v in EXAMPLES.items()}
     for entry_id, (example, like, near) in EXAMPLES.items():
         hits = await kb.search(like, "ru")
-        assert hits and hits[0].entry_id == entry_id and hits[0].relevance >= RELEVANCE_GATE, (like, hits[:1])
+        assert hits and hits[0].entry_id == entry_id and (hits[0].relevance or 0.0) >= RELEVANCE_GATE, (like, hits[:1])
         assert all(example not in h.text and example not in h.title for h in hits)
-        assert not [h for h in await kb.search(near, "ru") if h.relevance >= RELEVANCE_GATE], near
+        assert not [h for h in await kb.search(near, "ru") if (h.relevance or 0.0) >= RELEVANCE_GATE], near
     # a changed example re-ingests its entry, an unchanged file nothing
     summary = await kb.ingest(entries)
     assert (summary.updated, summary.unchanged) == (0, len(entries))
     plain = [dataclasses.replace(e, questions=()) if e.id == "ru-pause" else e for e in entries]
     assert (await kb.ingest(plain)).updated == 1
-    assert all(h.relevance < RELEVANCE_GATE for h in await kb.search(EXAMPLES["ru-pause"][1], "ru"))
+    assert all((h.relevance or 0.0) < RELEVANCE_GATE for h in await kb.search(EXAMPLES["ru-pause"][1], "ru"))
 
 
 async def test_the_questions_migration_upgrades_an_existing_database(kb: KnowledgeBase) -> None:
@@ -126,4 +126,4 @@ async def test_the_questions_migration_upgrades_an_existing_database(kb: Knowled
         assert await apply_migrations(conn) == [7]
     assert await kb.questions() == {}
     hits = await kb.search(question, "ru", "KZ-55")
-    assert hits and hits[0].entry_id == "ru-centre-pavlodar" and hits[0].relevance >= RELEVANCE_GATE
+    assert hits and hits[0].entry_id == "ru-centre-pavlodar" and (hits[0].relevance or 0.0) >= RELEVANCE_GATE
