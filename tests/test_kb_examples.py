@@ -64,11 +64,15 @@ def test_ingest_accepts_example_questions_and_rejects_anything_else_in_one_line(
     )
     assert not rejects and [e.questions for e in entries] == [("как подключить", "а роутер?"), (), ()]
     assert entries[1].content_hash() == entries[2].content_hash() != entries[0].content_hash()
-    for bad in ("как подключить", [""], ["  "], [1], {"q": "x"}, ["x" * 301]):
+    bad_values = [("как подключить", "'как подключить' is a str; expected a list"), ([""], "item 1 is ''"),
+                  (["ok", "  "], "item 2 is '  '"), ([1], "item 1 is 1"), ({"q": "x"}, "{'q': 'x'} is a dict"),
+                  (["x" * 301], "over the limit")]
+    for bad, said in bad_values:
         _, rejects = parse_kb_lines(["", line(questions=bad)], KNOWLEDGE)
         assert len(rejects) == 1 and rejects[0].line == 2, bad
         message = str(rejects[0])
         assert "\n" not in message and message.startswith("line 2: entry e1: field questions: "), message
+        assert said in message, message  # the bad value itself, named
 
 
 def test_an_example_covers_a_question_worded_like_it_and_not_a_near_miss() -> None:

@@ -25,8 +25,11 @@ _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 def sentences(text: str) -> list[str]:
     """The sentences of an article (split after . ! ? …); the relevance score's unit of an answer."""
     return [s for s in _SENTENCE_END.split(" ".join((text or "").split())) if s]
+
+
 CONTEXT_FACTOR = 0.25  # a term only in a clause before the question's focus: background
-TOPIC_WEIGHT = 1.0  # a concept at least this heavy is a topic of ours (relevance.TOPIC_WEIGHT)
+TOPIC_WEIGHT = 1.0  # a concept at least this heavy is a topic of ours; what matched must weigh this much ...
+TOPICLESS_FACTOR = 0.5  # ... else the relevance is halved (relevance.py, examples.py)
 
 
 def background(scorer: Scorer, question: str) -> frozenset[str]:

@@ -38,6 +38,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from ai_operator.kb.clauses import TOPIC_WEIGHT, TOPICLESS_FACTOR
+
 if TYPE_CHECKING:
     from ai_operator.kb.relevance import DocTerms, Relevance, Scorer, Term
 
@@ -45,8 +47,6 @@ EXAMPLE_REVERSE = 0.7  # the share of an example's own weight the question must 
 EXAMPLE_UNSEEN_REVERSE = 0.9  # ... for a word no candidate article has (unseen) to be covered by the example
 EXAMPLE_WORD_FACTOR = 0.8  # a question term the example has and the article lacks counts for this much of it
 EXAMPLE_MAX_WEIGHT = 1.0  # question terms weighing more than a topic word are the article's own to cover
-TOPIC_WEIGHT = 1.0  # as relevance.py: what matched must weigh a topic word, else the score is halved
-TOPICLESS_FACTOR = 0.5
 
 
 Probe = tuple[

@@ -135,6 +135,12 @@ def parse_entry(obj: object, profile: KnowledgeProfile) -> KBEntry:
         raise ValueError(f"entry {entry_id}: {exc}") from None
 
 
+def _shown(value: object) -> str:
+    """A bad value as a reject shows it: its repr, cut to 60 characters."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _parse_fields(obj: dict, entry_id: str, profile: KnowledgeProfile) -> KBEntry:
     scope = profile.scope
     language = obj["language"]
@@ -166,8 +172,12 @@ def _parse_fields(obj: dict, entry_id: str, profile: KnowledgeProfile) -> KBEntr
     questions = obj.get("questions")
     if questions is None:
         questions = []
-    if not isinstance(questions, list) or not all(isinstance(q, str) and q.strip() for q in questions):
-        raise ValueError("field questions: expected a list of non-empty strings (ways callers ask for the entry)")
+    if not isinstance(questions, list):
+        raise ValueError(f"field questions: {_shown(questions)} is a {type(questions).__name__}; expected a list of "
+                         "non-empty strings (ways callers ask for the entry)")
+    for i, q in enumerate(questions, 1):
+        if not isinstance(q, str) or not q.strip():
+            raise ValueError(f"field questions: item {i} is {_shown(q)}; each must be a non-empty string")
     if len(questions) > MAX_QUESTIONS:
         raise ValueError(f"field questions: {len(questions)} questions, over the limit of {MAX_QUESTIONS}")
     questions = list(dict.fromkeys(_limited("questions", " ".join(q.split()), MAX_QUESTION_CHARS) for q in questions))

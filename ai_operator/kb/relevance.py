@@ -45,14 +45,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache, partial
 
-from ai_operator.kb.clauses import CONTEXT_FACTOR, sentences
+from ai_operator.kb.clauses import CONTEXT_FACTOR, TOPIC_WEIGHT, TOPICLESS_FACTOR, sentences
 from ai_operator.kb.clauses import background as clause_background
 from ai_operator.kb.examples import Example, by_examples, read_examples
 from ai_operator.kb.vocabulary import DROP, Lexicon, Vocabulary, WordAnalysis
 
 RELEVANCE_GATE = 0.6
-TOPIC_WEIGHT = 1.0
-TOPICLESS_FACTOR = 0.5
 PLAIN_WEIGHT = 1.0
 POS_WEIGHT = {"ADVB": 0.5, "PRED": 0.5, "COMP": 0.5, "NUMR": 0.3, "VERB": 0.5, "INFN": 0.5, "GRND": 0.5, "PRTF": 0.5, "PRTS": 0.5}  # a plain word by part of speech (else 1)
 POS_DROPPED = frozenset({"NPRO", "CONJ", "PRCL", "PREP", "INTJ"})  # pronouns and function words carry no topic
