@@ -54,7 +54,8 @@ ListenEvent = Heard | Dropped | BargedIn | SpeechBegan
 
 
 class CallerListener:
-    """One call's ear. `note_bot_power` gets every frame the bot sends; `feed` every frame the caller sends."""
+    """One call's ear. `note_bot_power` (or its `echo.note_bot_power` directly, as the daemon's `Call` wires it: one
+    call less per frame sent) gets every frame the bot sends; `feed` every frame the caller sends."""
 
     def __init__(
         self,
