@@ -32,6 +32,12 @@ TOPIC_WEIGHT = 1.0  # a concept at least this heavy is a topic of ours; what mat
 TOPICLESS_FACTOR = 0.5  # ... else the relevance is halved (relevance.py, examples.py)
 
 
+def covered_share(got: float, total: float) -> float:
+    """The relevance when question terms weighing `got` of `total` are covered: halved when what matched weighs
+    less than one topic word (an article that only shares "price" or a city does not answer)."""
+    return got / total if got >= TOPIC_WEIGHT else TOPICLESS_FACTOR * got / total
+
+
 def background(scorer: Scorer, question: str) -> frozenset[str]:
     """The keys of the question's terms that only its background has (see the module docstring)."""
     vocabulary, words_analysis = scorer.vocabulary, scorer.words

@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from ai_operator.kb.clauses import TOPIC_WEIGHT, TOPICLESS_FACTOR
+from ai_operator.kb.clauses import covered_share
 
 if TYPE_CHECKING:
     from ai_operator.kb.relevance import DocTerms, Relevance, Scorer, Term
@@ -68,7 +68,7 @@ def _score(fixed: float, matched: list[tuple[Term, bool]], total: float) -> floa
     """The relevance when terms weighing `fixed` and `matched` (each with whether the article has it: an example's
     word weighs `EXAMPLE_WORD_FACTOR`) of the question's `total` are covered."""
     got = fixed + sum(t.weight * (1.0 if own else EXAMPLE_WORD_FACTOR) for t, own in matched)
-    return got / total if got >= TOPIC_WEIGHT else TOPICLESS_FACTOR * got / total
+    return covered_share(got, total)
 
 
 def _probe(scorer: Scorer, term: Term) -> Probe:

@@ -45,7 +45,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache, partial
 
-from ai_operator.kb.clauses import CONTEXT_FACTOR, TOPIC_WEIGHT, TOPICLESS_FACTOR, sentences
+from ai_operator.kb.clauses import CONTEXT_FACTOR, TOPIC_WEIGHT, covered_share, sentences
 from ai_operator.kb.clauses import background as clause_background
 from ai_operator.kb.examples import Example, by_examples, read_examples
 from ai_operator.kb.vocabulary import DROP, Lexicon, Vocabulary, WordAnalysis
@@ -315,7 +315,7 @@ class Scorer:
             return Relevance(0.0)
         matched = [t for t in wanted if _has(doc, t)]
         got = sum(t.weight for t in matched)
-        score = got / total if got >= TOPIC_WEIGHT else TOPICLESS_FACTOR * got / total
+        score = covered_share(got, total)
         in_title = self.doc_terms(title)
         title_share = sum(t.weight for t in matched if _has(in_title, t)) / total
         sentence = max((s for s, _ in self.sentence_shares(matched, text, total)), default=0.0)
