@@ -38,6 +38,7 @@ from tests.test_state_dir_lock import env_text
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "etc" / "kb" / "sample.jsonl"
 DEFAULT_GATE = K.PROFILE.scorer.gate
+UNANSWERED = ("no_answer", "confirm")  # under the gate: no information, or a near article offered (no citation)
 _measured: dict[str, list[K.Measured]] = {}  # per embedder: the sample set through the real search (deterministic)
 
 
@@ -117,7 +118,7 @@ async def test_a_calibrated_gate_is_the_one_a_call_answers_with(tmp_path: Path, 
     assert fitted < DEFAULT_GATE  # how the set is made: answered at `fitted`, not at the default gate
 
     before = await asked_in_a_call(base, low_question)
-    assert before["answer"] == "no_answer" and before["gate"] == DEFAULT_GATE
+    assert before["answer"] in UNANSWERED and before["gate"] == DEFAULT_GATE and "citations" not in before
 
     code, lines = await calibrate(base, K.write(tmp_path / "lower.jsonl", lower))
     assert code == 0, lines
@@ -139,7 +140,7 @@ async def test_a_calibrated_gate_is_the_one_a_call_answers_with(tmp_path: Path, 
     assert raised > mid_question.reach >= DEFAULT_GATE
     assert f"(was {fitted:.2f}, calibrated for " in stored_line(lines)
     refused = await asked_in_a_call(base, mid_question)
-    assert refused["answer"] == "no_answer" and refused["gate"] == raised, (refused, mid_question)
+    assert refused["answer"] in UNANSWERED and refused["gate"] == raised, (refused, mid_question)
 
     checks = {c.name: c for c in await database_checks(base.settings)}
     assert checks["kb relevance gate"].status == "OK"
@@ -203,8 +204,8 @@ async def test_another_embedder_answers_at_the_default_gate_and_doctor_warns(tmp
     assert await kb_ingest(remote.settings, SAMPLE, prune=False, reembed=True, out=out) == 0
     assert "1 calibrated gate(s) of another embedder dropped" in out.getvalue()
     turn = await asked_in_a_call(remote, low_question)
-    assert turn["gate"] == DEFAULT_GATE and turn["answer"] == ("kb" if turn["relevance"] >= DEFAULT_GATE
-                                                               else "no_answer"), turn
+    assert turn["gate"] == DEFAULT_GATE, turn
+    assert turn["answer"] == "kb" if turn["relevance"] >= DEFAULT_GATE else turn["answer"] in UNANSWERED, turn
     checks = {c.name: c for c in await database_checks(remote.settings)}
     gate = checks["kb relevance gate"]
     assert gate.status == "WARN" and "default: no calibration stored for openai:text-embedding-3-small dim 256" in gate.detail

@@ -35,6 +35,7 @@ MAX_CHARS = 300
 ANSWER = "kb"
 ANSWER_FALLBACK = "kb_fallback"  # answered from another language's entry
 NO_ANSWER = "no_answer"
+CONFIRM = "confirm"  # a near article offered: "do you mean ...?" (`confirmation.py`)
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
 
 

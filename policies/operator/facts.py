@@ -2,8 +2,9 @@
 
 Where the state machine stands (its history is the call's audit trail), the language and the region chosen, what
 is awaited (the Almaty city/region answer, a new region), the caller's silences and turns in a row not
-understood, the last line spoken (for "say that again") and whether it offered a specialist. Every part of
-`OperatorSession` reads and writes this one record; the turn fields and the snapshot are taken from it.
+understood, the last line spoken (for "say that again"), whether it offered a specialist and the article it asked
+the caller to confirm. Every part of `OperatorSession` reads and writes this one record; the turn fields and the
+snapshot are taken from it.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import policies.operator.permissions as P
+from ai_operator.dialogue import KnowledgeHit
 from policies.operator.machine import StateMachine
 from policies.operator.region_data import REGIONS_BY_CODE
 from policies.operator.regions import RegionResult
@@ -37,6 +39,7 @@ class CallFacts:
     ended_by: str = ""
     last_said: tuple[str, str] | None = None  # (text, voice) of the last line spoken, for "repeat"
     handoff_offered: bool = False  # the last answer offered a specialist: a bare "yes" takes it
+    confirming: KnowledgeHit | None = None  # the near article the last line asked about (`confirmation.py`)
 
     @property
     def state(self) -> State:

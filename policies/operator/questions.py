@@ -1,16 +1,29 @@
 """A caller's question in READY_TO_HELP (`Questions`): it becomes a knowledge-base search whose hits go through
 the relevance gate (`answers.py`) and are read out, or, with a model, whose result is given to the model's first
 request (`grounding.py`: one model round; a search that failed is said to be unavailable without asking the
-model). Owns the effect a question waits for and its result. Pure.
+model). When nothing passes the gate but the best article is near it, the caller is asked whether that is what
+they mean (`confirmation.py`; no model is asked), and a yes reads it out with its citation. Owns the effect a
+question waits for and its result. Pure.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ai_operator.dialogue import KnowledgeSearch, KnowledgeUnavailable, ModelTurn, Reply
+from ai_operator.dialogue import KnowledgeHit, KnowledgeSearch, KnowledgeUnavailable, ModelTurn, Reply
 from policies.operator.actions import ToolActions
-from policies.operator.answers import NO_ANSWER, citations, knowledge_reply
+from policies.operator.answers import (
+    ANSWER,
+    ANSWER_FALLBACK,
+    CONFIRM,
+    NO_ANSWER,
+    answer_reply,
+    answer_sentences,
+    citations,
+    knowledge_reply,
+    spoken_source,
+)
+from policies.operator.confirmation import near_hit
 from policies.operator.facts import CallFacts
 from policies.operator.grounding import grounded_messages, relevant_hits
 from policies.operator.prompt import system_prompt
@@ -94,6 +107,9 @@ class Questions:
             )
             return r.reply(spoken or r.say("handoff" if f.state == State.HANDOFF else "closing"))
         if pending == "grounding":
+            if isinstance(result, list) and not relevant_hits(result) and near_hit(result):
+                self.grounding = None  # a near article is confirmed with the caller first, the model not asked
+                return self._knowledge_answer(result)
             if not isinstance(result, KnowledgeUnavailable):
                 return self._grounded_model_turn(result)
             self.grounding = None  # the search failed: said at once, the model not asked
@@ -123,9 +139,36 @@ class Questions:
             reply.fields["answer"] = "kb_unavailable"
             return reply
         text, fields = knowledge_reply(result, f.lang, offer_handoff=handoff, question=self.last_question)
+        near = near_hit(result) if fields["answer"] == NO_ANSWER else None
+        if near is not None:  # "do you mean <title>?": answered only after a yes (`confirmed`)
+            f.confirming = near
+            text, fields["answer"] = r.say("confirm_topic", source=spoken_source(near)), CONFIRM
         f.handoff_offered = fields["answer"] == NO_ANSWER and handoff
         reply = self._answered(text)
         reply.fields.update(fields)
+        return reply
+
+    def confirmed(self, hit: KnowledgeHit) -> Reply:
+        """The caller said yes to the near article `hit`: it is read out for the question asked, with its citation
+        (still only where the knowledge base may be searched)."""
+        f = self.facts
+        if f.state == State.READY_TO_HELP:
+            decision = self.actions.decide("search_knowledge_base")
+            if not decision.allowed:
+                return self.replies.reply(self.replies.say("denial"))
+            f.machine.fire(Event.QUESTION_RECEIVED)
+        reply = self._answered(answer_reply(hit, f.lang, answer_sentences(self.last_question, hit.text)))
+        reply.fields.update({"answer": ANSWER_FALLBACK if hit.fallback else ANSWER, "confirmed": True,
+                             "relevance": hit.relevance, "best": hit.entry_id, "gate": hit.gate,
+                             "citations": citations([hit])})
+        return reply
+
+    def declined(self) -> Reply:
+        """The caller said the near article is not what they mean: no information, a specialist offered."""
+        handoff = self.actions.handoff_available
+        self.facts.handoff_offered = handoff
+        reply = self.replies.reply(self.replies.say("confirm_declined" if handoff else "confirm_declined_only"))
+        reply.fields["answer"] = NO_ANSWER
         return reply
 
     def _answered(self, text: str) -> Reply:

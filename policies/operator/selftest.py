@@ -105,6 +105,24 @@ def _knowledge_gate() -> None:
     check(text.startswith("Бұл ақпарат орыс тілінде") and "Роуминг включён" in text, f"kk -> ru note missing or late: {text}")
 
 
+def _near_article() -> None:
+    for lang, yes, no in (("русский", "да именно", "нет не то"), ("қазақша", "иә дұрыс", "жоқ олай емес")):
+        near = KnowledgeHit("kb-3", "Тарифы", "Тарифы 2024", "Тариф стоит 5990 тенге.", 0.9, "ru",
+                            relevance=0.45, gate=0.6)
+        answers = []
+        for reply in (yes, no):
+            s = session_in("READY_TO_HELP", language=lang)
+            s.on_utterance("почём домашка" if lang == "русский" else "үй интернеті қанша")
+            r = s.on_effect_result([near])
+            check(r.fields.get("answer") == "confirm" and "Тарифы" in (r.text or "") and "5990" not in (r.text or ""),
+                  f"{lang}: a near article was not asked about first: {r.text}")
+            answers.append(s.on_utterance(reply))
+        check("5990" in (answers[0].text or "") and bool(answers[0].fields.get("citations")),
+              f"{lang}: {yes!r} did not read the article with its citation: {answers[0].text}")
+        check(answers[1].fields.get("answer") == "no_answer" and "5990" not in (answers[1].text or ""),
+              f"{lang}: {no!r} still read the article: {answers[1].text}")
+
+
 def _model_path() -> None:
     s = session_in("REGION_SELECTION", model_available=True)
     c = s.call_tool("search_knowledge_base", {"query": "тариф"})
@@ -166,6 +184,7 @@ def cases() -> list[SelfTestCase]:
         case("ENDED ignores further events", _ended_immutable),
         case("no knowledge base: says so and offers a human", _no_kb),
         case("knowledge gate: no answer below it, a specialist offered; repeat; kk -> ru note", _knowledge_gate),
+        case("near article: asked about first; yes reads it with its citation, no reads nothing", _near_article),
         case("model path: guardrail before region, the policy searches first, args overridden, fallback", _model_path),
         case("silence: two re-prompts then give up", _silence),
         case("closing in Kazakh hangs up", _closing),

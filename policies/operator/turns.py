@@ -3,15 +3,17 @@ could not be heard. Pure.
 
 Caller intents are checked in a fixed order on every utterance: handoff, goodbye (`endings.py`), "say that
 again" (the last line verbatim, no new search), then what the state expects: the language in
-LANGUAGE_SELECTION and the region in REGION_SELECTION (`selection.py`); in READY_TO_HELP a yes/no to an offered
-specialist, the answer to a region question, an explicit language or region change, else a question
-(`questions.py`). After `max_misunderstood` re-asks in a row the call is handed off (or closed).
+LANGUAGE_SELECTION and the region in REGION_SELECTION (`selection.py`); in READY_TO_HELP a yes/no to a near
+article the operator asked about (`confirmation.py`) or to an offered specialist, the answer to a region
+question, an explicit language or region change, else a question (`questions.py`). After `max_misunderstood`
+re-asks in a row the call is handed off (or closed).
 """
 
 from __future__ import annotations
 
 from ai_operator.dialogue import Reply
 from policies.operator.catalog import bilingual
+from policies.operator.confirmation import NO, YES, confirmation_reply
 from policies.operator.endings import Endings
 from policies.operator.facts import PRE_DIALOGUE, CallFacts
 from policies.operator.followups import is_no, is_repeat_request, is_yes
@@ -101,6 +103,14 @@ class CallerTurns:
         """READY_TO_HELP (and QUESTION_ANSWERING): a follow-up, a change of language or region, or a question."""
         f, selection = self.facts, self.selection
         offered, f.handoff_offered = f.handoff_offered, False
+        near, f.confirming = f.confirming, None
+        if near is not None:  # "do you mean <title>?" was asked: yes reads it out, no offers a specialist
+            said = confirmation_reply(text)
+            if said.said == YES:
+                return self.questions.confirmed(near)
+            if said.said == NO and not said.rest:
+                return self.questions.declined()
+            text = said.rest or text  # "нет, я про роутер": the question asked again
         if offered and is_yes(text):
             return self.endings.handoff()
         if offered and is_no(text):

@@ -27,7 +27,8 @@ scope, mostly near misses), written blind by m3-heldout11 while the m4 tuning ro
 "held-out-12" lines (290, ru 175 / kk 115, 70 out of scope, mostly near misses), written blind (from the
 articles and the region names only) by m6-heldout12 while the m5 example-questions round ran; so were the
 "held-out-13" lines (288, ru 171 / kk 117, 72 out of scope, mostly near misses), written blind (from the articles
-and the region names only) by m7-heldout13 while the m5 example-questions round ran. The
+and the region names only) by m7-heldout13 while the m8 near-miss confirmation round ran, before they were ever
+run. The
 "calibration-colloquial" lines (71, ru 42 / kk 29; k2-kb-semantic: 48 in scope asked in words
 neither the articles nor the lexicon use, "затащить интернет", "расценки на домашку", 23 near misses in the same
 words) are tuning lines that no mechanism answers yet (10 of 48 before the round, 15 with word vectors, which were
@@ -36,6 +37,10 @@ down until a mechanism answers them; move them into "calibration" then. Tune on 
 
 A question counts as answered when the best hit's relevance reaches the threshold; an answer is correct when that
 hit's topic is expected. Precision = correct answers / answers; recall = correct answers / in-scope questions.
+Below the threshold, a best hit in the near band (`confirmation.CONFIRM_SHARE` of it) is offered to the caller
+("do you mean ...?") and read out only after a yes: "after a yes" counts those offers that name an expected topic
+as answers too (the caller confirms them), and "asked" is the share of out-of-scope questions that hear the offer
+once (and answer no); neither is part of precision, recall or rejection, which are what is answered unasked.
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from policies.operator.confirmation import CONFIRM_SHARE
 from policies.operator.kb_query import knowledge_query
 
 LABELLED = Path(__file__).resolve().parent.parent / "data" / "kb_relevance.jsonl"
@@ -114,6 +120,8 @@ class Figures:
     correct: int
     false_answers: int  # out-of-scope questions answered
     wrong_topic: int  # in-scope questions answered with another topic
+    confirmed: int = 0  # in-scope questions offered an expected topic in the near band (answered after a yes)
+    out_asked: int = 0  # out-of-scope questions offered a topic in the near band (one "no" more)
 
     @property
     def precision(self) -> float:
@@ -137,13 +145,23 @@ class Figures:
             f"{name}: threshold {self.threshold:.2f}  precision {self.precision:.3f}  recall {self.recall:.3f}  "
             f"out-of-scope rejected {self.rejection:.3f}  (in-scope {self.in_scope}, out-of-scope "
             f"{self.out_of_scope}, answered {self.answered}, correct {self.correct}, wrong topic "
-            f"{self.wrong_topic}, out-of-scope answered {self.false_answers})"
+            f"{self.wrong_topic}, out-of-scope answered {self.false_answers}); after a yes to a near article: "
+            f"recall {self.recall_after_yes:.3f}, out-of-scope asked {self.asked_share:.3f}"
         )
+
+    @property
+    def recall_after_yes(self) -> float:
+        return (self.correct + self.confirmed) / self.in_scope if self.in_scope else 1.0
+
+    @property
+    def asked_share(self) -> float:
+        return self.out_asked / self.out_of_scope if self.out_of_scope else 0.0
 
 
 def figures(outcomes: Sequence[Outcome], threshold: float) -> Figures:
     answered = [o for o in outcomes if o.best_topic and o.best_relevance >= threshold]
     correct = [o for o in answered if o.best_topic in o.item.expect]
+    near = [o for o in outcomes if o.best_topic and CONFIRM_SHARE * threshold <= o.best_relevance < threshold]
     return Figures(
         threshold=threshold,
         in_scope=sum(o.item.in_scope for o in outcomes),
@@ -152,6 +170,8 @@ def figures(outcomes: Sequence[Outcome], threshold: float) -> Figures:
         correct=len(correct),
         false_answers=sum(not o.item.in_scope for o in answered),
         wrong_topic=sum(o.item.in_scope and o.best_topic not in o.item.expect for o in answered),
+        confirmed=sum(o.best_topic in o.item.expect for o in near),
+        out_asked=sum(not o.item.in_scope for o in near),
     )
 
 
