@@ -27,7 +27,8 @@ Kazakh morphology (policies/operator/knowledge.py); the policy hands it to the r
    analysis reads as negated ("жүктелмей") is "does not work". The relevance is the weight of the
    question terms the article has over the weight of all of them, halved when what matched weighs less than one
    topic word: an article that only shares "price" or a city does not answer. In a question about where
-   something is (`lexicon.LOCATED`: an office) the place named weighs 3x; an article has the concepts its own
+   something is (`lexicon.LOCATED`: an office) the place named weighs 3x, but an article that shares only the
+   place with a question that asks something else covers nothing of it; an article has the concepts its own
    concepts imply (`lexicon.IMPLIES`: slow -> speed). An article's example questions (a KB line's "questions") count
    as what it covers when one is near the question from both sides (examples.py).
 4. Among the candidates the store orders by `Relevance.rank`: the score, then the share of the question the
@@ -314,6 +315,8 @@ class Scorer:
         if total <= 0:
             return Relevance(0.0)
         matched = [t for t in wanted if _has(doc, t)]
+        if all(self.is_place(t.key) for t in matched) and not all(self.is_place(t.key) for t in wanted):
+            matched = []  # only the place asked about matched ("офис в Караганде" of the Karaganda outage): no answer
         got = sum(t.weight for t in matched)
         score = covered_share(got, total)
         in_title = self.doc_terms(title)
