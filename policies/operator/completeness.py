@@ -4,9 +4,10 @@
 True only for the short answers each state is waiting for, judged exactly as the state would take them: a
 language in LANGUAGE_SELECTION ("русский", "қазақша"), a region the resolver selects in REGION_SELECTION or when
 a region was asked for ("Караганда", "я из Павлодара"; "Алматы" is not whole: "...область" may follow), "город"
-or "область" after the Almaty question, a bare yes/no to an offered specialist ("да", "нет спасибо"), "say
-that again", and in READY_TO_HELP a whole knowledge-base question (`question_ends.py`: a topic the knowledge
-base has, not ending on a preposition, a conjunction, a number, a filler or a correction still to come).
+or "область" after the Almaty question, a bare yes/no to an offered specialist ("да", "нет спасибо") or to a
+near article the operator asked about ("да именно", "жоқ олай емес"; confirmation.py), "say that again", and
+in READY_TO_HELP a whole knowledge-base question (`question_ends.py`: a topic the knowledge base has, not ending
+on a preposition, a conjunction, a number, a filler or a correction still to come).
 False when a question there dangles ("сколько стоит тариф на", "интернет и"): the runtime waits for the rest.
 A goodbye or a handoff cannot be taken back once its line starts (the goodbye is not cut by the caller's voice,
 the transfer follows the line), so they are True, in any state, only when nothing is left to say: a goodbye
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from policies.operator.confirmation import YES, confirmation_reply, declines
 from policies.operator.followups import is_no, is_repeat_request, is_yes
 from policies.operator.intents import ends_on_farewell, is_closing, is_handoff_request
 from policies.operator.language import detect_language, language_change
@@ -43,6 +45,9 @@ def utterance_complete(session: CallFacts, text: str) -> bool | None:
     question dangles, None otherwise (see the module doc)."""
     words = (text or "").split()
     state = session.state
+    if state == State.READY_TO_HELP and session.confirming is not None and len(words) <= SHORT_ANSWER_WORDS and (
+            confirmation_reply(text).said == YES or declines(text)):
+        return True  # yes or no to "do you mean ...?"
     if len(words) <= QUESTION_WORDS and (is_handoff_request(text) or is_closing(text)):
         return _ending(text)
     if state == State.READY_TO_HELP and SHORT_ANSWER_WORDS < len(words) <= QUESTION_WORDS:

@@ -10,7 +10,8 @@ never reaches the caller as an answer they did not accept: the gate still decide
 `grammar.analyse`): a yes ("да", "ага именно", "иә дұрыс", "дәл солай") starts with a yes word and has no
 negation anywhere ("да нет", "да не совсем" are not yes); a no starts with a no word or says "not that" ("нет",
 "не то", "жоқ олай емес", "дұрыс емес", "басқа"), and what follows a no, when it has words of its own ("нет, я
-про роутер"), is the caller's question asked again. Anything else is neither: a new turn, routed as usual.
+про роутер"), is the caller's question asked again. Anything else is neither: a new turn, routed as usual. A
+bare no with thanks ("нет спасибо", `declines`) declines the article; it is not the goodbye it would be elsewhere.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 
 from ai_operator.dialogue import KnowledgeHit
 from policies.operator.grammar import analyse
+from policies.operator.intents import ends_on_farewell
 from policies.operator.text import fold
 
 # The near band, as a share of the gate: below the gate by at most 40 %. On the blind labelled sets held-out-10..12
@@ -46,7 +48,8 @@ _NOT_THAT = (" не то ", " не это ", " не про это ", " не об
 # words that only carry the "no" itself, not a question asked again
 _NO_ONLY = _words(
     "да нет не неа то это этом том про о об совсем я спрашивал спрашивала спрашиваю имел имела в виду другое "
-    "другой вопрос ничего жоқ жок емес ол бул олай дурыс баска сурак мен туралы no not nope that it"
+    "другой вопрос ничего спасибо благодарю жоқ жок емес ол бул олай дурыс баска сурак мен туралы рахмет "
+    "no not nope that it thanks"
 )
 _MIN_REST = 2  # words of its own after a no that make it the question asked again
 
@@ -90,3 +93,10 @@ def confirmation_reply(text: str) -> ConfirmationReply:
         own = [t for t in rest if t not in _NO_ONLY]
         return ConfirmationReply(NO, " ".join(rest) if len(own) >= _MIN_REST else "")
     return ConfirmationReply("")
+
+
+def declines(text: str) -> bool:
+    """A bare no to "do you mean ...?" that is not a farewell: "нет спасибо" declines the article, it does not end
+    the call ("нет спасибо до свидания" does)."""
+    said = confirmation_reply(text)
+    return said.said == NO and not said.rest and not ends_on_farewell(text)

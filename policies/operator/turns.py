@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ai_operator.dialogue import Reply
 from policies.operator.catalog import bilingual
-from policies.operator.confirmation import NO, YES, confirmation_reply
+from policies.operator.confirmation import NO, YES, confirmation_reply, declines
 from policies.operator.endings import Endings
 from policies.operator.facts import PRE_DIALOGUE, CallFacts
 from policies.operator.followups import is_no, is_repeat_request, is_yes
@@ -78,7 +78,7 @@ class CallerTurns:
             return r.reply(None)
         if is_handoff_request(text):
             return self.endings.handoff()
-        if is_closing(text):
+        if is_closing(text) and not (f.confirming is not None and declines(text)):  # "нет спасибо": not that one
             return self.endings.close()
         if f.state == State.HANDOFF:
             return r.reply(r.say("handoff_already"))

@@ -140,6 +140,25 @@ def test_a_region_change_drops_the_confirmation() -> None:
     assert "citations" not in r.fields and "Текст статьи" not in (r.text or "")
 
 
+@pytest.mark.parametrize("no", ["нет спасибо", "жоқ рахмет", "нет не то спасибо"])
+def test_no_thanks_declines_the_article_and_does_not_end_the_call(no: str) -> None:
+    s, _ = confirming("қазақша" if no.startswith("жоқ") else "русский")
+    r = s.on_utterance(no)
+    assert not r.hang_up and r.fields["answer"] == "no_answer" and s.state == State.READY_TO_HELP
+
+
+@pytest.mark.parametrize("goodbye", ["нет спасибо до свидания", "жоқ рахмет сау болыңыз"])
+def test_no_with_a_farewell_still_ends_the_call(goodbye: str) -> None:
+    s, _ = confirming()
+    assert s.on_utterance(goodbye).hang_up and "citations" not in s.on_utterance("да").fields
+
+
+@pytest.mark.parametrize("text", ["да", "ага именно", "иә дұрыс", "нет не то", "жоқ олай емес", "нет спасибо"])
+def test_a_yes_or_no_to_the_question_ends_the_turn_at_the_short_pause(text: str) -> None:
+    s, _ = confirming()
+    assert s.utterance_complete(text) is True
+
+
 def test_a_negated_yes_is_never_a_yes() -> None:
     for text in ("да нет", "да нет не надо", "да не совсем", "иә бірақ ол емес", "ну да нет наверное"):
         assert confirmation_reply(text).said != YES, text
