@@ -7,6 +7,8 @@ hand-made hits (pure), then end to end with the real knowledge base on real Post
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ai_operator.conversation import Conversation
 from ai_operator.dialogue import KnowledgeHit, KnowledgeSearch, ModelTurn
@@ -172,6 +174,40 @@ def test_with_a_model_the_near_miss_is_confirmed_before_the_model_is_asked() -> 
     assert asked.effect is None and asked.fields["answer"] == "confirm" and "Статья tariffs" in (asked.text or "")
     yes = s.on_utterance("да")
     assert not isinstance(yes.effect, ModelTurn) and yes.fields["citations"][0]["id"] == "tariffs"
+
+
+SAID = st.sampled_from([
+    "сколько стоит интернет", "үй интернеті қанша", "какая погода", "да", "иә", "да именно", "нет", "нет не то",
+    "жоқ олай емес", "нет спасибо", "да нет", "ещё раз", "поменяйте регион на павлодар", "нет я про роутер спрашивал",
+    "по-казахски", "ну", "[silence]",
+])  # fmt: skip
+FOUND = st.sampled_from(["near", "passing", "weak", "none"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(SAID, FOUND), min_size=1, max_size=10))
+def test_an_article_under_the_gate_is_cited_only_after_a_yes_to_it(turns: list[tuple[str, str]]) -> None:
+    """Whatever the caller says and whatever a search finds: a citation is of an article that passed the gate,
+    or of the near article the last line asked about, right after a yes (before language and region nothing is
+    searched at all: test_operator_understanding_region_names.py)."""
+    s = session_in("READY_TO_HELP")
+    asked_about: str | None = None
+    for said, found in turns:
+        if s.state in (State.ENDED, State.CLOSING, State.HANDOFF):
+            break
+        r = s.on_silence() if said == "[silence]" else s.on_utterance(said)
+        passing: set[str] = set()
+        if isinstance(r.effect, KnowledgeSearch):
+            hits = {"near": [hit("near-one", NEAR)], "passing": [hit("good-one", 0.9)],
+                    "weak": [hit("weak-one", 0.1)], "none": []}[found]
+            passing = {h.entry_id for h in hits if h.relevant}
+            r = s.on_effect_result(hits)
+        cited = {c["id"] for c in r.fields.get("citations", [])}
+        if cited:
+            yes_to_it = asked_about in cited and confirmation_reply(said).said == YES
+            assert cited <= passing or yes_to_it, (turns, cited)
+        asked_about = r.fields.get("best") if r.fields.get("answer") == "confirm" else (
+            asked_about if r.fields.get("answer") == "repeat" else None)
 
 
 # --- end to end: the real knowledge base ------------------------------------------------------------------
