@@ -40,6 +40,19 @@ EXAMPLES = {  # entry -> (an example question, a question worded like it, a near
     ),
 }
 
+KK_EXAMPLES = {  # the same in Kazakh: the example's case endings and verb forms are not the question's
+    "kk-pause": (
+        "жазғы демалысқа ауылға кетеміз интернетті қатырып қоюға бола ма",
+        "ауылға кетеміз интернетті қатырып қоюға бола ма жазғы демалысқа",
+        "ауылға кетеміз етті қатырып қоюға бола ма",
+    ),
+    "kk-tv-packages": (
+        "түрік сериалдары бар пакет бар ма",
+        "түрік сериалдары бар пакеттерің бар ма",
+        "түрік сериалдарын қайдан жүктеймін",
+    ),
+}
+
 
 def line(**over: object) -> str:
     base: dict[str, object] = {
@@ -76,7 +89,7 @@ def test_ingest_accepts_example_questions_and_rejects_anything_else_in_one_line(
 
 
 def test_an_example_covers_a_question_worded_like_it_and_not_a_near_miss() -> None:
-    for entry_id, (example, like, near) in EXAMPLES.items():
+    for entry_id, (example, like, near) in (EXAMPLES | KK_EXAMPLES).items():
         e = ENTRIES[entry_id]
         title, text = e["title"], e["text"]
         for question, answered in ((like, True), (near, False)):
@@ -118,6 +131,20 @@ async def test_the_store_keeps_example_questions_scores_with_them_and_never_read
     plain = [dataclasses.replace(e, questions=()) if e.id == "ru-pause" else e for e in entries]
     assert (await kb.ingest(plain)).updated == 1
     assert all((h.relevance or 0.0) < RELEVANCE_GATE for h in await kb.search(EXAMPLES["ru-pause"][1], "ru"))
+
+
+async def test_kazakh_example_questions_answer_a_kazakh_caller(db: Database) -> None:
+    lines = [json.dumps({**{k: v for k, v in e.items() if k != "questions"},
+                         "questions": [KK_EXAMPLES[i][0]] if i in KK_EXAMPLES else []}, ensure_ascii=False)
+             for i, e in ENTRIES.items() if i.startswith("kk-")]
+    entries, rejects = parse_kb_lines(lines, KNOWLEDGE)
+    assert not rejects
+    kb = KnowledgeBase(db, HashEmbedder(256), KNOWLEDGE)
+    await kb.ingest(entries)
+    for entry_id, (_example, like, near) in KK_EXAMPLES.items():
+        hits = await kb.search(like, "kk")
+        assert hits and hits[0].entry_id == entry_id and (hits[0].relevance or 0.0) >= RELEVANCE_GATE, (like, hits[:1])
+        assert not [h for h in await kb.search(near, "kk") if (h.relevance or 0.0) >= RELEVANCE_GATE], near
 
 
 async def test_the_questions_migration_upgrades_an_existing_database(kb: KnowledgeBase) -> None:

@@ -202,11 +202,13 @@ class KnowledgeBase:
                     for r in await cur.fetchall()]
 
     async def _chunk_rows(self, entries: Sequence[KBEntry], kb_of: dict[str, str]) -> list[tuple]:
-        """(entry_id, chunk_no, language, scopes, text, title, text, vector, knowledge base) for every chunk of
+        """(entry_id, chunk_no, language, scopes, text, title, full text, vector, knowledge base) for every chunk of
         `entries` (`kb_of`: each entry's knowledge base).
 
         A chunk's vector is the embedding of "title. chunk" plus `TITLE_WEIGHT` times the title's own, normalised,
-        so that the topic named in the title counts even in a chunk full of prices and numbers."""
+        so that the topic named in the title counts even in a chunk full of prices and numbers. The full text of an
+        entry's first chunk also holds its example questions (never embedded, never read aloud), so a question
+        worded like one of them finds the entry, whose relevance then counts them (examples.py)."""
         pending: list[tuple[KBEntry, int, str]] = []
         for e in entries:
             for n, chunk in enumerate(chunk_text(e.text, self.chunk_chars)):
@@ -219,7 +221,8 @@ class KnowledgeBase:
         for (e, n, chunk), vec in zip(pending, vectors, strict=True):
             mixed = vec + TITLE_WEIGHT * title_vecs[e.title]
             norm = float(np.linalg.norm(mixed))
-            rows.append((e.id, n, e.language, list(e.scopes), chunk, e.title, chunk,
+            found_by = f"{chunk} {' '.join(e.questions)}" if n == 0 and e.questions else chunk
+            rows.append((e.id, n, e.language, list(e.scopes), chunk, e.title, found_by,
                          Vector((mixed / norm if norm > 0 else mixed).astype(np.float32)), kb_of[e.id]))
         return rows
 
