@@ -157,6 +157,8 @@ class CallerTurns:
         if f.state == State.REGION_SELECTION or f.awaiting:
             key = "region_clarify_almaty" if f.awaiting == "almaty" else "region_prompt"
             return r.reply(r.say(key))
+        if f.confirming is not None and f.last_said:  # "do you mean ...?" still waits for its yes or no
+            return r.repeat()
         return r.reply(r.say("idle"))
 
     def not_heard(self) -> Reply:

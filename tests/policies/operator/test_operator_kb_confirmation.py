@@ -135,6 +135,13 @@ def test_repeat_says_the_confirmation_again_and_keeps_it() -> None:
     assert s.on_utterance("да").fields["citations"][0]["id"] == "tariffs"
 
 
+def test_a_silence_asks_the_question_again_and_a_yes_after_it_is_still_to_that_question() -> None:
+    s, asked = confirming()
+    again = s.on_silence()
+    assert again.text == asked.text and "citations" not in again.fields
+    assert s.on_utterance("да").fields["citations"][0]["id"] == "tariffs"
+
+
 def test_a_region_change_drops_the_confirmation() -> None:
     s, _ = confirming()
     s.on_utterance("поменяйте регион на павлодарскую область")
