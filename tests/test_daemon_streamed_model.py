@@ -40,12 +40,8 @@ async def test_the_first_sentence_is_heard_before_the_model_has_finished(daemon_
             caller = await Caller.place(stage)
             await caller.quiet(min_turns=1)
             for line in ("По-русски, пожалуйста.", "Я живу в Караганде."):
-                turns = caller.turns()
-                await caller.say(line)
-                await caller.quiet(min_turns=turns + 1)
-            turns = caller.turns()
-            asked = await caller.say("Сколько стоит домашний интернет?")
-            await caller.quiet(min_turns=turns + 1)
+                await caller.turn(line)
+            asked = await caller.turn("Сколько стоит домашний интернет?")
             await caller.sim.hangup()
             record = await caller.record()
     answers = [r for r in llm.requests if r["path"] == "/v1/chat/completions"]

@@ -130,6 +130,13 @@ class Caller:
         await self.sim.wait_said(timeout=60)
         return self.speech_frames[n]
 
+    async def turn(self, text: str, language: str = "ru") -> float:
+        """Say `text` and wait until the bot's reply to it has played; returns when its first frame was sent."""
+        turns = self.turns()
+        started = await self.say(text, language)
+        await self.quiet(min_turns=turns + 1)
+        return started
+
     def frames_between(self, start: float, end: float = float("inf")) -> list[float]:
         return [t for t, _ in self.sim.received if start <= t < end]
 

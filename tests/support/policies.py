@@ -6,7 +6,9 @@ from pathlib import Path
 from typing import Any
 
 from ai_operator.config import HandoffTarget, Route
+from ai_operator.conversation import Conversation
 from ai_operator.dialogue import PolicySession, RouteView, SessionOptions
+from ai_operator.kb.store import KnowledgeBase
 from ai_operator.wiring import start_session
 from policies import load_policy
 from policies.freight.load import Load, load_from_file
@@ -33,3 +35,15 @@ def session(route: Route, call_id: str = "call-1", **options: Any) -> PolicySess
     route having a handoff target, as the runtime does)."""
     options.setdefault("handoff_available", route.handoff is not None)
     return start_session(load_policy(route.policy), view(route), call_id, SessionOptions(**options), hold_s=route.hold_s)
+
+
+async def operator_conversation(kb: KnowledgeBase, language: str, region: str = "Астана",
+                                call_id: str = "kb-call") -> Conversation:
+    """A text conversation with the operator route on the knowledge base `kb`, the language and region chosen
+    (READY_TO_HELP)."""
+    conv = Conversation(session(operator_route(), call_id), knowledge=kb)
+    await conv.start()
+    await conv.utterance(language)
+    out = await conv.utterance(region)
+    assert out.reply.fields["state"] == "READY_TO_HELP"
+    return conv

@@ -18,15 +18,9 @@ async def test_a_near_miss_is_asked_about_and_answered_after_yes(daemon_base) ->
         tts = stage.svc.tts_for(stage.settings.routes["test"])
         await caller.quiet(min_turns=1)
         for line in ("по-русски", "я из караганды"):
-            turns = caller.turns()
-            await caller.say(line)
-            await caller.quiet(min_turns=turns + 1)
-        turns = caller.turns()
-        asked_at = await caller.say(NEAR_QUESTION)
-        await caller.quiet(min_turns=turns + 1)
-        turns = caller.turns()
-        yes_at = await caller.say("да именно")
-        await caller.quiet(min_turns=turns + 1)
+            await caller.turn(line)
+        asked_at = await caller.turn(NEAR_QUESTION)
+        yes_at = await caller.turn("да именно")
         await caller.say("спасибо до свидания")
         record = await caller.record()
 

@@ -16,7 +16,7 @@ from policies import load_policy
 from policies.operator.catalog import say
 from policies.operator.selftest_support import session_in
 from policies.operator.states import State
-from tests.support.policies import operator_route, session
+from tests.support.policies import operator_conversation
 
 SAMPLE = Path(__file__).resolve().parents[3] / "etc" / "kb" / "sample.jsonl"
 GATE = 0.6
@@ -158,13 +158,8 @@ def test_a_handoff_request_never_reaches_the_search(request_: str) -> None:
 # --- end to end: the real knowledge base ------------------------------------------------------------------
 
 
-async def conversation(kb: KnowledgeBase, language: str, region: str = "Астана") -> Conversation:
-    conv = Conversation(session(operator_route(), "kb-gate"), knowledge=kb)
-    await conv.start()
-    await conv.utterance(language)
-    out = await conv.utterance(region)
-    assert out.reply.fields["state"] == "READY_TO_HELP"
-    return conv
+async def conversation(kb: KnowledgeBase, language: str) -> Conversation:
+    return await operator_conversation(kb, language, call_id="kb-gate")
 
 
 @pytest.mark.parametrize(("language", "question"), [

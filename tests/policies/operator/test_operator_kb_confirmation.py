@@ -16,7 +16,7 @@ from ai_operator.kb.store import KnowledgeBase
 from policies.operator.confirmation import CONFIRM_SHARE, NO, YES, confirmation_reply, near_hit
 from policies.operator.selftest_support import session_in
 from policies.operator.states import State
-from tests.support.policies import operator_route, session
+from tests.support.policies import operator_conversation
 
 GATE = 0.6
 NEAR = 0.45  # in the band: at least CONFIRM_SHARE of the gate, under it
@@ -220,13 +220,8 @@ def test_an_article_under_the_gate_is_cited_only_after_a_yes_to_it(turns: list[t
 # --- end to end: the real knowledge base ------------------------------------------------------------------
 
 
-async def conversation(kb: KnowledgeBase, language: str, region: str = "Астана") -> Conversation:
-    conv = Conversation(session(operator_route(), "kb-confirm"), knowledge=kb)
-    await conv.start()
-    await conv.utterance(language)
-    out = await conv.utterance(region)
-    assert out.reply.fields["state"] == "READY_TO_HELP"
-    return conv
+async def conversation(kb: KnowledgeBase, language: str) -> Conversation:
+    return await operator_conversation(kb, language, call_id="kb-confirm")
 
 
 # asked in words neither the articles nor the lexicon use: the right article is the best hit, under the gate
