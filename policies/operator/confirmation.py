@@ -80,12 +80,10 @@ def confirmation_reply(text: str) -> ConfirmationReply:
     if not tokens:
         return ConfirmationReply("")
     folded = f" {' '.join(tokens)} "
-    negated = any(t in _NEGATION for t in tokens) or any(p in folded for p in _NOT_THAT)
-    if tokens[0] in _YES_START and not negated:
+    not_that = any(p in folded for p in _NOT_THAT)
+    if tokens[0] in _YES_START and not not_that and not any(t in _NEGATION for t in tokens):
         return ConfirmationReply(YES)
-    if tokens[0] in _NO_START or (tokens[0] == "да" and tokens[1:2] == ("нет",)) or any(
-        p in folded for p in _NOT_THAT
-    ):
+    if tokens[0] in _NO_START or tokens[:2] == ("да", "нет") or not_that:
         lead = 0
         while lead < len(tokens) and tokens[lead] in _NO_START | {"да", "то", "это"}:
             lead += 1

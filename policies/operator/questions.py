@@ -107,7 +107,7 @@ class Questions:
             )
             return r.reply(spoken or r.say("handoff" if f.state == State.HANDOFF else "closing"))
         if pending == "grounding":
-            if isinstance(result, list) and not relevant_hits(result) and near_hit(result):
+            if isinstance(result, list) and near_hit(result):
                 self.grounding = None  # a near article is confirmed with the caller first, the model not asked
                 return self._knowledge_answer(result)
             if not isinstance(result, KnowledgeUnavailable):
