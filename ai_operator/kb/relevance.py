@@ -241,10 +241,10 @@ class Scorer:
             if term is not None:
                 out.setdefault(term.key if term.names else "w:" + term.key, term)
         named = {n for t in out.values() for n in t.names}
-        for name, parts, absent in v.combinations:  # "вернёте ... деньги": a refund, wherever the two words are
-            if parts <= named and absent.isdisjoint(named):  # the combination is what was asked: its parts are
-                if not keep_parts:  # no terms of their own (an article that names the combination still says each)
-                    out = {k: t for k, t in out.items() if not t.names or not t.names <= parts}
+        for name, parts, absent, consumed in v.combinations:  # "вернёте ... деньги": a refund, wherever they are
+            if parts <= named and absent.isdisjoint(named):  # the combination is what was asked: its parts are no
+                if not keep_parts:  # terms of their own (an article that names it still says each), but a "+" part
+                    out = {k: t for k, t in out.items() if not t.names or not t.names <= consumed}
                 out.setdefault(name, self._concept((name,)))
                 named.add(name)  # a later combination may take this one as a part
         return tuple(out.values())

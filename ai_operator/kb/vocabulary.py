@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 MIN_STEM = 4
 NEAR_MIN_STEM = 6  # concept stems this long also match a word one letter off (an ASR mis-spelling: "интернед")
@@ -22,7 +22,8 @@ _NON_WORD = re.compile(r"[^\w]+|_", re.UNICODE)
 class Lexicon(Protocol):
     """The tables of a policy's lexicon module (whitespace-separated words; `CONCEPTS` blocks "name weight:
     stems", `PHRASES` lines "name: words" (a word ending in "=" only whole), `COMBINATIONS` lines "name: concepts"
-    or "name: concepts | concepts that must be absent", `IMPLIES` lines "concept: implied concept")."""
+    or "name: concepts | concepts that must be absent", a part written "+concept" keeps its own term, `IMPLIES`
+    lines "concept: implied concept")."""
 
     MAX_CONCEPT_TAIL: int
     FILLER_WORDS: str
@@ -103,6 +104,16 @@ class WordAnalysis(Protocol):
         ...
 
 
+class Combination(NamedTuple):
+    """A `Lexicon.COMBINATIONS` line: the concept `name` a question has when it has all of `parts` and none of
+    `absent`; its `consumed` parts (those not written "+concept") then have no term of their own."""
+
+    name: str
+    parts: frozenset[str]
+    absent: frozenset[str]
+    consumed: frozenset[str]
+
+
 class Vocabulary:
     """A `Lexicon`'s tables parsed and folded with a `WordAnalysis`'s letters."""
 
@@ -150,7 +161,9 @@ class Vocabulary:
         self.motion = frozenset(lexicon.MOTION.split())
         self.circumstances = frozenset(lexicon.CIRCUMSTANCES.split())
         self.clause_openers = frozenset(self.fold_words(lexicon.CLAUSE_OPENERS))
-        self.combinations = [(name.strip(), frozenset(parts.split()), frozenset(absent.split()))
+        self.combinations = [Combination(name.strip(), frozenset(p.lstrip("+") for p in parts.split()),
+                                         frozenset(absent.split()),
+                                         frozenset(p for p in parts.split() if not p.startswith("+")))
                              for name, _, (parts, _, absent) in
                              ((n, c, rest.partition("|")) for n, c, rest in
                               (line.partition(":") for line in lexicon.COMBINATIONS.strip().splitlines()))]
