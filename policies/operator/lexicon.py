@@ -33,6 +33,7 @@ from __future__ import annotations
 import re
 
 import policies.operator.lexicon_colloquial as lexicon_colloquial
+import policies.operator.lexicon_situations as lexicon_situations
 import policies.operator.lexicon_words as lexicon_words
 
 
@@ -46,14 +47,15 @@ def _joined(concepts: str, more: str) -> str:
     blocks = re.split(r"\n(?=\S)", concepts.strip())
     names = {block.split()[0] for block in blocks}
     if unknown := sorted(set(extra) - names):
-        raise ValueError(f"lexicon_colloquial.CONCEPTS: no concept {', '.join(unknown)} in lexicon_words.CONCEPTS")
+        raise ValueError(f"no concept {', '.join(unknown)} in lexicon_words.CONCEPTS")
     return "\n".join(" ".join([block, *extra.get(block.split()[0], [])]) for block in blocks)
 
 
 MAX_CONCEPT_TAIL = 7
 
-FILLER_WORDS: str = lexicon_words.FILLER_WORDS
-CONCEPTS: str = _joined(lexicon_words.CONCEPTS, lexicon_colloquial.CONCEPTS)
+FILLER_WORDS: str = lexicon_words.FILLER_WORDS + lexicon_situations.FILLER_WORDS
+CONCEPTS: str = "\n".join([_joined(_joined(lexicon_words.CONCEPTS, lexicon_colloquial.CONCEPTS), lexicon_situations.CONCEPTS),
+                               lexicon_situations.NEW_CONCEPTS.strip()])
 
 # the concepts of `CONCEPTS` that name a place (a region or a city): an article for another region that matched one of
 # them is what a question about that region is about (store.py)
@@ -246,7 +248,7 @@ _: добр ден
 _: добр вечер
 _: добр утр
 """
-PHRASES = PHRASES.rstrip() + "\n" + lexicon_colloquial.PHRASES.strip()
+PHRASES = "\n".join([PHRASES.rstrip(), lexicon_colloquial.PHRASES.strip(), lexicon_situations.PHRASES.strip()])
 
 # concept: concepts that name it when a question has all of them, anywhere ("деньги за те дни вернёте"), unless it has
 # one of those after "|"; a combination may be a part of a later one ("перевёл деньги на счёт через каспи": the
@@ -272,6 +274,21 @@ autopay: autopay lender
 debt: debt lender
 foreign: lose bank
 refund: return money
+roaming: abroad sim
+roaming: abroad_place sim
+abroad: abroad_place +roaming
+abroad: abroad_place +mobile
+abroad: abroad_place +internet
+abroad: abroad_place +calls
+abroad: abroad_place +gb
+archive: missed +activity
+foreign: landline connect | debt block pay
+foreign: landline price | debt block pay
+foreign: landline change | debt block pay
+foreign: landline calls | debt block pay
+archive: missed +sport
+archive: missed +tv
+archive: missed +channel
 refund: return pay
 balance: money account_no
 """
@@ -321,7 +338,7 @@ CLAUSE_OPENERS = """
 """
 
 # a negator next to one of these makes "does not work" (`broken`): the verb is used up, the noun stays a term
-NEGATORS = "не нет жоқ емес"
+NEGATORS = "не нет нету жоқ емес"
 # negators that negate only what follows them ("не работает"), never the word before ("связь не выходя из дома")
 PREFIX_NEGATORS = "не"
 NEGATED_VERBS = "работ груз включ откры появ было был будет будут істе показ идут= идет= идёт= " + lexicon_colloquial.NEGATED_VERBS

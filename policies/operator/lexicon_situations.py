@@ -1,0 +1,104 @@
+"""How callers describe where they are and what happens to them (data only; lexicon.py joins these tables onto its
+own like lexicon_colloquial's): places abroad by name, the people and reasons around a request, and the everyday
+words for the operator's things (an office, a speed tier, a box on the wall). Written class by class from the
+held-out-13 failures (issue 27 §1), each class filled from domain knowledge well past the lines that showed it.
+
+- `CONCEPTS`: blocks "name: stems" appended to the concept of that name (lexicon_words.CONCEPTS).
+  - `relative`: more Kazakh kinship words (a Russian one is a person already: the morphology reads it animate).
+- `NEW_CONCEPTS`: concepts lexicon_words lacks:
+  - `abroad_place`: countries, their capitals and the cities people from Kazakhstan travel to (the CIS, Russia's
+    big cities, Turkey, the Gulf, pilgrimage, East Asia, Europe, America; those lexicon_words' `abroad` names
+    already stay there). Russian names are written as their dictionary lemma, whole ("=": the morphology's lemma
+    of "в Ташкенте" is "ташкент"), Kazakh ones as stems (a stem takes the case endings: "Ташкентке",
+    "Мәскеуде"). A place abroad is `abroad` only with the phone, the internet, calls or roaming
+    (lexicon.COMBINATIONS: "в Ташкенте симка будет ловить"); alone it is no article's ("квартира в Ташкенте").
+    A place inside Kazakhstan is never here: the region resolver turns those into their region first (kb_query.py).
+  - `missed`: a programme missed ("пропустил матч", "өткізіп алдым"): with what is on TV it asks for the archive
+    (lexicon.COMBINATIONS), a facet otherwise.
+  - `landline`, `credit`, `utility`: a home phone, loans and instalments, utility bills: not ours. Credit and
+    bills weigh like lexicon_words' `foreign` (3); a landline 1, as the debt-block article names it, but
+    installing, pricing, changing or calling from one is `foreign` (lexicon.COMBINATIONS).
+- `PHRASES`: words that name a concept only together ("круглые сутки": at all hours).
+- `FILLER_WORDS`: urgency, hedges, apologies and a story's openers that carry no topic ("срочно", "блин",
+  "извините что поздно", "былай айтайын"); "нету" here, a negator in lexicon.NEGATORS, is no term itself.
+"""
+
+from __future__ import annotations
+
+CONCEPTS = """
+relative: шешем шешеме шешесі әкесі сіңлім бауырым немерем қызым
+speed: пятисотк трехсотк трёхсотк двухсотк тысячк гиговы гиговый= летает= летают=
+centre: контор контору= конторе= конторы=
+documents: қағаз бумаги= бумаг=
+terminal: коробочк коробк
+discount: спецпредлож
+terminate: прекрат прекращ жабайын жабамын жабамыз жабуға жабу= жапқым
+moving: апару апарам апарсақ апаруға
+name: переимен
+change: переимен
+reissue: перебить=
+connect: жазыл жазылам жазылсам жазылуға
+change: көбейт жоғарылат арттыр ұлғайт увелич
+terminal: касс
+credited: отобраз отображ
+autopay: снимало= снималось= снимались= снимались
+broken: сгорел сгорела= сгорело= күйіп күйді= жанып
+day: полдн полдня=
+activity: концерт
+archive: отмотать= отмотка= отмотат
+speed: жүздік мыңдық
+connect: жете=
+"""
+
+# concepts lexicon_words lacks ("name weight: stems", its format; see the module docstring)
+NEW_CONCEPTS = """
+abroad_place 1: москва= питер= петербург= новосибирск= омск= екатеринбург= челябинск= оренбург= самара=
+  астрахань= барнаул= томск= тюмень= сочи= краснодар= ташкент= самарканд= бухара= бишкек= душанбе= баку=
+  тбилиси= ереван= минск= киев= киргизия= таджикистан= туркменистан= азербайджан= армения= беларусь= белоруссия=
+  украина= молдова= стамбул= анталья= анталия= аланья= хургада= эмираты= катар= арабия= мекка= медина= умра=
+  хадж= пекин= урумчи= гуанчжоу= сеул= япония= токио= пхукет= бангкок= вьетнам= индия= малайзия= индонезия=
+  бали= мальдивы= германия= франция= италия= испания= англия= великобритания= лондон= париж= прага= польша=
+  чехия= америка= канада= австралия= израиль= кипр= болгария= венгрия= финляндия= австрия= швейцария=
+  нидерланды= мәскеу петербор омбы новосібір қырғызстан өзбекстан тәжікстан түрікменстан әзербайжан армения
+  беларусь украина ташкент бішкек самарқанд стамбул ыстамбұл анталия арабия әмірлік мекке медине қажылық умра
+  умраға пекин кәріс жапония вьетнам үндістан германия франция италия испания англия ұлыбритания лондон париж
+  польша чехия америка канада израиль
+landline 1: стационарн
+missed 0.4: пропустил= пропустила= пропустили= пропустил өткізіп= өткізіп
+credit 3: кредит= кредиты= кредита= кредитом= несие рассрочк микрозайм займ=
+utility 3: коммунал электричеств электроэнерг водоканал жарыққа= жарықтың= жарықты= газға= газды=
+"""
+
+PHRASES = """
+hours: кругл сутк
+hours: тәулік бойы
+abroad: сауд арабия
+day: жарты күн
+_: тех= пор=
+landline: домашн телефон
+landline: телефон домашн
+landline: городск телефон
+landline: проводн телефон
+landline: үй телефон
+landline: стационар телефон
+credit: бөліп төле
+credit: частями= оплат
+utility: за= свет=
+utility: за= газ=
+utility: за= воду=
+archive: қайта көр
+archive: кейін көр
+archive: занов посмотр
+archive: занов смотр
+archive: қайтадан көр
+archive: қайта қара
+archive: позже посмотр
+archive: потом посмотр
+archive: потом смотр
+"""
+
+FILLER_WORDS = """
+срочно срочный срочная вообще вообще-то реально походу прям прямо допустим кстати блин слышно ситуация ситуацию
+ситуации извините извиняюсь простите отвлекаю поздно погодите нету былай айтайын айтам айтсам ондай жолы
+екінші кешіріңіз кешіріңізші мазалап мазаладым жағдай жағдайым
+"""

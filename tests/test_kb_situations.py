@@ -1,0 +1,94 @@
+"""Round 10 (held-out-13) of the knowledge-base relevance classes (issue 27 §1; policies/operator/lexicon_situations.py),
+each asked as an ASR returns it, in Russian and Kazakh, with near misses in the same words that still get no answer:
+
+- a place abroad by name (a country, a capital, a city people travel to) is "abroad" when the phone, the internet,
+  calls or roaming are asked about there, and no article's alone ("квартира в Ташкенте");
+- a landline, credit and instalments, utility bills are services that are not ours;
+- slang for a speed tier ("пятисотка", "гиговый", "жүздік"), Kazakh verbs of our actions ("жазылу", "көбейту",
+  "апару", "жабу", "жете ме"), a programme missed and watched later, a cash desk, money taken off a card;
+- apologies and a story's openers ("блин", "извините что поздно", "кешіріңіз мазалап", "былай айтайын") carry no
+  topic, and "нету" after what is missing makes "does not work".
+
+The class-wide figures are the "calibration-situations" split of the labelled set (tests/support/kb_gate.py),
+written from the class descriptions by someone who did not read the lexicon."""
+
+from __future__ import annotations
+
+import pytest
+
+from ai_operator.kb.relevance import RELEVANCE_GATE
+from policies.operator.knowledge import SCORER
+from tests.test_kb_relevance import best_national, keys, rel
+
+ANSWERED = [
+    ("в ташкенте ваша симка будет интернет ловить", "ru-mobile-roaming"),
+    ("я в бишкек еду на неделю по работе мобильный интернет там почём будет", "ru-mobile-roaming"),
+    ("лечу в стамбул на выходные сколько стоит роуминг", "ru-mobile-roaming"),
+    ("мама на умру в мекку едет телефон там будет работать и сколько стоит интернет", "ru-mobile-roaming"),
+    ("сеулге барамын ұялы интернет сонда қанша тұрады", "ru-mobile-roaming"),
+    ("мәскеуге барамын роуминг қанша", "ru-mobile-roaming"),
+    ("умраға барамын сауд арабиясында телефоным істей ме интернеті қанша болады", "ru-mobile-roaming"),
+    ("с трёхсот на пятисотку хочу перескочить как это сделать", "ru-change-tariff"),
+    ("жылдамдығын көбейтейін деп едім тарифті жоғарылатуға бола ма", "kk-change-tariff"),
+    ("біздің ауылға кабель жете ме интернет қосасыздар ма", "kk-internet-connect"),
+    ("интернетке жазылу үшін қандай құжат керек", "kk-internet-connect"),
+    ("пропустила вчера сериал можно его потом посмотреть", "ru-tv-packages"),
+    ("кешегі концертті өткізіп алдым теледидардан кейін қайта көруге бола ма", "kk-tv-packages"),
+    ("вчера через кассу оплатила а у вас не отобразилось", "ru-payment-methods"),
+    ("можно сделать чтобы само с карточки снималось каждый месяц", "ru-payment-due"),
+    ("блин извините что поздно ситуация такая вчера буран был и с тех пор интернета нету", "ru-no-internet"),
+    ("кешіріңіз мазалап жатырмын былай айтайын вайфай құпиясөзін қалай өзгертемін", "kk-router-setup"),
+    ("в вашем чате в приложении круглые сутки отвечают", "ru-support-hours"),
+]
+
+NEAR_MISSES = [
+    "сколько стоит квартира в ташкенте",
+    "сколько стоит билет в новосибирск",
+    "какая виза нужна в корею",
+    "стамбулға ұшақ билеті қанша тұрады",
+    "сколько стоит минута с домашнего телефона на сотовый",
+    "үй телефонынан ұялыға қоңырау шалу минуты қанша тұрады",
+    "мне бы номер домашнего телефона поменять на покрасивее",
+    "несие алғым келеді банк картасына",
+    "смартфонды бөліп төлеуге ала аламын ба",
+    "можно ли взять кредит на телефон",
+    "жарыққа қайда төлейміз квитанция келмей жатыр",
+    "за свет через терминал можно заплатить",
+    "какие праздники в марте",
+    "наурыз мейрамында қайда барамыз",
+]
+
+
+@pytest.mark.parametrize(("question", "entry"), ANSWERED)
+def test_the_class_reaches_its_article(question: str, entry: str) -> None:
+    if set(question) & set("әғқңөұүһі") and entry.startswith("ru-"):  # no Kazakh article: the Russian one answers
+        assert rel(question, entry) >= RELEVANCE_GATE, question
+        return
+    top, score = best_national(question)
+    assert top == entry and score >= RELEVANCE_GATE, (question, top, score)
+
+
+@pytest.mark.parametrize("question", NEAR_MISSES)
+def test_a_near_miss_in_the_same_words_gets_no_answer(question: str) -> None:
+    assert best_national(question)[1] < RELEVANCE_GATE, question
+
+
+def test_a_place_abroad_is_abroad_only_with_what_we_sell_there() -> None:
+    assert keys("квартира в ташкенте") == ["apartment", "abroad_place"]
+    assert "abroad" in keys("ташкентте интернет бар ма") and "abroad" in keys("мәскеуде роуминг")
+    assert "abroad_place" not in keys("в шымкенте квартира") and "abroad_place" not in keys("Теміртауда")
+
+
+def test_a_kept_part_of_a_combination_keeps_its_term() -> None:
+    combos = {(c.name, c.parts): c for c in SCORER.vocabulary.combinations}
+    assert combos[("abroad", frozenset({"abroad_place", "mobile"}))].consumed == {"abroad_place"}  # "+mobile"
+    assert combos[("roaming", frozenset({"abroad_place", "sim"}))].consumed == {"abroad_place", "sim"}
+    assert "abroad" in keys("в ташкенте телефон") and "mobile" in keys("в ташкенте телефон")  # kept: both
+    assert keys("в ташкенте симку") == ["roaming", "abroad"]  # consumed: the place and the SIM
+
+
+def test_openers_and_apologies_carry_no_topic_and_nety_is_a_negation() -> None:
+    for noise in ("блин извините что поздно", "ситуация такая", "кешіріңіз мазалап жатырмын", "былай айтайын",
+                  "простите что отвлекаю", "с тех пор"):
+        assert keys(noise) == [], noise
+    assert keys("интернета нету") == keys("нет интернета") and "broken" in keys("интернета нету")
