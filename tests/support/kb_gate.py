@@ -34,7 +34,11 @@ run. So were the "held-out-14" lines (281, ru 170 / kk 111, 65 out of scope, mos
 neither the articles nor the lexicon use, "затащить интернет", "расценки на домашку", 23 near misses in the same
 words) are tuning lines that no mechanism answers yet (10 of 48 before the round, 15 with word vectors, which were
 not kept): they are reported apart and hold no floor, so they do not pull the calibration split's recall floor
-down until a mechanism answers them; move them into "calibration" then. Tune on none of the held-out lines.
+down until a mechanism answers them; move them into "calibration" then. The "calibration-situations" lines (173,
+ru 99 / kk 74; m9-classes) are the phrasing sets of the held-out-13 round's seven classes (a place abroad by
+name, services and bills not ours, speed slang, Kazakh verbs of our actions, watching later, paying at a cash desk,
+long stories), written from the class descriptions without reading the lexicon, after the round's first change:
+reported apart, they say how much of each class the round reached. Tune on none of the held-out lines.
 
 A question counts as answered when the best hit's relevance reaches the threshold; an answer is correct when that
 hit's topic is expected. Precision = correct answers / answers; recall = correct answers / in-scope questions.
@@ -72,6 +76,7 @@ SPLITS = (
     "held-out-13",
     "held-out-14",
     "calibration-colloquial",
+    "calibration-situations",
 )
 
 
