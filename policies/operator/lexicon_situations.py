@@ -47,7 +47,7 @@ day: полдн полдня=
 activity: концерт
 archive: отмотать= отмотка= отмотат
 speed: жүздік мыңдық
-connect: жете=
+connect: жете= затянуть=
 """
 
 # concepts lexicon_words lacks ("name weight: stems", its format; see the module docstring)
