@@ -8,8 +8,7 @@ from __future__ import annotations
 import pytest
 
 import policies.operator.lexicon as lexicon
-from ai_operator.kb.relevance import RELEVANCE_GATE
-from tests.test_kb_relevance import best_national, keys
+from tests.test_kb_relevance import keys, phrasing_tests
 
 ANSWERED = [
     ("хотим затащить интернет в новую квартиру", "ru-internet-connect"),
@@ -55,15 +54,9 @@ NOT_OURS = [
 ]
 
 
-@pytest.mark.parametrize(("question", "entry"), ANSWERED)
-def test_a_colloquial_question_reaches_its_article(question: str, entry: str) -> None:
-    top, score = best_national(question)
-    assert top == entry and score >= RELEVANCE_GATE, (question, top, score)
-
-
-@pytest.mark.parametrize("question", NOT_OURS)
-def test_the_same_words_about_something_not_ours_get_no_answer(question: str) -> None:
-    assert best_national(question)[1] < RELEVANCE_GATE, question
+test_a_colloquial_question_reaches_its_article, test_the_same_words_about_something_not_ours_get_no_answer = phrasing_tests(
+    ANSWERED, NOT_OURS
+)
 
 
 def test_a_verb_that_is_a_connection_only_with_its_object_is_none_alone() -> None:

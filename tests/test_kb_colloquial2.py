@@ -16,10 +16,7 @@ same words about something that is not ours still get no answer."""
 
 from __future__ import annotations
 
-import pytest
-
-from ai_operator.kb.relevance import RELEVANCE_GATE
-from tests.test_kb_relevance import best_national, keys
+from tests.test_kb_relevance import keys, phrasing_tests
 
 ANSWERED = [
     # Kazakh discourse words
@@ -120,15 +117,9 @@ NOT_OURS = [
 ]
 
 
-@pytest.mark.parametrize(("question", "entry"), ANSWERED)
-def test_the_callers_words_reach_the_article(question: str, entry: str) -> None:
-    top, score = best_national(question)
-    assert top == entry and score >= RELEVANCE_GATE, (question, top, score)
-
-
-@pytest.mark.parametrize("question", NOT_OURS)
-def test_the_same_words_about_something_not_ours_get_no_answer(question: str) -> None:
-    assert best_national(question)[1] < RELEVANCE_GATE, question
+test_the_callers_words_reach_the_article, test_the_same_words_about_something_not_ours_get_no_answer = phrasing_tests(
+    ANSWERED, NOT_OURS
+)
 
 
 def test_the_words_are_what_they_mean() -> None:

@@ -16,10 +16,7 @@ Russian and Kazakh, with near misses in the same words that still get no answer:
 
 from __future__ import annotations
 
-import pytest
-
-from ai_operator.kb.relevance import RELEVANCE_GATE
-from tests.test_kb_relevance import best_national, keys
+from tests.test_kb_relevance import keys, phrasing_tests
 
 ANSWERED = [
     ("у меня две сети пять ггц и два и четыре к какой подключаться", "ru-wifi-slow"),
@@ -65,15 +62,9 @@ NEAR_MISSES = [
 ]
 
 
-@pytest.mark.parametrize(("question", "entry"), ANSWERED)
-def test_the_class_reaches_its_article(question: str, entry: str) -> None:
-    top, score = best_national(question)
-    assert top == entry and score >= RELEVANCE_GATE, (question, top, score)
-
-
-@pytest.mark.parametrize("question", NEAR_MISSES)
-def test_a_near_miss_in_the_same_words_gets_no_answer(question: str) -> None:
-    assert best_national(question)[1] < RELEVANCE_GATE, question
+test_the_class_reaches_its_article, test_a_near_miss_in_the_same_words_gets_no_answer = phrasing_tests(
+    ANSWERED, NEAR_MISSES
+)
 
 
 def test_the_terms_of_the_classes() -> None:

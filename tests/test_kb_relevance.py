@@ -5,7 +5,10 @@ recall are printed at the end of the run (conftest.py, "measured") and held to m
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from ai_operator.kb.relevance import RELEVANCE_GATE
 from ai_operator.kb.store import KnowledgeBase
@@ -266,6 +269,36 @@ def best_national(question: str) -> tuple[str, float]:
     scored = {i: relevance(question, e["title"], e["text"], unseen) for i, e in articles.items()}
     top = max(scored, key=lambda i: (scored[i].score, scored[i].rank))
     return top, scored[top].score
+
+
+def assert_answered(question: str, entry: str) -> None:
+    """`entry` is the best national article for `question` and reaches the gate; a Kazakh question about a topic
+    with no Kazakh article (a Russian `entry`) is answered from the Russian one when it reaches the gate."""
+    if set(question) & set("әғқңөұүһі") and entry.startswith("ru-"):
+        assert rel(question, entry) >= RELEVANCE_GATE, question
+        return
+    top, score = best_national(question)
+    assert top == entry and score >= RELEVANCE_GATE, (question, top, score)
+
+
+def assert_unanswered(question: str) -> None:
+    """No national article reaches the gate for `question`."""
+    assert best_national(question)[1] < RELEVANCE_GATE, question
+
+
+def phrasing_tests(answered: list[tuple[str, str]], unanswered: list[str]) -> tuple[Callable[..., None], ...]:
+    """A class's two tests: each (question, entry) of `answered` reaches its entry (`assert_answered`), each
+    question of `unanswered` (its near misses, in the same words) gets no answer. Bind them to test_ names."""
+
+    @pytest.mark.parametrize(("question", "entry"), answered)
+    def reaches(question: str, entry: str) -> None:
+        assert_answered(question, entry)
+
+    @pytest.mark.parametrize("question", unanswered)
+    def misses(question: str) -> None:
+        assert_unanswered(question)
+
+    return reaches, misses
 
 
 def test_a_clear_sky_is_the_weather_not_opening_hours() -> None:

@@ -14,11 +14,8 @@ written from the class descriptions by someone who did not read the lexicon."""
 
 from __future__ import annotations
 
-import pytest
-
-from ai_operator.kb.relevance import RELEVANCE_GATE
 from policies.operator.knowledge import SCORER
-from tests.test_kb_relevance import best_national, keys, rel
+from tests.test_kb_relevance import keys, phrasing_tests
 
 ANSWERED = [
     ("в ташкенте ваша симка будет интернет ловить", "ru-mobile-roaming"),
@@ -59,18 +56,9 @@ NEAR_MISSES = [
 ]
 
 
-@pytest.mark.parametrize(("question", "entry"), ANSWERED)
-def test_the_class_reaches_its_article(question: str, entry: str) -> None:
-    if set(question) & set("әғқңөұүһі") and entry.startswith("ru-"):  # no Kazakh article: the Russian one answers
-        assert rel(question, entry) >= RELEVANCE_GATE, question
-        return
-    top, score = best_national(question)
-    assert top == entry and score >= RELEVANCE_GATE, (question, top, score)
-
-
-@pytest.mark.parametrize("question", NEAR_MISSES)
-def test_a_near_miss_in_the_same_words_gets_no_answer(question: str) -> None:
-    assert best_national(question)[1] < RELEVANCE_GATE, question
+test_the_class_reaches_its_article, test_a_near_miss_in_the_same_words_gets_no_answer = phrasing_tests(
+    ANSWERED, NEAR_MISSES
+)
 
 
 def test_a_place_abroad_is_abroad_only_with_what_we_sell_there() -> None:
