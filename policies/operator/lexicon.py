@@ -286,6 +286,7 @@ foreign: landline connect | debt block pay
 foreign: landline price | debt block pay
 foreign: landline change | debt block pay
 foreign: landline calls | debt block pay
+foreign: transfer +mobile | account_no
 archive: missed +sport
 archive: missed +tv
 archive: missed +channel
