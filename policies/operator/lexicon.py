@@ -287,6 +287,11 @@ foreign: landline price | debt block pay
 foreign: landline change | debt block pay
 foreign: landline calls | debt block pay
 foreign: transfer +mobile | account_no
+broken: weather +broken +router
+broken: weather +broken +internet
+broken: weather +broken +line
+broken: weather +broken +tv
+broken: weather +broken +settop
 archive: missed +sport
 archive: missed +tv
 archive: missed +channel

@@ -21,9 +21,12 @@ held-out-13 failures (issue 27 §1), each class filled from domain knowledge wel
 - `PHRASES`: words that name a concept only together ("круглые сутки": at all hours; "на паузу поставить" is
   the pause, not a connection; "номер дома" an address; "ала кету" taking along; "один шесть один шесть" our
   number); jobs with us, Black Friday and an ATM are not ours (`foreign`), nor is sending money from a phone's
-  balance to another number (lexicon.COMBINATIONS: a transfer with the phone and no account of ours).
+  balance to another number (lexicon.COMBINATIONS: a transfer with the phone and no account of ours); a storm
+  that broke the router, the line or the TV is the cause, not the weather asked about ("роутер сгорел после
+  грозы"; lexicon.COMBINATIONS).
 - `FILLER_WORDS`: urgency, hedges, apologies and a story's openers that carry no topic ("срочно", "блин",
-  "извините что поздно", "былай айтайын"); "нету" here, a negator in lexicon.NEGATORS, is no term itself.
+  "извините что поздно", "былай айтайын"), and Kazakh "ету" after a Russian verb ("заморозить етуге": code
+  switching, the Russian verb is the term); "нету" here, a negator in lexicon.NEGATORS, is no term itself.
 """
 
 from __future__ import annotations
@@ -101,6 +104,8 @@ pause: постав пауз
 address: номер дом
 address: үй нөмір
 moving: ала кет
+balance: минус плюс
+balance: плюс минус
 support: один= шест один= шест
 support: бір= алты бір= алты
 foreign: жұмысқа орналас
@@ -123,5 +128,5 @@ archive: потом смотр
 FILLER_WORDS = """
 срочно срочный срочная вообще вообще-то реально походу прям прямо допустим кстати блин слышно ситуация ситуацию
 ситуации извините извиняюсь простите отвлекаю поздно погодите нету былай айтайын айтам айтсам ондай жолы
-екінші кешіріңіз кешіріңізші мазалап мазаладым жағдай жағдайым
+екінші кешіріңіз кешіріңізші мазалап мазаладым жағдай жағдайым ету етуге етсем етеді етіп етіңіз етіңізші
 """
