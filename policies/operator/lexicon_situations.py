@@ -26,7 +26,7 @@ held-out-13 failures (issue 27 §1), each class filled from domain knowledge wel
   грозы"; lexicon.COMBINATIONS).
 - `FILLER_WORDS`: urgency, hedges, apologies and a story's openers that carry no topic ("срочно", "блин",
   "извините что поздно", "былай айтайын"), and Kazakh "ету" after a Russian verb ("заморозить етуге": code
-  switching, the Russian verb is the term); "нету" here, a negator in lexicon.NEGATORS, is no term itself.
+  switching, the Russian verb is the term), our own name ("Qazaq Telecom"); "нету" here, a negator in lexicon.NEGATORS, is no term itself.
 """
 
 from __future__ import annotations
@@ -43,6 +43,9 @@ moving: апару апарам апарсақ апаруға
 name: переимен
 change: переимен
 reissue: перебить=
+home: саяжай
+change: түскім= түссем=
+archive: повтор= повторы= повтора=
 connect: жазыл жазылам жазылсам жазылуға
 change: көбейт жоғарылат арттыр ұлғайт увелич
 terminal: касс
@@ -105,6 +108,8 @@ address: номер дом
 address: үй нөмір
 moving: ала кет
 balance: минус плюс
+pause: эфир тоқтат
+pause: тоқтат эфир
 balance: плюс минус
 support: один= шест один= шест
 support: бір= алты бір= алты
@@ -129,4 +134,5 @@ FILLER_WORDS = """
 срочно срочный срочная вообще вообще-то реально походу прям прямо допустим кстати блин слышно ситуация ситуацию
 ситуации извините извиняюсь простите отвлекаю поздно погодите нету былай айтайын айтам айтсам ондай жолы
 екінші кешіріңіз кешіріңізші мазалап мазаладым жағдай жағдайым ету етуге етсем етеді етіп етіңіз етіңізші
+біржола qazaq telecom телеком казактелеком қазақтелеком
 """
