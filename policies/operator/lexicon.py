@@ -17,7 +17,8 @@ against (lower case, `ё`->`е`, Kazakh letters onto their nearest Russian ones)
   written "күн=" only whole: "күн ашық" is the weather, "жексенбі күні ашық" opening hours); a negator next to a
   "works" word makes `broken` (`NEGATORS`); `ENDINGS` are stripped from plain words.
 - `COMBINATIONS`: concepts anywhere in a question that together name another ("return" + "money": refund;
-  "works" + "night": opening hours), unless one listed after "|" is there too;
+  "works" + "night": opening hours), unless one listed after "|" is there too; the parts then have no term of
+  their own, but one written "+concept" keeps its term ("abroad_place +mobile": abroad, and still the phone);
   `PLACES`: the concepts that name a region or city (store.py: another region's article).
 
 A word is looked up as said and by its normal form (morphology.py: the Russian lemma, the Kazakh stem), so a
@@ -252,7 +253,8 @@ PHRASES = "\n".join([PHRASES.rstrip(), lexicon_colloquial.PHRASES.strip(), lexic
 
 # concept: concepts that name it when a question has all of them, anywhere ("деньги за те дни вернёте"), unless it has
 # one of those after "|"; a combination may be a part of a later one ("перевёл деньги на счёт через каспи": the
-# transfer to our account is a payment, and a payment through a bank named is ours)
+# transfer to our account is a payment, and a payment through a bank named is ours); a part written "+concept" is
+# required but keeps its own term
 COMBINATIONS = """
 hours: works weekday
 hours: works night | internet line tv mobile maintenance
