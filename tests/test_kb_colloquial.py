@@ -70,3 +70,6 @@ def test_colloquial_stems_join_the_concept_of_their_name() -> None:
     assert block.startswith("router 1:") and "роутер" in block and "роутор" in block
     with pytest.raises(ValueError, match="no concept nonesuch"):
         lexicon._joined("router 1: роутер", "nonesuch: x")
+    assert lexicon._added("router 1: роутер", "landline 1: стационарн").endswith("\nlandline 1: стационарн")
+    with pytest.raises(ValueError, match="concept router is in"):
+        lexicon._added("router 1: роутер", "router 2: x")

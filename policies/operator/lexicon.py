@@ -26,7 +26,9 @@ stem written with "=" may be a lemma ("закинуть=" matches "закину�
 
 The two longest tables are kept in lexicon_words.py; how callers say the topics colloquially (slang, loanwords,
 ASR misspellings, Kazakh colloquial forms) in lexicon_colloquial.py, whose stems, phrases and negated verbs are
-joined here onto the concepts of the same names (`CONCEPTS`), `PHRASES` and `NEGATED_VERBS`.
+joined here onto the concepts of the same names (`CONCEPTS`), `PHRASES` and `NEGATED_VERBS`; how they describe
+their situation (places abroad, services that are not ours, a story's openers) in lexicon_situations.py, joined
+alike, whose `NEW_CONCEPTS` are added after them (a name taken already is an error).
 """
 
 from __future__ import annotations
@@ -54,9 +56,19 @@ def _joined(concepts: str, more: str) -> str:
 
 MAX_CONCEPT_TAIL = 7
 
+def _added(concepts: str, new: str) -> str:
+    """`concepts` with the blocks of `new` ("name weight: stems") after them; a name `concepts` has is an error."""
+    names = {block.split()[0] for block in re.split(r"\n(?=\S)", concepts.strip())}
+    if taken := sorted(names & {block.split()[0] for block in re.split(r"\n(?=\S)", new.strip())}):
+        raise ValueError(f"concept {', '.join(taken)} is in lexicon_words.CONCEPTS already")
+    return concepts.rstrip() + "\n" + new.strip()
+
+
 FILLER_WORDS: str = lexicon_words.FILLER_WORDS + lexicon_situations.FILLER_WORDS
-CONCEPTS: str = "\n".join([_joined(_joined(lexicon_words.CONCEPTS, lexicon_colloquial.CONCEPTS), lexicon_situations.CONCEPTS),
-                               lexicon_situations.NEW_CONCEPTS.strip()])
+CONCEPTS: str = _added(
+    _joined(_joined(lexicon_words.CONCEPTS, lexicon_colloquial.CONCEPTS), lexicon_situations.CONCEPTS),
+    lexicon_situations.NEW_CONCEPTS,
+)
 
 # the concepts of `CONCEPTS` that name a place (a region or a city): an article for another region that matched one of
 # them is what a question about that region is about (store.py)

@@ -247,7 +247,7 @@ async def test_a_colloquial_question_is_answered_after_a_yes(kb: KnowledgeBase, 
 
 async def test_a_near_miss_out_of_scope_is_never_cited(kb: KnowledgeBase) -> None:
     conv = await conversation(kb, "русский")
-    asked = await conv.utterance("хочу провести газ в частный дом к кому обращаться")
+    asked = await conv.utterance("можно ли у вас заказать установку камер видеонаблюдения под ключ")
     assert asked.reply.fields["answer"] == "confirm", asked.reply.text
     out = await conv.utterance("нет нет это не то")
     assert out.reply.fields["answer"] == "no_answer" and "citations" not in out.reply.fields
