@@ -347,7 +347,7 @@ MOTION = "travel moving abroad roaming"
 # concepts of the caller's situation (family, children, a trip, a purchase, time): in a clause before the focus, and
 # not in the article, they weigh `relevance.CONTEXT_FACTOR` ("сын играет в игры | вайфай медленный")
 CIRCUMSTANCES = (
-    "relative kids person activity buy home year new money apartment month day weekday date use job"
+    "relative kids person activity buy home year new money apartment month day weekday date use job abroad_place"
 )
 
 CLAUSE_OPENERS = """
