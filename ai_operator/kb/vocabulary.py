@@ -114,6 +114,15 @@ class Combination(NamedTuple):
     consumed: frozenset[str]
 
 
+def _combination(line: str) -> Combination:
+    """A `Lexicon.COMBINATIONS` line "name: part +kept | absent" parsed."""
+    name, _, rest = line.partition(":")
+    parts, _, absent = rest.partition("|")
+    written = parts.split()
+    return Combination(name.strip(), frozenset(p.lstrip("+") for p in written), frozenset(absent.split()),
+                       frozenset(p for p in written if not p.startswith("+")))
+
+
 class Vocabulary:
     """A `Lexicon`'s tables parsed and folded with a `WordAnalysis`'s letters."""
 
@@ -161,12 +170,7 @@ class Vocabulary:
         self.motion = frozenset(lexicon.MOTION.split())
         self.circumstances = frozenset(lexicon.CIRCUMSTANCES.split())
         self.clause_openers = frozenset(self.fold_words(lexicon.CLAUSE_OPENERS))
-        self.combinations = [Combination(name.strip(), frozenset(p.lstrip("+") for p in parts.split()),
-                                         frozenset(absent.split()),
-                                         frozenset(p for p in parts.split() if not p.startswith("+")))
-                             for name, _, (parts, _, absent) in
-                             ((n, c, rest.partition("|")) for n, c, rest in
-                              (line.partition(":") for line in lexicon.COMBINATIONS.strip().splitlines()))]
+        self.combinations = [_combination(line) for line in lexicon.COMBINATIONS.strip().splitlines()]
 
     def fold(self, text: str) -> str:
         """Lower-case, fold the analysis's letters, punctuation and hyphens -> single spaces."""
