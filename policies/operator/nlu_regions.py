@@ -9,9 +9,10 @@ region answer and what the caller asks of the rest:
 - the old region in a change: "с Караганды на Павлодар", "Қарағандыдан Павлодарға ауыстырыңыз";
 - `almaty_mentions`: "город"/"қала" and "область"/"облыс" in an answer to "city or region?" (with negation:
   "не город а область", "қала емес облыс");
-- `is_correction(tokens, places, negated)`: after the region is set, "not X but Y" ("не Павлодар а Караганда",
-  "Павлодар емес Қарағанды") or a correction word and a place ("я ошибся Караганда", "қателестім Ақтөбе"), and
-  nothing else of substance: "не в Павлодаре а в Караганде есть офис" is a question, not a correction;
+- `is_correction(tokens, places)`: after the region is set, "not X but Y" ("не Павлодар а Караганда",
+  "Павлодар емес Қарағанды"), a correction word and a place ("я ошибся Караганда", "қателестім Ақтөбе") or a
+  place alone ("Павлодар", "да нет я из Павлодара"), with fillers but nothing else of substance: "не в Павлодаре
+  а в Караганде есть офис" is a question, not a correction;
 - `is_change(tokens, spans)`: an explicit request to change the region, in Russian ("смените регион на
   Павлодар", "поменяйте на Караганду", "я переехал в Актобе") and Kazakh, object before the verb ("аймақты
   Павлодарға ауыстырыңыз", "облысты өзгерткім келеді Қостанай", "Павлодарға ауыстырыңыз"), never a question
@@ -189,7 +190,7 @@ def is_change(toks: Sequence[str], places: Sequence[Place]) -> bool:
 
 _CORRECTION_WORD = re.compile(
     r"^(ошиб\w*|поправ\w*|исправ\w*|неправильн\w*|неверн\w*|оговор\w*|перепут\w*|точнее|вернее|тоесть|"
-    r"кателест\w*|кате|дурысы|дурыс|ягни|жангылыс\w*|шатаст\w*|wrong|mistake|correction|sorry|actually)$"
+    r"кателес\w*|кате|дурысы|дурыс|ягни|жангылыс\w*|шатаст\w*|wrong|mistake|correction|sorry|actually)$"
 )
 _CORRECTION_GLUE = frozenset(
     {"то", "есть", "имел", "имела", "ввиду", "виду", "сказал", "сказала", "сказать", "назвал", "назвала", "говорю",
@@ -198,16 +199,27 @@ _CORRECTION_GLUE = frozenset(
      "облысы", "облысынан", "облысында", "город", "города", "городе", "кала", "каласы", "каласында", "аймак",
      "емеспин", "емеспиз", "не", "нет", "жок", "а", "сори", "i", "said", "meant", "am", "from", "it", "is"}
 )
+# What a caller says around a correction that carries no question: "да нет", "алло", "подождите", "я имею в
+# виду", "в смысле", "вообще-то", "я же говорю"; Kazakh "иә", "қойшы", "хабарласып тұрмын" (folded).
+_DISCOURSE = frozenset(
+    {"да", "алло", "ало", "але", "алле", "стоп", "так", "подождите", "погодите", "подожди", "погоди", "секунду",
+     "секундочку", "минутку", "момент", "ага", "угу", "ладно", "окей", "ок", "слушай", "слушайте", "смотрите",
+     "имею", "имел", "имела", "виду", "смысле", "говорил", "говорила", "хотел", "хотела", "ошибочка", "сорри",
+     "вообщето", "вообще", "всмысле", "просто", "живем", "проживаем", "находимся", "звоним", "щас", "сейчас",
+     "ай", "иа", "ия", "ие", "койшы", "кой", "сосын", "мына", "ана", "гой", "гана", "енди", "жанагы", "алги",
+     "хабарласып", "хабарласам", "хабарласамын", "звондап", "турмын", "отырмын", "жатырмын", "турамыз",
+     "айтайын", "айттым", "айтам", "айтамын", "айтып", "деймин", "деймиз", "дедим", "деп", "болды", "okay", "ok", "yes", "yeah", "hello", "wait", "mean"}
+)
 
 
-def is_correction(toks: Sequence[str], places: Sequence[Place], negated: bool) -> bool:
-    """A correction of the region already set (see the module docstring): a negated place (`negated`) or a
-    correction word, and every other word a place, glue, politeness or a word of the correction itself."""
+def is_correction(toks: Sequence[str], places: Sequence[Place]) -> bool:
+    """A correction of the region already set (see the module docstring): every word but the places is glue,
+    politeness, discourse or a word of the correction itself ("алло девушка не Караганда а Павлодар"); so a
+    place alone is one too ("Павлодар", "нет нет Павлодар", "мен Павлодарданмын")."""
     spans = [(p.start, p.end) for p in places]
     if not spans:
         return False
-    marked = negated or any(_CORRECTION_WORD.match(t) for t in toks)
     rest = [t for k, t in enumerate(toks) if not _in_spans(k, spans) and not _CORRECTION_WORD.match(t)
-            and t not in _CORRECTION_GLUE and t not in GLUE and t not in POLITE and t not in CORRECTION
-            and t not in CONTRAST and t not in PRE_NEG and t not in POST_NEG]
-    return marked and not rest
+            and t not in _CORRECTION_GLUE and t not in _DISCOURSE and t not in GLUE and t not in POLITE
+            and t not in CORRECTION and t not in CONTRAST and t not in PRE_NEG and t not in POST_NEG]
+    return not rest

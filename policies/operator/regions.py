@@ -210,17 +210,19 @@ def resolve_region_change(text: str) -> RegionResult:
 
 def resolve_region_correction(text: str, current: str) -> RegionResult | None:
     """The region the caller corrects to, once one is set ("не Павлодар а Караганда", "Павлодар емес Қарағанды",
-    "я ошибся Актобе"; `nlu_regions.is_correction`): the new region, or Almaty to ask "city or region?"; None
+    "я ошибся Актобе", "Актобе" alone; `nlu_regions.is_correction`): the new region, or Almaty to ask "city or region?"; None
     when the words are not a correction or name the region already set."""
     utt = analyse(text or "")
     places, streets, names = _places(utt)
     choice = choose(utt.cyr, [Mention(p.start, p.end, p.code) for p in places], strict=True)
-    if not is_correction(utt.cyr, places, bool(choice.rejected)):
+    if not is_correction(utt.cyr, places):
         return None
     kept = {p.code for p in places} - set(choice.rejected)
     if not choice.chosen and len(kept) == 1 and kept != {ALMATY_AMBIGUOUS}:  # "Караганда, а не Павлодар"
         places = [p for p in places if p.code in kept]
     result = _decide(utt, places, streets, names)
+    if result.almaty and current in (ALMATY_CITY, ALMATY_REGION) and not choice.rejected:
+        return None  # "Алматы" said again in Almaty: not a correction
     if result.almaty or (result.selected and result.region_code != current):
         return result
     return None
