@@ -308,6 +308,7 @@ broken: weather +broken +tv
 broken: weather +broken +settop
 archive: missed +sport
 archive: missed +tv
+pause: connect pause
 archive: missed +channel
 refund: return pay
 balance: money account_no

@@ -13,6 +13,8 @@ held-out-13 failures (issue 27 §1), each class filled from domain knowledge wel
     "Мәскеуде"). A place abroad is `abroad` only with the phone, the internet, calls or roaming
     (lexicon.COMBINATIONS: "в Ташкенте симка будет ловить"); alone it is no article's ("квартира в Ташкенте").
     A place inside Kazakhstan is never here: the region resolver turns those into their region first (kb_query.py).
+  - `landmark`: a landmark an article names ("Дворец школьников", "Оқушылар сарайы" by the Astana centre): the
+    place a caller names, not the pupils a tariff might be for (`segment`).
   - `missed`: a programme missed ("пропустил матч", "өткізіп алдым"): with what is on TV it asks for the archive
     (lexicon.COMBINATIONS), a facet otherwise.
   - `landline`, `credit`, `utility`: a home phone, loans and instalments, utility bills: not ours. Credit and
@@ -20,7 +22,8 @@ held-out-13 failures (issue 27 §1), each class filled from domain knowledge wel
     installing, pricing, changing or calling from one is `foreign` (lexicon.COMBINATIONS).
 - `PHRASES`: words that name a concept only together ("круглые сутки": at all hours; "на паузу поставить" is
   the pause, not a connection; "номер дома" an address; "ала кету" taking along; "один шесть один шесть" our
-  number); jobs with us, Black Friday and an ATM are not ours (`foreign`), nor is sending money from a phone's
+  number); a broadcast paused ("пауза эфира", "эфирді кідірту") is the TV's archive feature, not the service
+  paused, and services "уақытша тоқтатылады" (stopped, for a debt) are blocked; jobs with us, Black Friday and an ATM are not ours (`foreign`), nor is sending money from a phone's
   balance to another number (lexicon.COMBINATIONS: a transfer with the phone and no account of ours); a storm
   that broke the router, the line or the TV is the cause, not the weather asked about ("роутер сгорел после
   грозы"; lexicon.COMBINATIONS).
@@ -79,6 +82,7 @@ abroad_place 1: москва= питер= петербург= новосибир
   умраға пекин кәріс жапония вьетнам үндістан германия франция италия испания англия ұлыбритания лондон париж
   польша чехия америка канада израиль
 landline 1: стационарн
+landmark 2: достопримечательн
 missed 0.4: пропустил= пропустила= пропустили= пропустил өткізіп= өткізіп
 credit 3: кредит= кредиты= кредита= кредитом= несие рассрочк микрозайм займ=
 utility 3: коммунал электричеств электроэнерг водоканал жарыққа= жарықтың= жарықты= газға= газды= газ= газа=
@@ -90,6 +94,8 @@ hours: кругл сутк
 abroad: сауд арабия
 day: жарты күн
 _: тех= пор=
+landmark: двор школьник
+landmark: оқушылар сарай
 landline: домашн телефон
 landline: телефон домашн
 landline: городск телефон
@@ -107,8 +113,14 @@ address: номер дом
 address: үй нөмір
 moving: ала кет
 balance: минус плюс
-pause: эфир тоқтат
-pause: тоқтат эфир
+archive: эфир тоқтат
+archive: тоқтат эфир
+archive: пауз эфир
+archive: эфир пауз
+archive: эфир кідірт
+archive: кідірт эфир
+archive: эфирді кідірт
+block: уақытша тоқтатыл
 balance: плюс минус
 support: один= шест один= шест
 support: бір= алты бір= алты
