@@ -18,7 +18,7 @@ from policies.freight.clauses import Table, find, find_all, last_clause, negated
 from policies.freight.deferral import BUSY, LATER, is_callback
 from policies.freight.fragments import utterance_may_continue as utterance_may_continue  # re-exported
 from policies.freight.numerals import MEASURES, Token, tokenize
-from policies.freight.person import read_person
+from policies.freight.person import read_person, vendor_keys
 from policies.freight.refusal import is_refusal
 from policies.freight.spelling import key
 
@@ -179,8 +179,9 @@ class Intent:
     identifies: bool = False  # he names himself the one asked for ("main hi bol raha hoon")
 
 
-def classify(text: str, tokens: list[Token] | None = None) -> Intent:
-    """Read one vendor turn (`tokens`: `tokenize(text)` when the caller has it already)."""
+def classify(text: str, tokens: list[Token] | None = None, vendor: str = "") -> Intent:
+    """Read one vendor turn (`tokens`: `tokenize(text)` when the caller has it already; `vendor`: the name of the
+    person asked for, so that someone naming himself otherwise is someone else)."""
     toks = words(text, tokens)
     plain = [t for t in toks if t != _QUESTION]
     final = last_clause(plain)  # choices are read on what he finally said
@@ -191,7 +192,7 @@ def classify(text: str, tokens: list[Token] | None = None) -> Intent:
     no = _has(no_toks, NO) or no_toks[:1] == [_NA]
     refusal = is_refusal(final)
     yes = (_has(final, YES, negation=True) or _has(final, NOT_NO)) and not no and not refusal
-    person = read_person(final)
+    person = read_person(final, vendor_keys(vendor))
     hearing = _has(toks, HEARING) or (
         len(plain) <= 1 and _QUESTION in toks and plain[:1] in ([], [_KYA], [_WHAT])
     )

@@ -171,6 +171,14 @@ _EN_COMPOUND_RE = re.compile(
 )
 _SPACE_GROUP_RE = re.compile(r"\b(\d{1,3})((?: \d{3})+)\b(?![.,]\d)")
 _MAGNITUDE = r"(lakhs?|lacs?|thousands?|hazaa?r|crores?)"
+_EN_NUMBER = r"((?:(?:" + "|".join(ENGLISH_TENS) + r") )?[a-z0-9]+)"  # "twenty two", "twenty", "22", "five"
+_HUNDREDS = r"(?:(?:[a-z]+ )?(?:hundred|sau)\b|\d{1,3}\b)"  # "five hundred", "500"
+# "twenty one thousand and five hundred": the "and" after a magnitude joins the hundreds that follow it; "der lakh" and
+# "dher lakh" are डेढ़ लाख as an STT writes it (alone "der" is देर, late, and "dher" ढेर, a lot: never a figure).
+_JOINS = (
+    (re.compile(rf"\b{_MAGNITUDE} and (?={_HUNDREDS})"), r"\1 "),
+    (re.compile(rf"\bdh?er {_MAGNITUDE}"), r"dedh \1"),
+)
 # English fractions of a magnitude in the forms the Hindi grammar reads ("one and a half lakh" = डेढ़ लाख).
 _ENGLISH_FRACTIONS = tuple(
     (re.compile(pattern), repl)
@@ -178,10 +186,11 @@ _ENGLISH_FRACTIONS = tuple(
         (rf"\ban? {_MAGNITUDE} and an? half\b", r"dedh \1"),
         (rf"\b([a-z0-9]+) {_MAGNITUDE} and an? half\b", r"saade \1 \2"),
         (rf"\b([a-z0-9]+) {_MAGNITUDE} less an? quarter\b", r"paune \1 \2"),
+        (rf"\b((?:{'|'.join(ENGLISH_TENS)}) [a-z]+) and (?:a )?half\b", r"saade \1"),  # before "one and a half"
         (r"\bone and (?:a )?half\b", "dedh"),
         (r"\btwo and (?:a )?half\b", "dhai"),
-        (r"\b([a-z0-9]+) and (?:a )?half\b", r"saade \1"),
-        (r"\b([a-z0-9]+) and (?:a )?quarter\b", r"sava \1"),
+        (rf"\b{_EN_NUMBER} and (?:a )?half\b", r"saade \1"),
+        (rf"\b{_EN_NUMBER} and (?:a )?quarter\b", r"sava \1"),
         (r"\bquarter to ([a-z0-9]+)\b", r"paune \1"),
         (r"\bthree quarters?(?: of)?(?: an?)?\b", "pauna"),
         (r"\b(?:a )?half (?:of )?an?\b", "half"),
@@ -213,6 +222,8 @@ def prepare(text: str) -> str:
     if "half" in t or "quarter" in t:
         for pattern, repl in _ENGLISH_FRACTIONS:
             t = pattern.sub(repl, t)
+    for pattern, repl in _JOINS:
+        t = pattern.sub(repl, t)
     return _SPACE_GROUP_RE.sub(lambda m: m.group(1) + m.group(2).replace(" ", ""), t)
 
 
@@ -238,8 +249,11 @@ def _said_decimals(toks: list[Token]) -> list[Token]:
             j, digits = i + 2, ""
             while j < len(toks) and (d := _decimal_digit(toks[j])) is not None:
                 digits, j = digits + d, j + 1
-            text = f"{int(t.value)}.{digits}"
-            out.append(Token("num", float(text), text, t.start, toks[j - 1].end))
+            start, value = t.start, int(t.value)
+            if t.kind == "en_unit" and value < 10 and out and out[-1].kind == "en_tens":  # "twenty four point five"
+                start, value = out[-1].start, value + int(out.pop().value)
+            text = f"{value}.{digits}"
+            out.append(Token("num", float(text), text, start, toks[j - 1].end))
             i = j
             continue
         out.append(t)

@@ -3,8 +3,11 @@ that someone says about him.
 
 Owns `read_person(tokens)` over spelling keys (Devanagari, Hinglish and English alike), a `Person` reading:
 - `other`: someone else answers: a relation or role of the vendor's ("main unka driver", "उनकी वाइफ", "this is his
-  son", "i am the manager", "driver speaking", "मैं मुंशी हूं"), or the vendor is away or occupied, said of him in
-  the third person ("वो घर पर नहीं हैं", "सेठ जी बाहर गए हुए हैं", "wo abhi busy hain", "he is not here");
+  son", "i am the manager", "driver speaking", "मैं मुंशी हूं", "ramesh ka partner", "ramesh's brother", "main
+  chhota bhai bol raha hoon"), calling from his place ("ramesh ke ghar se", "रमेश जी के यहां से"), someone who
+  names himself with another name than the vendor's ("main suresh bol raha hoon", "this is vikram speaking"), or
+  the vendor is away or occupied, said of him in the third person ("वो घर पर नहीं हैं", "सेठ जी बाहर गए हुए हैं",
+  "wo abhi busy hain", "he is not here", "ramesh bhaiya to dukaan pe hain");
 - `handover`: the phone is being passed to him ("ek minute dete hain", "होल्ड कीजिए", "bulata hoon", "hold on i
   will give him the phone");
 - `relay`: he will call, will be told, or will be back, said of him ("wo aapko call kar lenge", "मैं उनको बता
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 
 from policies.freight.clauses import find, find_all, negated, table
 from policies.freight.deferral import LATER, PAST
@@ -35,6 +39,7 @@ RELATIONS = _set(
     "sister", "दामाद", "damad", "रिश्तेदार", "relative", "cousin", "जीजा", "jija", "चाचा", "chacha", "मामा", "mama",
     "uncle", "father", "पापा", "papa", "mother", "मम्मी", "mummy", "भांजा", "bhanja", "बहू", "bahu", "नाती", "पोता",
     "pota", "grandson", "family", "लड़का", "ladka", "लड़की", "ladki", "बच्चा", "bachcha", "बेटे", "bete",
+    "पार्टनर", "partner", "दोस्त", "dost", "friend", "पड़ोसी", "padosi", "neighbour", "neighbor", "साथी", "saathi",
 )  # fmt: skip
 ROLES = _set(
     "ड्राइवर", "driver", "मुंशी", "munshi", "मुनीम", "munim", "मैनेजर", "manager", "स्टाफ", "staff", "हेल्पर",
@@ -55,6 +60,28 @@ HONORIFICS = _set("जी", "ji", "साहब", "sahab", "sir")
 HIS_PHONE = table("फोन मेरे पास", "phone mere paas", "phone mere pas", "mobile mere paas", "उनका फोन", "unka phone",
                   "unka mobile", "his phone", "her phone", "उनका मोबाइल")  # fmt: skip
 ROLE_BEFORE = _set("am", "the", "i'm", "im", "is", "मैं", "main", "हम", "hum")
+# Calling from his place: "ramesh ke ghar se", "रमेश जी के यहां से", "unki dukaan se".
+HIS_PLACE = table(
+    "के घर से", "ke ghar se", "के यहां से", "के यहाँ से", "ke yahan se", "की दुकान से", "ki dukaan se", "ki dukan se",
+    "के ऑफिस से", "ke office se", "के घर पे", "ke ghar pe", "के घर पर", "ke ghar par", "के यहां", "ke yahan",
+)  # fmt: skip
+# Words that may stand between "main" and "bol raha hoon" without being a name ("main hi bol raha hoon").
+NOT_A_NAME = _set(
+    "ही", "hi", "जी", "ji", "तो", "to", "भी", "bhi", "खुद", "khud", "अभी", "abhi", "वही", "wahi", "यही", "yahi",
+    "यहां", "yahan", "वहां", "wahan", "सीधा", "seedha", "sidha", "सेठ", "seth", "मालिक", "malik", "owner", "he",
+    "him", "the", "one", "it", "me", "here", "now", "speaking", "is", "हूं", "hoon", "बोल", "bol", "ka", "ki", "ke",
+    "से", "se", "घर", "ghar", "ऑफिस", "office", "गाड़ी", "gaadi", "रास्ते", "raste", "अपने", "apne",
+)  # fmt: skip
+# How he names himself: "main X bol raha hoon", "this is X speaking", "mera naam X hai" (X: one or two words).
+NAMING = {
+    tuple(key(w) for w in lead.split()): _set(*verbs)
+    for lead, verbs in (("main", ("बोल", "bol")), ("मैं", ("बोल", "bol")), ("this is", ("speaking", "here")),
+                        ("it's", ("speaking", "here")), ("my name is", ("",)), ("mera naam", ("है", "hai", "")),
+                        ("मेरा नाम", ("है", "hai", "")))
+}  # "" : the name may end the turn
+MAX_NAME_WORDS = 2
+NAME_LIKENESS = 0.8  # one letter off in a six-letter name ("rakesh" for "ramesh"): his name misheard, not another's
+PROGRESSIVE_NEXT = [[k] for k in ("raha", "rahi", "rahe", "rha", "rhi", "rhe")]  # "bol raha", not "bol dunga"
 THIRD_PERSON = _set(
     "वो", "वह", "वे", "woh", "wo", "vo", "voh", "he", "she", "he's", "she's", "sir", "सर", "सेठ", "seth", "sahab",
     "साहब", "साब", "saab", "malik", "मालिक", "पापा", "papa", "पिताजी", "pitaji", "boss", "owner", "ओनर", "मम्मी",
@@ -75,7 +102,9 @@ AWAY = table(
     "yahan nahi", "यहां पर नहीं", "not available", "isn't available", "available नहीं", "available nahi", "is out",
     "are out", "gone out", "went out", "बाहर गया", "bahar gaya", "गया हुआ", "gaya hua", "gaya hai", "गया है",
     "sleeping", "is busy", "in a meeting", "is driving", "is not there", "isn't there", "मौजूद नहीं", "maujood nahi",
-    "site pe", "bahar hai", "बाहर है", "abhi nahi hai", "अभी नहीं है",
+    "site pe", "bahar hai", "बाहर है", "abhi nahi hai", "अभी नहीं है", "dukaan pe", "dukan pe", "दुकान पे",
+    "दुकान पर", "dukaan par", "shop pe", "at the shop", "godown", "गोदाम", "kaam pe", "काम पर", "काम पे", "market gaye",
+    "मार्केट गए", "bazaar gaye", "बाजार गए", "gaon gaye", "गांव गए", "out of station",
 )  # fmt: skip
 HANDOVER = table(
     "dete hain", "देते हैं", "deta hoon", "deta hu", "देता हूं", "देता हूँ", "de raha", "दे रहा", "de rahi", "दे रही",
@@ -117,20 +146,60 @@ class Person:
     identifies: bool = False
 
 
-def _related(tokens: Sequence[str]) -> bool:
-    """A relation or role of the vendor's: "unka driver", "his son", "main munshi hoon", "driver speaking"."""
-    if find(tokens, HIS_PHONE):
+def _possessive(token: str) -> bool:
+    return token in POSSESSIVES or token.endswith("'s")  # "ramesh's brother"
+
+
+def _same_name(word: str, vendor: frozenset[str]) -> bool:
+    """`word` is the vendor's name as an STT may write it ("mahes" for महेश): `NAME_LIKENESS` alike or more."""
+    return any(word == v or SequenceMatcher(None, word, v).ratio() >= NAME_LIKENESS for v in vendor)
+
+
+def _self_named(tokens: Sequence[str], vendor: frozenset[str]) -> bool | None:
+    """Whether he names himself as the vendor (`vendor`: the keys of the vendor's name): True for "main ramesh bol
+    raha hoon", "this is ramesh"; False for another name ("main suresh bol raha hoon", "this is vikram speaking",
+    "mera naam raju hai"); None when he names nobody."""
+    if not vendor:
+        return None
+    n = len(tokens)
+    for lead, verbs in NAMING.items():
+        for i in range(n - len(lead) + 1):
+            if tuple(tokens[i : i + len(lead)]) != lead:
+                continue
+            k = start = i + len(lead)
+            while k < n and k - start <= MAX_NAME_WORDS and tokens[k] not in verbs:
+                k += 1
+            gap = tokens[start:k]
+            ends = k == n and "" in verbs
+            said = k < n and tokens[k] in verbs and (tokens[k] != "bol" or tokens[k + 1 : k + 2] in PROGRESSIVE_NEXT)
+            if not gap or len(gap) > MAX_NAME_WORDS or not (ends or said):
+                continue
+            if any(_same_name(t, vendor) for t in gap):
+                return True
+            if any(t not in NOT_A_NAME and t not in HONORIFICS and t not in ROLES and t not in RELATIONS for t in gap):
+                return False
+    return None
+
+
+def _related(tokens: Sequence[str], vendor: frozenset[str] = frozenset()) -> bool:
+    """A relation or role of the vendor's: "unka driver", "his son", "main munshi hoon", "driver speaking",
+    "ramesh ka partner", "main chhota bhai bol raha hoon" (not "main ramesh bhai": an honorific after his name);
+    calling from his place ("ramesh ke ghar se")."""
+    if find(tokens, HIS_PHONE) or find(tokens, HIS_PLACE):
         return True
     for i, tok in enumerate(tokens):
         before = tokens[max(0, i - 2) : i]
-        if tok in RELATIONS and any(t in POSSESSIVES for t in before):
+        if tok in RELATIONS and any(_possessive(t) for t in before):
             return True
+        if (tok in RELATIONS and any(t in FIRST_PERSON for t in tokens[max(0, i - 3) : i])
+                and tokens[i + 1 : i + 2] and tokens[i + 1] in ROLE_AFTER and not (before and before[-1] in vendor)):
+            return True  # "main chhota bhai bol raha hoon"
         if tok in ROLES:
             k = i + 1
             while k < len(tokens) and tokens[k] in HONORIFICS:  # "munshi ji bol raha hoon"
                 k += 1
             after = tokens[k] if k < len(tokens) else ""
-            if any(t in POSSESSIVES for t in before) or (before and before[-1] in ROLE_BEFORE) or after in ROLE_AFTER:
+            if any(_possessive(t) for t in before) or (before and before[-1] in ROLE_BEFORE) or after in ROLE_AFTER:
                 return True
     return False
 
@@ -148,9 +217,16 @@ def _time(tokens: Sequence[str]) -> bool:
     return any(not negated(tokens, i, j) for i, j in find_all(tokens, LATER)) or find(tokens, RETURN, negation=True)
 
 
-def read_person(tokens: Sequence[str]) -> Person:
-    """Who is on the line, from one clause of spelling keys."""
-    other = _related(tokens) or _away(tokens)
+def vendor_keys(name: str) -> frozenset[str]:
+    """The spelling keys the vendor's name is said with ("रमेश" -> ramesh, rameshji)."""
+    words = [key(w) for w in name.split() if key(w)]
+    return frozenset(words + [w + "ji" for w in words])
+
+
+def read_person(tokens: Sequence[str], vendor: frozenset[str] = frozenset()) -> Person:
+    """Who is on the line, from one clause of spelling keys (`vendor`: `vendor_keys` of the name asked for)."""
+    named = _self_named(tokens, vendor)
+    other = _related(tokens, vendor) or _away(tokens) or named is False
     time = _time(tokens)
     of_him = any(t in THIRD_PERSON for t in tokens)
     return Person(
@@ -158,5 +234,5 @@ def read_person(tokens: Sequence[str]) -> Person:
         handover=find(tokens, HANDOVER, negation=True),
         relay=of_him and (time or find(tokens, RELAY, negation=True)),
         time=time,
-        identifies=not other and find(tokens, IDENTIFIES, negation=True),
+        identifies=not other and (named is True or find(tokens, IDENTIFIES, negation=True)),
     )

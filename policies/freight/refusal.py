@@ -6,7 +6,9 @@ Owns `is_refusal(tokens)` over spelling keys (Devanagari, Hinglish and English a
 - it's over: "बात खत्म", "khatam", "then it's over", "no deal", "फिर कभी";
 - my figure stands: "final" or "last" with mine/that/what I said ("mera rate final hai", "जो बोला वही फाइनल",
   "wahi lagega", "उतना ही लगेगा"), while a bare "final"/"done" stays a yes;
-- someone else: "दूसरी गाड़ी देख लो", "kisi aur se karwa lo", "find another truck";
+- someone else: "दूसरी गाड़ी देख लो", "kisi aur se karwa lo", "find another truck", "कोई और देख लो";
+- keep it: "aap rakho apna load", "isse achha to gaadi khadi rakhunga" (I would rather keep the truck parked);
+- a question that refuses: "itne mein kaun chalayega", "aap mazak kar rahe ho kya";
 - a loss, not possible: "घाटा है", "loss hai", "impossible", "संभव नहीं", "padta nahi", "can't do";
 - an ultimatum: "वरना", "नहीं तो", "warna", "otherwise", "take it or leave it".
 The forms without a negator of their own are negation-aware ("घाटा नहीं है", "final नहीं है" are no refusal). The phase machine reads it where an
@@ -33,6 +35,15 @@ REFUSALS = table(
     "दूसरी गाड़ी", "dusri gaadi", "dusri gadi", "doosri gaadi", "कोई और गाड़ी", "koi aur gaadi", "koi aur gadi",
     "किसी और से", "kisi aur se", "kisi aur ko", "किसी और को", "कहीं और", "kahin aur", "someone else",
     "another truck", "other truck", "another vendor", "somebody else", "दूसरा वेंडर", "dusra vendor",
+    "कोई और देख", "koi aur dekh", "और कोई देख", "aur koi dekh", "कोई और ढूंढ", "koi aur dhundh", "koi aur dhoondh",
+    "दूसरा देख", "dusra dekh", "doosra dekh", "find someone", "look for someone", "look elsewhere", "find another",
+    # keep your load, I would rather keep my truck parked
+    "रखो अपना", "rakho apna", "रखिए अपना", "rakhiye apna", "अपना लोड रखो", "apna load rakho", "keep your load",
+    "i'd rather", "i would rather", "rather keep", "खड़ी रखूं", "khadi rakhu", "खड़ी कर दूंगा", "khadi kar dunga",
+    "खड़ी रखूंगा", "khadi rakhunga", "खड़ी रहेगी", "khadi rahegi", "खाली खड़ी", "khali khadi",
+    # who would run it at this rate, are you joking (a question that refuses)
+    "कौन चलाएगा", "kaun chalayega", "kon chalayega", "कौन करेगा", "kaun karega", "मज़ाक कर रहे", "मजाक कर रहे",
+    "mazak kar rahe", "mazaak kar rahe", "you must be joking", "are you joking", "are you kidding",
     # a loss
     "impossible", "नामुमकिन", "namumkin", "घाटा", "ghata", "ghaata", "loss", "नुकसान", "nuksan", "nuksaan",
 )  # fmt: skip

@@ -118,7 +118,7 @@ class FreightSession:
         quote = hear_quote(text, anchor=self.load.anchor if self.phase in TRIP_RATE_PHASES else None, tokens=tokens)
         heard = quote.rate
         self._turn(heard)
-        it = classify(text, tokens)
+        it = classify(text, tokens, self.load.vendor_name)
         if it.abuse:
             self.abuse_strikes += 1
             if self.abuse_strikes >= MAX_ABUSE_STRIKES:  # a disposition already decided (a deal) is kept

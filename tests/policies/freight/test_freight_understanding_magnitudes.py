@@ -58,6 +58,15 @@ MAGNITUDES = [
     ("haan ji do point paanch lakh", 250_000),
     ("rate hoga derh lakh bas", 150_000),
     ("साढ़े बाईस हज़ार", 22_500),
+    # English compounds around the fraction, and "der" as an STT writes डेढ़ before a magnitude
+    ("twenty two and a half thousand", 22_500),
+    ("twenty one and a half thousand", 21_500),
+    ("rate is twenty three and half thousand", 23_500),
+    ("twenty four point five thousand", 24_500),
+    ("twenty one thousand and five hundred", 21_500),
+    ("21 thousand and 500 final", 21_500),
+    ("mera rate der lakh hai", 150_000),
+    ("dekhiye dher lakh rahega", 150_000),
 ]
 # Not money, or not a fraction of a money figure: unchanged.
 NOT_MAGNITUDES = [
@@ -66,6 +75,8 @@ NOT_MAGNITUDES = [
     ("डेढ़ दिन में पहुंचा देंगे", None),
     ("dhai ton maal hai", None),
     ("das ton ka do lakh", 200_000),
+    ("thodi der mein batata hoon", None),
+    ("twenty thousand and that is final", 20_000),
 ]
 
 

@@ -55,6 +55,15 @@ REFUSALS = [
     "forget it then",
     "isme hamara ghata hai",
     "ok no deal then",
+    "isse achha to gaadi khadi rakhunga",
+    "इससे अच्छा तो गाड़ी खड़ी रखूंगा",
+    "achha to aap rakho apna load",
+    "चलो फिर आप कोई और देख लो",
+    "theek hai koi aur dhundh lo",
+    "i would rather keep my truck idle",
+    "kya baat kar rahe ho itne mein kaun chalayega",
+    "इतने में कौन चलाएगा गाड़ी",
+    "aap mazak kar rahe ho kya",
 ]
 ACCEPTANCES = ["ठीक है चलेगा", "haan kar denge", "done", "ok ji pakka", "chalo theek hai kar dete hain",
                "theek hai lekin payment jaldi karna", "हां जी ठीक है इतने में कर देंगे", "ok fine deal"]  # fmt: skip

@@ -48,6 +48,16 @@ ASK = [
     "sir abhi site pe hain",
     "he is out of station",
     "मालिक अभी नहीं हैं",
+    # someone who names himself otherwise, says whose he is, or calls from the vendor's place
+    "main suresh bol raha hoon mahesh ka partner",
+    "haan ji mahesh ke ghar se bol rahe hain",
+    "this is vikram speaking mahesh's brother",
+    "mahesh bhaiya to dukaan pe hain main chhota bhai bol raha hoon",
+    "mahesh bhai ka phone hai main raju bol raha hoon",
+    "मैं सुरेश बोल रहा हूं महेश जी के यहां से",
+    "mera naam dinesh hai",
+    "haan ji main ramesh bol raha hoon",
+    "ji main unka dost bol raha hoon",
 ]
 # A hand-over: wait on the line.
 HOLD = [
@@ -78,7 +88,8 @@ LATER = [
 ]
 # The vendor himself, and a wrong number: as before.
 RIGHT_PERSON = ["haan ji main mahesh bol raha hoon boliye", "हां जी बोलिए", "main hi bol raha hoon", "haan ji mahesh ji hi hoon",
-                "yes speaking", "हां मैं ही हूं"]  # fmt: skip
+                "yes speaking", "हां मैं ही हूं", "main mahes bol raha hoon", "this is mahesh speaking",
+                "main mahesh kumar bol raha hoon", "हां जी मैं महेश भाई बोल रहा हूं", "ji main khud bol raha hoon"]  # fmt: skip
 WRONG_NUMBER = ["galat number hai", "रॉन्ग नंबर", "wrong number hai bhai", "मैं वो नहीं हूं गलत नंबर है"]
 
 
@@ -117,7 +128,7 @@ def test_a_time_or_he_will_call_closes_politely(text: str) -> None:
 
 @pytest.mark.parametrize("text", RIGHT_PERSON)
 def test_the_vendor_himself_still_gets_the_pitch(text: str) -> None:
-    assert not classify(text).other_person
+    assert not classify(text, vendor=LOAD.vendor_name).other_person
     reply = play(started(f"right-{text}"), text)
     assert reply.fields["phase"] == "PITCHED" and LOAD.origin in reply.text
 
