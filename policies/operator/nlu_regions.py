@@ -11,10 +11,11 @@ region answer and what the caller asks of the rest:
   "не город а область", "қала емес облыс");
 - `is_correction(tokens, places)`: after the region is set, "not X but Y" ("не Павлодар а Караганда",
   "Павлодар емес Қарағанды"), a correction word and a place ("я ошибся Караганда", "қателестім Ақтөбе") or a
-  place alone ("Павлодар", "да нет я из Павлодара"), with fillers but nothing else of substance: "не в Павлодаре
-  а в Караганде есть офис" is a question, not a correction;
+  place alone ("Павлодар", "да нет я из Павлодара"), with fillers but nothing else of substance (`only_glue`): "не
+  в Павлодаре а в Караганде есть офис" is a question, not a correction;
 - `is_change(tokens, spans)`: an explicit request to change the region, in Russian ("смените регион на
-  Павлодар", "поменяйте на Караганду", "я переехал в Актобе") and Kazakh, object before the verb ("аймақты
+  Павлодар", "поменяйте на Караганду", "я переехал в Актобе"; not a move to come or asked about: "если я перееду
+  в Алматы ...", "переезжаем в Караганду как перенести интернет") and Kazakh, object before the verb ("аймақты
   Павлодарға ауыстырыңыз", "облысты өзгерткім келеді Қостанай", "Павлодарға ауыстырыңыз"), never a question
   about something else in a city ("как поменять тариф в городе Павлодар", "қалада тарифті өзгерту").
 """
@@ -34,6 +35,7 @@ from policies.operator.grammar import (
     PRE_NEG,
     Mention,
     is_negated,
+    is_question,
     kk_negative_verb,
 )
 
@@ -79,6 +81,7 @@ _WRONG = re.compile(r"^(неправильн\w*|неверн\w*|ошиб\w*|ка
 _MOVED = re.compile(
     r"^(переехал\w*|переезжа\w*|перееду|переехать|moved|коштим|коштик|кошип|коныс|коштык|кошкенмин)$"
 )
+_IF = frozenset({"если", "егер", "if", "когда", "кашан"})  # a move to come: "если я перееду в Алматы ..."
 _BETWEEN_OK = frozenset(
     {"мой", "мою", "моё", "мое", "свой", "свою", "наш", "нашу", "менин", "озимнин", "бизин", "my", "our", "the",
      "на", "с", "со", "из", "to", "from", "пожалуйста", "please", "отинемин", "мне", "маган", "бы", "хочу",
@@ -176,6 +179,7 @@ def is_change(toks: Sequence[str], places: Sequence[Place]) -> bool:
             if _gap_ok(toks, lo, hi, spans):
                 return True
     moved = any(_MOVED.match(t) and not is_negated(toks, Mention(j, j + 1, "moved")) for j, t in enumerate(toks))
+    moved = moved and not is_question(toks) and not any(t in _IF for t in toks)  # "переезжаю в X как перенести"
     for place in places:
         if moved:
             return True  # "я переехал в Актобе", "Ақтөбеге көшіп келдім"
@@ -209,8 +213,18 @@ _DISCOURSE = frozenset(
      "ай", "иа", "ия", "ие", "койшы", "кой", "сосын", "мына", "ана", "гой", "гана", "енди", "жанагы", "алги",
      "хабарласып", "хабарласам", "хабарласамын", "звондап", "турмын", "отырмын", "жатырмын", "турамыз",
      "айтайын", "айттым", "айтам", "айтамын", "айтып", "деймин", "деймиз", "дедим", "деп", "болды", "okay", "ok",
-     "yes", "yeah", "hello", "wait", "mean"}
+     "yes", "yeah", "hello", "wait", "mean", "самом", "самой", "самый", "самим", "озим", "озимиз"}
 )
+
+
+def only_glue(toks: Sequence[str], spans: Sequence[tuple[int, int]]) -> bool:
+    """Every word outside `spans` is glue, politeness, discourse or a word of a correction (see `is_correction`)."""
+    return not any(
+        not _in_spans(k, spans) and not _CORRECTION_WORD.match(t) and t not in _CORRECTION_GLUE
+        and t not in _DISCOURSE and t not in GLUE and t not in POLITE and t not in CORRECTION and t not in CONTRAST
+        and t not in PRE_NEG and t not in POST_NEG
+        for k, t in enumerate(toks)
+    )
 
 
 def is_correction(toks: Sequence[str], places: Sequence[Place]) -> bool:
@@ -218,9 +232,4 @@ def is_correction(toks: Sequence[str], places: Sequence[Place]) -> bool:
     politeness, discourse or a word of the correction itself ("алло девушка не Караганда а Павлодар"); so a
     place alone is one too ("Павлодар", "нет нет Павлодар", "мен Павлодарданмын")."""
     spans = [(p.start, p.end) for p in places]
-    if not spans:
-        return False
-    rest = [t for k, t in enumerate(toks) if not _in_spans(k, spans) and not _CORRECTION_WORD.match(t)
-            and t not in _CORRECTION_GLUE and t not in _DISCOURSE and t not in GLUE and t not in POLITE
-            and t not in CORRECTION and t not in CONTRAST and t not in PRE_NEG and t not in POST_NEG]
-    return not rest
+    return bool(spans) and only_glue(toks, spans)

@@ -28,6 +28,7 @@ from policies.operator.nlu_regions import (
     is_correction,
     is_person_name,
     is_street,
+    only_glue,
 )
 from policies.operator.region_data import ALMATY_CITY, ALMATY_REGION, REGIONS, REGIONS_BY_CODE, SUFFIX_MAX
 
@@ -214,6 +215,8 @@ def resolve_region_correction(text: str, current: str) -> RegionResult | None:
     when the words are not a correction or name the region already set."""
     utt = analyse(text or "")
     places, streets, names = _places(utt)
+    if current in _ALMATY_CODES.values() and all(p.code == ALMATY_AMBIGUOUS for p in places):
+        return _almaty_switch(utt, places, current)
     choice = choose(utt.cyr, [Mention(p.start, p.end, p.code) for p in places], strict=True)
     if not is_correction(utt.cyr, places):
         return None
@@ -226,6 +229,17 @@ def resolve_region_correction(text: str, current: str) -> RegionResult | None:
     if result.almaty or (result.selected and result.region_code != current):
         return result
     return None
+
+
+def _almaty_switch(utt: Utterance, places: list[Place], current: str) -> RegionResult | None:
+    """In Almaty, the city for the region or back ("не город а область", "қала емес облыс", "я в самом городе
+    Алматы"): the other one, when the words say only that."""
+    toks = utt.cyr
+    choice = choose(toks, almaty_mentions(toks), _ALMATY_COMPLEMENT, strict=True)
+    code = _ALMATY_CODES.get(choice.value) if choice.chosen and choice.value else None
+    if code is None or code == current or not only_glue(toks, [(p.start, p.end) for p in places]):
+        return None
+    return selected(code, "город" if code == ALMATY_CITY else "область")
 
 
 def resolve_almaty_answer(text: str) -> RegionResult:
