@@ -150,7 +150,7 @@ class Scorer:
         self.stem = self.vocabulary.stem
         self.concepts_of = self.vocabulary.concepts_of
         self._cached_terms: Callable[[str], tuple[Term, ...]] = lru_cache(maxsize=1024)(self._terms)
-        self.doc_terms: Callable[[str], DocTerms] = lru_cache(maxsize=4096)(self._doc_terms)
+        self.doc_terms: Callable[..., DocTerms] = lru_cache(maxsize=4096)(self._doc_terms)
         self.read_terms, self.read_doc = self._terms, self._doc_terms  # uncached: an article's examples' terms
         self.examples_of: Callable[[str, tuple[str, ...]], tuple[Example, ...]] = lru_cache(maxsize=1024)(
             partial(read_examples, self))  # an article's examples (title, questions), read once
@@ -285,8 +285,8 @@ class Scorer:
         """The term key (`Relevance.matched`) is a place concept (`lexicon.PLACES`): a region or city."""
         return not self.vocabulary.places.isdisjoint(key.split("|"))
 
-    def _doc_terms(self, text: str) -> DocTerms:
-        """The terms of an article (title and text joined)."""
+    def _doc_terms(self, text: str, implied: bool = True) -> DocTerms:
+        """The terms of an article (title and text joined); `implied`: with the concepts its concepts imply."""
         concepts: set[str] = set()
         prefixes: set[str] = set()
         for t in self._terms(text, keep_parts=True):
@@ -294,7 +294,7 @@ class Scorer:
                 concepts |= t.names
             else:
                 prefixes |= _prefixes(t.key)
-        concepts |= {implied for name, implied in self.vocabulary.implies if name in concepts}
+        concepts |= {more for name, more in self.vocabulary.implies if implied and name in concepts}
         return DocTerms(frozenset(concepts), frozenset(prefixes))
 
     def learn(self, title: str, text: str, examples: Sequence[str] = ()) -> None:
@@ -368,10 +368,10 @@ class Scorer:
         """Each sentence of the article `text` (in order) with how much of `question` it answers: the weight of
         the question's terms it has, each divided by the number of the article's sentences that have it, so the
         sentence with the fact asked about ("красный", "самый быстрый") stands out from those that only share the
-        topic."""
+        topic. A sentence has what it says, not what that implies (every sentence on a tariff is no "cheap" one)."""
         wanted = self.terms(question)
         parts = sentences(text)
-        docs = [self.doc_terms(p) for p in parts]
+        docs = [self.doc_terms(p, False) for p in parts]
         found = {t.key: sum(_has(d, t) for d in docs) for t in wanted}
         return [(sum(t.weight / found[t.key] for t in wanted if _has(d, t)), p)
                 for d, p in zip(docs, parts, strict=True)]

@@ -9,7 +9,8 @@ line of its own, which `voicing.py` gives the Russian voice.
 
 `answer_text` reads what was asked: when the question is about one fact of the entry (the fastest tariff and its
 price, what a red lamp means), the sentences that hold the most of the question are read, in the entry's order
-(`Scorer.answering_sentences` with the operator's lexicon, knowledge.py), at most `MAX_SENTENCES` within `MAX_CHARS`; a question the first sentences
+(`Scorer.answering_sentences` with the operator's lexicon, knowledge.py; a number the caller says, in digits or
+words, counts for the sentences that hold it: "дом 500 цена"), at most `MAX_SENTENCES` within `MAX_CHARS`; a question the first sentences
 answer as well as any, or an entry with one sentence, reads as before. `shorten` keeps at most `MAX_SENTENCES`
 whole sentences within `MAX_CHARS`; a first sentence that alone is too long is cut on a word boundary with an
 ellipsis.
@@ -37,6 +38,13 @@ ANSWER_FALLBACK = "kb_fallback"  # answered from another language's entry
 NO_ANSWER = "no_answer"
 CONFIRM = "confirm"  # a near article offered: "do you mean ...?" (`confirmation.py`)
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+")
+_DIGITS = re.compile(r"\d+")
+# Numbers a caller says in words that name a tariff or a speed ("дом пятьсот", "үш жүз"): as the entries write them.
+NUMBER_WORDS = {
+    "сто": "100", "сотка": "100", "двести": "200", "триста": "300", "пятьсот": "500", "тысяча": "1000",
+    "тысячу": "1000", "жүз": "100", "екі жүз": "200", "үш жүз": "300", "бес жүз": "500", "мың": "1000",
+}  # fmt: skip
+NUMBER_WEIGHT = 1.0  # a number asked ("Дом 500") weighs as a topic word in picking the sentence that holds it
 
 
 def shorten(text: str, max_sentences: int = MAX_SENTENCES, max_chars: int = MAX_CHARS) -> str:
@@ -61,7 +69,7 @@ def _cut(text: str, max_chars: int) -> str:
 def answer_sentences(question: str, text: str, max_sentences: int = MAX_SENTENCES, max_chars: int = MAX_CHARS
                      ) -> list[str]:
     """The sentences of the entry `text` that answer `question`, each as read (see the module docstring)."""
-    scored = SCORER.answering_sentences(question, text) if question.strip() else []
+    scored = _with_numbers(question, SCORER.answering_sentences(question, text)) if question.strip() else []
     best = max((share for share, _ in scored), default=0.0)
     if best <= 0 or max(share for share, _ in scored[:max_sentences]) >= best:
         # the first sentences answer it as well as any
@@ -74,6 +82,28 @@ def answer_sentences(question: str, text: str, max_sentences: int = MAX_SENTENCE
         if len(" ".join(scored[k][1] for k in sorted([*chosen, i]))) <= max_chars:
             chosen.append(i)
     return [spoken_sentence(scored[k][1], max_chars) for k in sorted(chosen)]
+
+
+def _numbers(question: str) -> set[str]:
+    """The numbers in `question`, as digits: written ("дом 500") or said ("пятьсот", "бес жүз")."""
+    words = question.lower().split()
+    found = set(_DIGITS.findall(question))
+    for i, word in enumerate(words):
+        pair = " ".join(words[i : i + 2])
+        found |= {NUMBER_WORDS[pair]} if pair in NUMBER_WORDS else {NUMBER_WORDS[word]} if word in NUMBER_WORDS else set()
+    return found
+
+
+def _with_numbers(question: str, scored: list[tuple[float, str]]) -> list[tuple[float, str]]:
+    """`scored` (`Scorer.answering_sentences`) with each number of the question counted for the sentences that
+    hold it, `NUMBER_WEIGHT` shared among them: "дом 500 цена" is the sentence with «Дом 500» and its price."""
+    numbers = _numbers(question)
+    if not numbers:
+        return scored
+    held = [set(_DIGITS.findall(sentence)) & numbers for _, sentence in scored]
+    count = {n: sum(n in h for h in held) for n in numbers}
+    return [(share + sum(NUMBER_WEIGHT / count[n] for n in h), sentence)
+            for (share, sentence), h in zip(scored, held, strict=True)]
 
 
 def answer_text(question: str, text: str, max_sentences: int = MAX_SENTENCES, max_chars: int = MAX_CHARS) -> str:
