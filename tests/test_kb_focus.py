@@ -46,3 +46,9 @@ def test_what_still_works_is_not_what_is_asked() -> None:
     assert without_working_part("интернет не работает а роутер горит") == "интернет не работает а роутер горит"
     assert best("телефон ловит а интернета нет")[0] == "no-internet"
     assert best("вайфай бар бірақ интернет мүлдем жоқ")[0] == "no-internet"
+    # a device that connects to the Wi-Fi is what works; "без доступа к интернету" (Windows' words) is no internet
+    assert without_working_part("ноутбук к вай фаю цепляется но пишет без доступа") == "пишет без доступа"
+    for q in ("ноутбук к вай фаю цепляется но пишет без доступа к интернету", "телефон к вайфаю подключается а "
+              "интернета нет", "пишет нет доступа к интернету"):
+        topic, score = best(q)
+        assert topic == "no-internet" and score >= SCORER.gate, (q, topic, score)

@@ -105,6 +105,7 @@ def test_openers_and_apologies_carry_no_topic_and_nety_is_a_negation() -> None:
                   "простите что отвлекаю", "с тех пор"):
         assert keys(noise) == [], noise
     assert keys("интернета нету") == keys("нет интернета") and "broken" in keys("интернета нету")
+    assert keys("интернет пен теледидар") == keys("интернет және теледидар")  # "пен"/"бен": "and", no topic
 
 
 PAUSES = [  # the service paused vs the live broadcast paused (the TV article's "пауза эфира" is not the former)

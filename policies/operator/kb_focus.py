@@ -10,7 +10,7 @@ Two shapes of a caller's question name things the knowledge base is not asked ab
   other concepts stay ("чтоб спорт был" is about sport; "электр жарығы үшін" is about electricity, not ours);
   without a topic outside it, the clause is the question and stays whole ("что нужно чтобы расторгнуть договор").
 - **What works, set against what does not** ("вайфай есть а интернета нет", "телефон работает а интернет нет",
-  "теледидар істейді бірақ интернет жоқ"): the working part counts against the match, so only the clause after
+  "ноутбук к вайфаю цепляется но ...", "теледидар істейді бірақ интернет жоқ"): the working part counts against the match, so only the clause after
   the contrast is kept, when the part before it ends in a "works"/"there is" word (`WORKING`) and the part after
   holds a negator or a symptom (`SYMPTOMS`: broken, slow, weak). A device named in the working part stays
   (`DEVICES`: "приставка горит а каналов нет" is about the set-top box).
@@ -38,7 +38,7 @@ SYMPTOMS = frozenset({"broken", "slow", "weak"})
 USAGE = frozenset({"brand", "activity"}) | SYMPTOMS
 
 _WORKING_TEXT = """есть работает работают работал пашет горит ловит нормально норм бар истейди истеп жумыс
-жанып"""
+жанып цепляется подключается подключен подключено видит коседи косылады косылып"""
 WORKING = frozenset(_WORKING_TEXT.split())
 CONTRASTS = frozenset({"а", "но", "однако", "ал", "бирак", "биракта"})
 WORKING_WORDS_BEFORE = 2  # the "works" word is one of the last words before the contrast

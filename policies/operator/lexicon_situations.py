@@ -26,10 +26,10 @@ held-out-13 failures (issue 27 §1), each class filled from domain knowledge wel
   paused, and services "уақытша тоқтатылады" (stopped, for a debt) are blocked; jobs with us, Black Friday and an ATM are not ours (`foreign`), nor is sending money from a phone's
   balance to another number (lexicon.COMBINATIONS: a transfer with the phone and no account of ours); a storm
   that broke the router, the line or the TV is the cause, not the weather asked about ("роутер сгорел после
-  грозы"; lexicon.COMBINATIONS).
+  грозы"; lexicon.COMBINATIONS); "без доступа к интернету", a computer's words, is no internet.
 - `FILLER_WORDS`: urgency, hedges, apologies and a story's openers that carry no topic ("срочно", "блин",
   "извините что поздно", "былай айтайын"), and Kazakh "ету" after a Russian verb ("заморозить етуге": code
-  switching, the Russian verb is the term), our own name ("Qazaq Telecom"); "нету" here, a negator in lexicon.NEGATORS, is no term itself.
+  switching, the Russian verb is the term), our own name ("Qazaq Telecom"), Kazakh "пен"/"бен" ("and"); "нету" here, a negator in lexicon.NEGATORS, is no term itself.
 """
 
 from __future__ import annotations
@@ -121,6 +121,9 @@ archive: эфир кідірт
 archive: кідірт эфир
 archive: эфирді кідірт
 block: уақытша тоқтатыл
+broken: без доступ
+broken: доступ= нет=
+broken: нет= доступ
 balance: плюс минус
 support: один= шест один= шест
 support: бір= алты бір= алты
@@ -145,5 +148,5 @@ FILLER_WORDS = """
 срочно срочный срочная вообще вообще-то реально походу прям прямо допустим кстати блин слышно ситуация ситуацию
 ситуации извините извиняюсь простите отвлекаю поздно погодите нету былай айтайын айтам айтсам ондай жолы
 екінші кешіріңіз кешіріңізші мазалап мазаладым жағдай жағдайым ету етуге етсем етеді етіп етіңіз етіңізші
-біржола qazaq telecom телеком казактелеком қазақтелеком
+біржола qazaq telecom телеком казактелеком қазақтелеком пен бен
 """
