@@ -4,7 +4,9 @@ Owns the turn-boundary guard of the freight policy (the turn holder in ai_operat
 fragment for the continuation and merges it before anything is decided). A transcript may continue when it ends
 - on an open punctuation mark ("...", ",", "-"), or on a number word a multiplier may still follow ("तेईस",
   "साढ़े", "23"), or on a range word ("बाईस से");
-- on a hedge, a connective or a link word (लगभग, करीब, तो, और, का, around, about, "would be", "at least");
+- on a hedge, a connective or a link word (लगभग, करीब, तो, और, का, around, about, "would be", "at least"), or on
+  a future form right after one ("तो होगा", "matlab toh hoga"); or when it is openers alone ("देखिए जी",
+  "dekho bhai"): what he means to say is still to come;
 - on the rate still to be named: a rate word ("रेट", "भाड़ा", "price", "इसका", "total", "मेरी तरफ़ से") followed
   only by copulas, future forms and fillers ("मेरा रेट है", "rate hoga", "तो रेट रहेगा", "iska lagega",
   "my rate would be", "the price for this is", "rate hai sir ji"), with no money figure anywhere in the turn
@@ -59,6 +61,15 @@ PENDING_TAIL = _set(
 NAMED_BEFORE = _set("यही", "वही", "yahi", "wahi", "vahi", "same", "that", "your", "आपका", "आपकी", "आपके", "aapka",
                     "aapki", "aapke", "तुम्हारा", "tumhara", "kya", "क्या", "what", "कितना", "kitna")  # fmt: skip
 KAM_SE_KAM = (key("कम"), key("से"), key("कम"))  # "कम से कम" (at least)
+# "तो होगा", "toh rahega", "phir banega": a link, then a future form, and nothing named yet.
+LINKS = _set("तो", "to", "toh", "फिर", "phir", "fir", "मतलब", "matlab", "वो", "woh", "wo", "तब", "tab")
+FUTURES = _set("होगा", "hoga", "होगी", "hogi", "रहेगा", "rahega", "लगेगा", "lagega", "बनेगा", "banega", "पड़ेगा",
+               "padega", "बैठेगा", "baithega", "जाएगा", "jayega")  # fmt: skip
+# A turn of openers alone ("देखिए जी", "dekho bhai", "arre suniye", "look sir"): what he means to say is to come.
+OPENERS = _set("देखिए", "देखो", "dekhiye", "dekhie", "dekho", "सुनिए", "suniye", "सुनो", "suno", "अरे", "arre",
+               "मतलब", "matlab", "look", "listen", "well")  # fmt: skip
+ADDRESS = _set("जी", "ji", "भाई", "bhai", "भैया", "bhaiya", "सर", "sir", "साहब", "sahab", "saab", "madam", "मैडम",
+               "paaji", "पाजी", "yaar", "यार")  # fmt: skip
 _NUMBER_KINDS = ("unit", "en_unit", "en_tens", "frac_mod", "hundred")
 _OPEN_ENDINGS = ("...", "…", ",", "-")
 _CLOSED_ENDINGS = ("?", "।", ".", "!", "॥")
@@ -99,6 +110,11 @@ def utterance_may_continue(text: str) -> bool:
         return True
     if last.text in DANGLING_WORDS or tuple(t.text for t in toks[-3:]) == KAM_SE_KAM:
         return True
+    words = [t.text for t in toks]
+    if any(w in OPENERS for w in words) and all(w in OPENERS or w in ADDRESS for w in words):
+        return True  # "देखिए जी", "dekho bhai"
+    if len(words) >= 2 and words[-1] in FUTURES and words[-2] in LINKS and not scan(stripped, toks)[1]:
+        return True  # "तो होगा", "matlab toh hoga"
     return _rate_pending(stripped, toks)
 
 

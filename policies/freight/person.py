@@ -40,12 +40,14 @@ RELATIONS = _set(
     "uncle", "father", "पापा", "papa", "mother", "मम्मी", "mummy", "भांजा", "bhanja", "बहू", "bahu", "नाती", "पोता",
     "pota", "grandson", "family", "लड़का", "ladka", "लड़की", "ladki", "बच्चा", "bachcha", "बेटे", "bete",
     "पार्टनर", "partner", "दोस्त", "dost", "friend", "पड़ोसी", "padosi", "neighbour", "neighbor", "साथी", "saathi",
+    "मुंडा", "munda", "कुड़ी", "kudi", "chhora", "छोरा", "chhori", "छोरी", "bhabhi", "भाभी",
 )  # fmt: skip
 ROLES = _set(
     "ड्राइवर", "driver", "मुंशी", "munshi", "मुनीम", "munim", "मैनेजर", "manager", "स्टाफ", "staff", "हेल्पर",
     "helper", "खलासी", "khalasi", "क्लीनर", "cleaner", "नौकर", "naukar", "कर्मचारी", "employee", "accountant",
     "अकाउंटेंट", "clerk", "क्लर्क", "secretary", "सेक्रेटरी", "supervisor", "सुपरवाइजर", "peon", "चपरासी",
-    "worker", "assistant", "office", "ऑफिस", "दफ्तर", "operator", "ऑपरेटर", "receptionist",
+    "worker", "assistant", "office", "ऑफिस", "दफ्तर", "operator", "ऑपरेटर", "receptionist", "dispatcher",
+    "डिस्पैचर", "incharge", "इंचार्ज", "fleet", "फ्लीट",
 )  # fmt: skip
 POSSESSIVES = _set(
     "उनका", "उनकी", "उनके", "उसका", "उसकी", "उसके", "इनका", "इनकी", "इनके", "unka", "unki", "unke", "uska", "uski",
@@ -55,7 +57,9 @@ FIRST_PERSON = _set("मैं", "main", "mai", "मै", "i", "i'm", "im", "ह
 # After a role: he is saying what he is ("driver hoon", "driver bol raha", "driver speaking", "staff se").
 ROLE_AFTER = _set("हूं", "हूँ", "hoon", "hun", "hu", "बोल", "bol", "speaking", "here", "से", "se", "है", "hai", "हैं",
                   "hain")  # fmt: skip
-HONORIFICS = _set("जी", "ji", "साहब", "sahab", "sir")
+HONORIFICS = _set("जी", "ji", "साहब", "sahab", "sir", "paaji", "पाजी", "bhaiya", "भैया", "saab", "sa", "सा",
+                  "bhai", "भाई", "babu", "बाबू")  # fmt: skip
+OTHER_POSSESSIVES = _set("da", "di", "de", "दा", "दी", "दे", "ra", "ri", "re", "रा", "री", "रे")  # Punjabi, Marwari
 # His phone in someone else's hands ("unka phone mere paas hai").
 HIS_PHONE = table("फोन मेरे पास", "phone mere paas", "phone mere pas", "mobile mere paas", "उनका फोन", "unka phone",
                   "unka mobile", "his phone", "her phone", "उनका मोबाइल")  # fmt: skip
@@ -65,23 +69,29 @@ HIS_PLACE = table(
     "के घर से", "ke ghar se", "के यहां से", "के यहाँ से", "ke yahan se", "की दुकान से", "ki dukaan se", "ki dukan se",
     "के ऑफिस से", "ke office se", "के घर पे", "ke ghar pe", "के घर पर", "ke ghar par", "के यहां", "ke yahan",
 )  # fmt: skip
-# Words that may stand between "main" and "bol raha hoon" without being a name ("main hi bol raha hoon").
+# Words before "bol raha hoon" that are no name ("main hi bol raha hoon", "haan bol raha hoon", "kaun bol raha").
 NOT_A_NAME = _set(
     "ही", "hi", "जी", "ji", "तो", "to", "भी", "bhi", "खुद", "khud", "अभी", "abhi", "वही", "wahi", "यही", "yahi",
     "यहां", "yahan", "वहां", "wahan", "सीधा", "seedha", "sidha", "सेठ", "seth", "मालिक", "malik", "owner", "he",
     "him", "the", "one", "it", "me", "here", "now", "speaking", "is", "हूं", "hoon", "बोल", "bol", "ka", "ki", "ke",
-    "से", "se", "घर", "ghar", "ऑफिस", "office", "गाड़ी", "gaadi", "रास्ते", "raste", "अपने", "apne",
+    "से", "se", "घर", "ghar", "ऑफिस", "office", "गाड़ी", "gaadi", "रास्ते", "raste", "अपने", "apne", "हां", "haan",
+    "हाँ", "ha", "yes", "hello", "हेलो", "hallo", "कौन", "kaun", "who", "आप", "aap", "aapse", "आपसे", "kya", "क्या",
+    "sahi", "सही", "theek", "ठीक", "बस", "bas", "फोन", "phone", "पे", "pe", "par", "पर", "में", "mein", "इधर", "idhar",
+    "उधर", "udhar", "kahan", "कहां", "ab", "अब", "फिर", "phir", "wala", "वाला", "wali", "वाली",
 )  # fmt: skip
-# How he names himself: "main X bol raha hoon", "this is X speaking", "mera naam X hai" (X: one or two words).
+# He names himself: "main X bol raha hoon", "X bol rahi hoon", "main X bolu hu" (Marwari), "X bol reya haan"
+# (Punjabi), "X speaking"; the name is the word or two before the verb. Or "this is X from ...", "mera naam X".
+HERE = key("here")
+SPEAKS = _set("bolu", "बोलूं", "bolda", "boldi", "बोलदा", "speaking")
+PROGRESSIVE = _set("raha", "rahi", "rahe", "rha", "rhi", "rhe", "reya", "riya", "rya", "rai")  # "bol raha", not
+# "bol dunga" (a promise to tell him)
 NAMING = {
-    tuple(key(w) for w in lead.split()): _set(*verbs)
-    for lead, verbs in (("main", ("बोल", "bol")), ("मैं", ("बोल", "bol")), ("this is", ("speaking", "here")),
-                        ("it's", ("speaking", "here")), ("my name is", ("",)), ("mera naam", ("है", "hai", "")),
-                        ("मेरा नाम", ("है", "hai", "")))
+    tuple(key(w) for w in lead.split()): _set(*ends)
+    for lead, ends in (("this is", ("speaking", "here", "from", "calling")), ("it's", ("speaking", "here", "from")),
+                       ("my name is", ("",)), ("mera naam", ("है", "hai", "")), ("मेरा नाम", ("है", "hai", "")))
 }  # "" : the name may end the turn
 MAX_NAME_WORDS = 2
 NAME_LIKENESS = 0.8  # one letter off in a six-letter name ("rakesh" for "ramesh"): his name misheard, not another's
-PROGRESSIVE_NEXT = [[k] for k in ("raha", "rahi", "rahe", "rha", "rhi", "rhe")]  # "bol raha", not "bol dunga"
 THIRD_PERSON = _set(
     "वो", "वह", "वे", "woh", "wo", "vo", "voh", "he", "she", "he's", "she's", "sir", "सर", "सेठ", "seth", "sahab",
     "साहब", "साब", "saab", "malik", "मालिक", "पापा", "papa", "पिताजी", "pitaji", "boss", "owner", "ओनर", "मम्मी",
@@ -104,7 +114,8 @@ AWAY = table(
     "sleeping", "is busy", "in a meeting", "is driving", "is not there", "isn't there", "मौजूद नहीं", "maujood nahi",
     "site pe", "bahar hai", "बाहर है", "abhi nahi hai", "अभी नहीं है", "dukaan pe", "dukan pe", "दुकान पे",
     "दुकान पर", "dukaan par", "shop pe", "at the shop", "godown", "गोदाम", "kaam pe", "काम पर", "काम पे", "market gaye",
-    "मार्केट गए", "bazaar gaye", "बाजार गए", "gaon gaye", "गांव गए", "out of station",
+    "मार्केट गए", "bazaar gaye", "बाजार गए", "gaon gaye", "गांव गए", "out of station", "on leave", "chutti pe",
+    "छुट्टी पर", "छुट्टी पे", "is travelling", "is traveling",
 )  # fmt: skip
 HANDOVER = table(
     "dete hain", "देते हैं", "deta hoon", "deta hu", "देता हूं", "देता हूँ", "de raha", "दे रहा", "de rahi", "दे रही",
@@ -127,7 +138,7 @@ RELAY = table(
 RETURN = table(
     "आएंगे", "आयेंगे", "aayenge", "ayenge", "aaenge", "आ जाएंगे", "aa jayenge", "लौटेंगे", "lautenge", "will be back",
     "be back", "वापस आ", "vapas aa", "wapas aa", "milenge", "मिलेंगे", "free honge", "फ्री होंगे", "after", "lunch",
-    "लंच", "baje", "बजे", "o'clock",
+    "लंच", "baje", "बजे", "o'clock", "will come", "will be here",
 )  # fmt: skip
 IDENTIFIES = table(
     "मैं ही", "मैं बोल रहा", "बोल रहा हूं", "बोल रहा हूँ", "speaking", "मैं हूं", "मैं हूँ", "main hi", "bol raha hoon",
@@ -155,30 +166,61 @@ def _same_name(word: str, vendor: frozenset[str]) -> bool:
     return any(word == v or SequenceMatcher(None, word, v).ratio() >= NAME_LIKENESS for v in vendor)
 
 
+def _name_said(words: Sequence[str], vendor: frozenset[str]) -> bool | None:
+    """The words in a name's place: True for the vendor's name, False for another name, None for no name."""
+    if any(_same_name(t, vendor) for t in words):
+        return True
+    if any(t not in NOT_A_NAME and t not in HONORIFICS and t not in ROLES and t not in RELATIONS
+           and t not in FIRST_PERSON and t not in POSSESSIVES for t in words):
+        return False
+    return None
+
+
+def _before(tokens: Sequence[str], k: int) -> list[str]:
+    """Up to `MAX_NAME_WORDS` words before index `k`, past honorifics, back to the first that is no name."""
+    out: list[str] = []
+    i = k - 1
+    while i >= 0 and tokens[i] in HONORIFICS:
+        i -= 1
+    while i >= 0 and len(out) < MAX_NAME_WORDS and tokens[i] not in NOT_A_NAME and tokens[i] not in FIRST_PERSON:
+        out.insert(0, tokens[i])
+        i -= 1
+    return out
+
+
 def _self_named(tokens: Sequence[str], vendor: frozenset[str]) -> bool | None:
     """Whether he names himself as the vendor (`vendor`: the keys of the vendor's name): True for "main ramesh bol
-    raha hoon", "this is ramesh"; False for another name ("main suresh bol raha hoon", "this is vikram speaking",
-    "mera naam raju hai"); None when he names nobody."""
+    raha hoon", "ramesh ji bol rahe hain", "this is ramesh speaking"; False for another name ("main suresh bol raha
+    hoon", "ramesh roadlines se pinky bol rahi hoon", "this is anil from sharma transport", "mera naam raju hai");
+    None when he names nobody."""
     if not vendor:
         return None
     n = len(tokens)
-    for lead, verbs in NAMING.items():
+    for k, tok in enumerate(tokens):
+        if tok == HERE and k > 0 and _same_name(tokens[k - 1], vendor):
+            return True  # "ramesh here"
+        if tok in SPEAKS or (tok == key("bol") and tokens[k + 1 : k + 2] and tokens[k + 1] in PROGRESSIVE):
+            said = _name_said(_before(tokens, k), vendor)
+            if said is not None:
+                return said
+    for lead, ends in NAMING.items():
         for i in range(n - len(lead) + 1):
             if tuple(tokens[i : i + len(lead)]) != lead:
                 continue
             k = start = i + len(lead)
-            while k < n and k - start <= MAX_NAME_WORDS and tokens[k] not in verbs:
+            while k < n and k - start <= MAX_NAME_WORDS and tokens[k] not in ends:
                 k += 1
-            gap = tokens[start:k]
-            ends = k == n and "" in verbs
-            said = k < n and tokens[k] in verbs and (tokens[k] != "bol" or tokens[k + 1 : k + 2] in PROGRESSIVE_NEXT)
-            if not gap or len(gap) > MAX_NAME_WORDS or not (ends or said):
-                continue
-            if any(_same_name(t, vendor) for t in gap):
-                return True
-            if any(t not in NOT_A_NAME and t not in HONORIFICS and t not in ROLES and t not in RELATIONS for t in gap):
-                return False
+            if start < k <= start + MAX_NAME_WORDS and (tokens[k] in ends if k < n else "" in ends):
+                said = _name_said(tokens[start:k], vendor)
+                if said is not None:
+                    return said
     return None
+
+
+def _his(tokens: Sequence[str], i: int, vendor: frozenset[str]) -> bool:
+    """tokens[i] is a Punjabi or Marwari possessive after his name or an honorific ("ramesh paaji da",
+    "ramesh ji ri"): "da"/"ri" alone are other words too."""
+    return tokens[i] in OTHER_POSSESSIVES and i > 0 and (tokens[i - 1] in HONORIFICS or _same_name(tokens[i - 1], vendor))
 
 
 def _related(tokens: Sequence[str], vendor: frozenset[str] = frozenset()) -> bool:
@@ -189,7 +231,8 @@ def _related(tokens: Sequence[str], vendor: frozenset[str] = frozenset()) -> boo
         return True
     for i, tok in enumerate(tokens):
         before = tokens[max(0, i - 2) : i]
-        if tok in RELATIONS and any(_possessive(t) for t in before):
+        if tok in RELATIONS | ROLES and any(_possessive(t) or _his(tokens, k, vendor)
+                                            for k, t in enumerate(before, start=max(0, i - 2))):
             return True
         if (tok in RELATIONS and any(t in FIRST_PERSON for t in tokens[max(0, i - 3) : i])
                 and tokens[i + 1 : i + 2] and tokens[i + 1] in ROLE_AFTER and not (before and before[-1] in vendor)):

@@ -178,7 +178,7 @@ def opening(lad: Ladder, it: Intent, heard: int | None) -> Move:
         return _close(L.WRONG_NUMBER, WRONG_NUMBER)
     if it.farewell:
         return _close(L.DECLINED, DECLINED)
-    if it.question or it.hello_only:
+    if (it.question and not it.identifies) or it.hello_only:  # "main ramesh bol raha hoon, kaun?": the pitch
         return Move(L.REASK_PERSON, Phase.OPENING)
     if it.right_person or heard is not None:
         return Move(L.PITCH, Phase.PITCHED)

@@ -6,6 +6,8 @@ Owns `hear_quote` (and `hear_rate`, its rate alone). Over the figures of figures
 - a per-unit rate: a figure said per ton/km/kilo/quintal ("पंद्रह सौ रुपये टन", "1500 per ton", "प्रति टन पंद्रह
   सौ", "एक टन का पंद्रह सौ", "टन के हिसाब से"), unless "total/कुल/पूरी गाड़ी" marks it as the trip figure;
 - a count or measure ("20 टन", "दो दिन"): not money (figures.py marks it);
+- one cost of the trip ("toll hi chaar hazaar ka hai", "डीज़ल में पंद्रह हज़ार"): not the rate, unless the turn
+  sums the costs up ("sab milake pachees hazaar");
 - the trip rate: the last remaining figure of at least MIN_HEARD_RATE (a range gives its upper end); a bare
   number that corrects an earlier figure borrows its multiplier ("पच्चीस हज़ार, नहीं नहीं, चौबीस" is 24,000);
 - in rate talk only (`anchor` given: the call is waiting for a rate), a bare number under MIN_HEARD_RATE
@@ -33,6 +35,12 @@ def _set(*words: str) -> frozenset[str]:
     return frozenset(key(w) for w in words)
 
 
+# One cost of the trip: a figure said of it is no rate ("toll hi chaar hazaar ka hai").
+COST_WORDS = _set("toll", "टोल", "diesel", "डीजल", "डीज़ल", "petrol", "पेट्रोल", "bhatta", "भत्ता", "tyre", "टायर",
+                  "emi", "ईएमआई", "challan", "चालान", "hamali", "हमाली", "salary", "तनख्वाह", "tankhwah")  # fmt: skip
+SUM_WORDS = _set("milake", "मिलाके", "मिलाकर", "milakar", "total", "टोटल", "kul", "कुल", "including", "sab", "सब",
+                 "plus", "प्लस")  # fmt: skip
+COST_REACH = 3  # words before a figure a cost word may stand ("toll hi chaar hazaar")
 PER_WORDS = _set("प्रति", "per", "पर", "हर", "फी", "fi", "har", "prati", "pr")
 UNIT_WORDS = _set(
     "टन", "ton", "tons", "tonne", "tonnes", "tan", "किलो", "kilo", "kg", "kgs", "केजी", "किलोग्राम", "kilogram",
@@ -132,6 +140,15 @@ def per_unit_talk(words: list[str]) -> bool:
     return False
 
 
+def _cost_item(toks: list[Token], fig: Figure) -> bool:
+    """A figure said of one cost of the trip ("toll hi chaar hazaar ka hai", "डीज़ल में पंद्रह हज़ार जाता है"), not
+    the rate: a cost word just before it, and nothing in the turn that sums it up ("sab milake", "total")."""
+    words = [t.text for t in toks]
+    if any(w in SUM_WORDS for w in words):
+        return False
+    return any(t.text in COST_WORDS for t in toks[max(0, fig.first_tok - COST_REACH) : fig.first_tok])
+
+
 def _phone(toks: list[Token], fig: Figure) -> bool:
     if fig.phone:
         return True
@@ -189,7 +206,7 @@ def hear_quote(text: str, *, anchor: int | None = None, tokens: list[Token] | No
             phone = True
         elif _per_unit(toks, fig):
             per_unit = True
-        elif not fig.measure:
+        elif not fig.measure and not _cost_item(toks, fig):
             money.append(fig)
     corrected = _corrected(toks, money)
     if corrected is not None:

@@ -40,6 +40,8 @@ REFUSALS = table(
     # keep your load, I would rather keep my truck parked
     "रखो अपना", "rakho apna", "रखिए अपना", "rakhiye apna", "अपना लोड रखो", "apna load rakho", "keep your load",
     "i'd rather", "i would rather", "rather keep", "खड़ी रखूं", "khadi rakhu", "खड़ी कर दूंगा", "khadi kar dunga",
+    "खड़ी रखें", "khadi rakhen", "khadi rakhe", "खड़ी रखेंगे", "khadi rakhenge", "खड़ी रख", "khadi rakh",
+    "घर पे खड़ी", "ghar pe khadi", "घर पर खड़ी", "ghar par khadi", "खाली भेजूंगा", "khali bhejunga",
     "खड़ी रखूंगा", "khadi rakhunga", "खड़ी रहेगी", "khadi rahegi", "खाली खड़ी", "khali khadi",
     # who would run it at this rate, are you joking (a question that refuses)
     "कौन चलाएगा", "kaun chalayega", "kon chalayega", "कौन करेगा", "kaun karega", "मज़ाक कर रहे", "मजाक कर रहे",

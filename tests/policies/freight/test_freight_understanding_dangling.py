@@ -44,12 +44,19 @@ FRAGMENTS = [
     "इस लोड का किराया होगा करीब",
     "final rate hoga",
     "isme lagega",
+    "तो होगा",
+    "arre matlab toh hoga",
+    "phir banega",
+    "देखिए जी",  # openers alone: what he means to say is to come
+    "dekho bhai",
+    "arre suniye",
 ]
 COMPLETE = [
     "ठीक है", "हां जी", "haan ji main hi bol raha hoon", "rate zyada hai", "mera rate pachees hazaar hai",
     "pachees hazaar rate hai", "rate kitna hai", "aapka rate kya hai", "हो जाएगा", "theek hai ho jayega",
     "rate final hai", "that will be fine", "तेईस हज़ार होगा", "डीज़ल बहुत महंगा है", "my rate is 25000",
-    "rate aapko pata hai", "ok done", "कल बात करेंगे", "बीस टन का रेट तेईस हज़ार होगा", "no",
+    "rate aapko pata hai", "ok done", "कल बात करेंगे", "बीस टन का रेट तेईस हज़ार होगा", "no", "है", "haan hoga",
+    "nahi hoga", "bees hazaar to hoga", "dekho bhai nahi hoga",
 ]  # fmt: skip
 
 

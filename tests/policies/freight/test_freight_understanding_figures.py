@@ -66,6 +66,7 @@ RATES = [
     # per-unit and total in one turn: the total is the rate
     ("1500 per ton matlab total 22500", 22_500),
     ("बीस टन माल का पच्चीस हज़ार लगेगा", 25_000),
+    ("diesel toll sab milake pachees hazaar", 25_000),  # the costs summed up: the rate
 ]
 
 PHONES = [
@@ -114,6 +115,8 @@ NOT_RATES = [
     "mic testing ek do teen char",
     "गाड़ी नंबर 1234 है",
     "do din mein pahuncha dunga",
+    "toll hi chaar hazaar ka hai madam",  # one cost of the trip, not its rate
+    "डीज़ल में पंद्रह हज़ार जाता है",
 ]
 
 

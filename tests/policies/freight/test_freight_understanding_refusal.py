@@ -64,6 +64,7 @@ REFUSALS = [
     "kya baat kar rahe ho itne mein kaun chalayega",
     "इतने में कौन चलाएगा गाड़ी",
     "aap mazak kar rahe ho kya",
+    "इतने में तो हम गाड़ी घर पे खड़ी रखें वो अच्छा",
 ]
 ACCEPTANCES = ["ठीक है चलेगा", "haan kar denge", "done", "ok ji pakka", "chalo theek hai kar dete hain",
                "theek hai lekin payment jaldi karna", "हां जी ठीक है इतने में कर देंगे", "ok fine deal"]  # fmt: skip

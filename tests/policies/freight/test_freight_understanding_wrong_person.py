@@ -58,6 +58,12 @@ ASK = [
     "mera naam dinesh hai",
     "haan ji main ramesh bol raha hoon",
     "ji main unka dost bol raha hoon",
+    "khamma ghani sa mahesh ji ri beti bolu hu",  # Marwari, Punjabi, a transport company's staff
+    "haanji main mahesh ji da munda haan",
+    "sat sri akal ji main gurpreet bol reya haan mahesh paaji da driver",
+    "ji main mahesh roadlines se pinky bol rahi hoon reception se",
+    "speaking this is anil from sharma transport mahesh is on leave today",
+    "good morning mahesh transport company this is the dispatcher",
 ]
 # A hand-over: wait on the line.
 HOLD = [
@@ -89,7 +95,8 @@ LATER = [
 # The vendor himself, and a wrong number: as before.
 RIGHT_PERSON = ["haan ji main mahesh bol raha hoon boliye", "हां जी बोलिए", "main hi bol raha hoon", "haan ji mahesh ji hi hoon",
                 "yes speaking", "हां मैं ही हूं", "main mahes bol raha hoon", "this is mahesh speaking",
-                "main mahesh kumar bol raha hoon", "हां जी मैं महेश भाई बोल रहा हूं", "ji main khud bol raha hoon"]  # fmt: skip
+                "main mahesh kumar bol raha hoon", "हां जी मैं महेश भाई बोल रहा हूं", "ji main khud bol raha hoon",
+                "mahesh here", "haan ji main mahesh bol raha hoon kaun", "mahesh ji bol rahe hain"]  # fmt: skip
 WRONG_NUMBER = ["galat number hai", "रॉन्ग नंबर", "wrong number hai bhai", "मैं वो नहीं हूं गलत नंबर है"]
 
 
