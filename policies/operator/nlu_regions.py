@@ -15,7 +15,7 @@ region answer and what the caller asks of the rest:
   в Павлодаре а в Караганде есть офис" is a question, not a correction;
 - `is_change(tokens, spans)`: an explicit request to change the region, in Russian ("смените регион на
   Павлодар", "поменяйте на Караганду", "я переехал в Актобе"; not a move to come or asked about: "если я перееду
-  в Алматы ...", "переезжаем в Караганду как перенести интернет") and Kazakh, object before the verb ("аймақты
+  в Алматы ...", "переезжаем в Караганду как перенести интернет", "... договор сохранится") and Kazakh, object before the verb ("аймақты
   Павлодарға ауыстырыңыз", "облысты өзгерткім келеді Қостанай", "Павлодарға ауыстырыңыз"), never a question
   about something else in a city ("как поменять тариф в городе Павлодар", "қалада тарифті өзгерту").
 """
@@ -180,6 +180,7 @@ def is_change(toks: Sequence[str], places: Sequence[Place]) -> bool:
                 return True
     moved = any(_MOVED.match(t) and not is_negated(toks, Mention(j, j + 1, "moved")) for j, t in enumerate(toks))
     moved = moved and not is_question(toks) and not any(t in _IF for t in toks)  # "переезжаю в X как перенести"
+    moved = moved and only_glue(toks, spans, also=_MOVED)  # "переезжаем в Актау договор сохранится": asked
     for place in places:
         if moved:
             return True  # "я переехал в Актобе", "Ақтөбеге көшіп келдім"
@@ -194,7 +195,7 @@ def is_change(toks: Sequence[str], places: Sequence[Place]) -> bool:
 
 _CORRECTION_WORD = re.compile(
     r"^(ошиб\w*|поправ\w*|исправ\w*|неправильн\w*|неверн\w*|оговор\w*|перепут\w*|точнее|вернее|тоесть|"
-    r"кателес\w*|кате|дурысы|дурыс|ягни|жангылыс\w*|шатаст\w*|wrong|mistake|correction|sorry|actually)$"
+    r"кателес\w*|кате|дурысы|дурыс|ягни|жангылыс\w*|шатаст\w*|тузет\w*|wrong|mistake|correction|sorry|actually)$"
 )
 _CORRECTION_GLUE = frozenset(
     {"то", "есть", "имел", "имела", "ввиду", "виду", "сказал", "сказала", "сказать", "назвал", "назвала", "говорю",
@@ -213,14 +214,19 @@ _DISCOURSE = frozenset(
      "ай", "иа", "ия", "ие", "койшы", "кой", "сосын", "мына", "ана", "гой", "гана", "енди", "жанагы", "алги",
      "хабарласып", "хабарласам", "хабарласамын", "звондап", "турмын", "отырмын", "жатырмын", "турамыз",
      "айтайын", "айттым", "айтам", "айтамын", "айтып", "деймин", "деймиз", "дедим", "деп", "болды", "okay", "ok",
-     "yes", "yeah", "hello", "wait", "mean", "самом", "самой", "самый", "самим", "озим", "озимиз"}
+     "yes", "yeah", "hello", "wait", "mean", "самом", "самой", "самый", "самим", "озим", "озимиз", "сам", "сама",
+     "само", "ози", "озинде", "каланын", "облыстын", "это", "вот", "там", "тут", "боламын", "боламыз", "болам",
+     "район", "районе", "района", "аудан", "ауданы", "ауданында", "ауданынан", "келдим", "келдик", "кеттим",
+     "кеттик", "едим", "едик", "уже", "недавно", "сюда", "насовсем", "жакында", "жуырда", "мы", "мен", "биз"}
 )
 
 
-def only_glue(toks: Sequence[str], spans: Sequence[tuple[int, int]]) -> bool:
-    """Every word outside `spans` is glue, politeness, discourse or a word of a correction (see `is_correction`)."""
+def only_glue(toks: Sequence[str], spans: Sequence[tuple[int, int]], also: re.Pattern[str] | None = None) -> bool:
+    """Every word outside `spans` is glue, politeness, discourse or a word of a correction (see `is_correction`),
+    or one `also` matches."""
     return not any(
-        not _in_spans(k, spans) and not _CORRECTION_WORD.match(t) and t not in _CORRECTION_GLUE
+        not _in_spans(k, spans) and not _CORRECTION_WORD.match(t) and not (also and also.match(t))
+        and t not in _CORRECTION_GLUE
         and t not in _DISCOURSE and t not in GLUE and t not in POLITE and t not in CORRECTION and t not in CONTRAST
         and t not in PRE_NEG and t not in POST_NEG
         for k, t in enumerate(toks)

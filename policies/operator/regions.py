@@ -212,7 +212,8 @@ def resolve_region_change(text: str) -> RegionResult:
 def resolve_region_correction(text: str, current: str) -> RegionResult | None:
     """The region the caller corrects to, once one is set ("не Павлодар а Караганда", "Павлодар емес Қарағанды",
     "я ошибся Актобе", "Актобе" alone; `nlu_regions.is_correction`): the new region, or Almaty to ask "city or region?"; None
-    when the words are not a correction or name the region already set."""
+    when the words are not a correction. The region already set, named again by another of its places ("не
+    Караганда а Темиртау"), is confirmed again; "не Павлодар а Павлодар" is none."""
     utt = analyse(text or "")
     places, streets, names = _places(utt)
     if current in _ALMATY_CODES.values() and all(p.code == ALMATY_AMBIGUOUS for p in places):
@@ -228,6 +229,9 @@ def resolve_region_correction(text: str, current: str) -> RegionResult | None:
         return None  # "Алматы" said again in Almaty: not a correction
     if result.almaty or (result.selected and result.region_code != current):
         return result
+    said = {_matched(utt, p) for p in places}
+    if result.selected and (len(said) > 1 or len(places) == 1):
+        return result  # "не Караганда а Темиртау": the same region, said again (not "не Павлодар а Павлодар")
     return None
 
 
