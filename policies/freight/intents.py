@@ -177,6 +177,7 @@ class Intent:
     relay: bool = False  # "he'll call you", "मैं उनको बता दूंगा"
     time_given: bool = False  # a time to come ("शाम को", "kal subah", "दोपहर तक लौटेंगे")
     identifies: bool = False  # he names himself the one asked for ("main hi bol raha hoon")
+    stranger: bool = False  # he names himself otherwise ("main suresh bol raha hoon"): someone else at the opening
 
 
 def classify(text: str, tokens: list[Token] | None = None, vendor: str = "") -> Intent:
@@ -209,10 +210,10 @@ def classify(text: str, tokens: list[Token] | None = None, vendor: str = "") -> 
     abuse = _has(plain, ABUSE)
     voicemail = _has(plain, VOICEMAIL)
     hello_only = bool(plain) and _only(plain, HELLO)
-    right_person = (person.identifies or yes) and not person.other
+    right_person = (person.identifies or yes) and not person.other and not person.stranger
     ack = (yes or bare_ack or farewell or _has(plain, ACK_EXTRA)) and not question
     readings = (abuse, wrong, voicemail, callback, farewell, hearing, question, our_rate, yes, no, bare_ack,
-                hello_only, right_person, ack, person.other, person.handover, person.relay)  # fmt: skip
+                hello_only, right_person, ack, person.other, person.handover, person.relay, person.stranger)  # fmt: skip
     return Intent(
         abuse=abuse,
         wrong_number=wrong,
@@ -235,4 +236,5 @@ def classify(text: str, tokens: list[Token] | None = None, vendor: str = "") -> 
         relay=person.relay,
         time_given=person.time,
         identifies=person.identifies,
+        stranger=person.stranger,
     )

@@ -4,16 +4,19 @@ that someone says about him.
 Owns `read_person(tokens)` over spelling keys (Devanagari, Hinglish and English alike), a `Person` reading:
 - `other`: someone else answers: a relation or role of the vendor's ("main unka driver", "उनकी वाइफ", "this is his
   son", "i am the manager", "driver speaking", "मैं मुंशी हूं", "ramesh ka partner", "ramesh's brother", "main
-  chhota bhai bol raha hoon"), calling from his place ("ramesh ke ghar se", "रमेश जी के यहां से"), someone who
-  names himself with another name than the vendor's ("main suresh bol raha hoon", "this is vikram speaking"), or
-  the vendor is away or occupied, said of him in the third person ("वो घर पर नहीं हैं", "सेठ जी बाहर गए हुए हैं",
+  chhota bhai bol raha hoon"), calling from his place ("ramesh ke ghar se", "रमेश जी के यहां से"), or the vendor
+  is away or occupied, said of him in the third person ("वो घर पर नहीं हैं", "सेठ जी बाहर गए हुए हैं",
   "wo abhi busy hain", "he is not here", "ramesh bhaiya to dukaan pe hain");
 - `handover`: the phone is being passed to him ("ek minute dete hain", "होल्ड कीजिए", "bulata hoon", "hold on i
   will give him the phone");
 - `relay`: he will call, will be told, or will be back, said of him ("wo aapko call kar lenge", "मैं उनको बता
   दूंगा", "he will call you back", "papa ek ghante baad aayenge", "वो दोपहर तक लौटेंगे");
 - `time`: a time to come ("शाम को", "kal subah", "ek ghante baad", "after lunch"), said by whoever answered;
-- `identifies`: he names himself the one asked for ("main hi bol raha hoon", "speaking").
+- `identifies`: he names himself the one asked for ("main hi bol raha hoon", "speaking", "main ramesh bol raha
+  hoon" with his name as an STT may spell it);
+- `stranger`: he names himself with another name than the vendor's ("main suresh bol raha hoon", "this is vikram
+  speaking", "ramesh roadlines se pinky bol rahi hoon"): someone else, read at the opening alone (later, "main
+  aapko bol raha hoon" is no introduction).
 The phase machine (phases.py) decides what each means where: no pitch until the right person is confirmed.
 Pure: no I/O.
 """
@@ -77,7 +80,11 @@ NOT_A_NAME = _set(
     "से", "se", "घर", "ghar", "ऑफिस", "office", "गाड़ी", "gaadi", "रास्ते", "raste", "अपने", "apne", "हां", "haan",
     "हाँ", "ha", "yes", "hello", "हेलो", "hallo", "कौन", "kaun", "who", "आप", "aap", "aapse", "आपसे", "kya", "क्या",
     "sahi", "सही", "theek", "ठीक", "बस", "bas", "फोन", "phone", "पे", "pe", "par", "पर", "में", "mein", "इधर", "idhar",
-    "उधर", "udhar", "kahan", "कहां", "ab", "अब", "फिर", "phir", "wala", "वाला", "wali", "वाली",
+    "उधर", "udhar", "kahan", "कहां", "ab", "अब", "फिर", "phir", "wala", "वाला", "wali", "वाली", "aapko", "आपको",
+    "unse", "उनसे", "unko", "उनको", "usko", "उसको", "tumko", "tumse", "isko", "इसको", "sach", "सच", "jhooth", "झूठ",
+    "sahi", "galat", "गलत", "baat", "बात", "seedhi", "सीधी", "saaf", "साफ", "ye", "yeh", "ये", "यह", "wo", "woh", "वो",
+    "kuch", "कुछ", "sab", "सब", "itna", "इतना", "last", "final", "rate", "रेट", "dil", "दिल", "pehle", "पहले", "nahi",
+    "नहीं", "na", "you", "frankly", "honestly", "truth",
 )  # fmt: skip
 # He names himself: "main X bol raha hoon", "X bol rahi hoon", "main X bolu hu" (Marwari), "X bol reya haan"
 # (Punjabi), "X speaking"; the name is the word or two before the verb. Or "this is X from ...", "mera naam X".
@@ -155,6 +162,7 @@ class Person:
     relay: bool = False
     time: bool = False
     identifies: bool = False
+    stranger: bool = False  # he names himself, not as the vendor ("main suresh bol raha hoon"): read at the opening
 
 
 def _possessive(token: str) -> bool:
@@ -269,7 +277,7 @@ def vendor_keys(name: str) -> frozenset[str]:
 def read_person(tokens: Sequence[str], vendor: frozenset[str] = frozenset()) -> Person:
     """Who is on the line, from one clause of spelling keys (`vendor`: `vendor_keys` of the name asked for)."""
     named = _self_named(tokens, vendor)
-    other = _related(tokens, vendor) or _away(tokens) or named is False
+    other = _related(tokens, vendor) or _away(tokens)
     time = _time(tokens)
     of_him = any(t in THIRD_PERSON for t in tokens)
     return Person(
@@ -277,5 +285,6 @@ def read_person(tokens: Sequence[str], vendor: frozenset[str] = frozenset()) -> 
         handover=find(tokens, HANDOVER, negation=True),
         relay=of_him and (time or find(tokens, RELAY, negation=True)),
         time=time,
-        identifies=not other and (named is True or find(tokens, IDENTIFIES, negation=True)),
+        identifies=not other and named is not False and (named is True or find(tokens, IDENTIFIES, negation=True)),
+        stranger=named is False,
     )

@@ -16,7 +16,7 @@ and write. Pure: no I/O.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 
 import policies.freight.lines as L
@@ -162,6 +162,8 @@ def someone_else(lad: Ladder, it: Intent) -> Move | None:
 
 
 def opening(lad: Ladder, it: Intent, heard: int | None) -> Move:
+    if it.stranger:  # "main suresh bol raha hoon": at the opening, someone else answered
+        it = replace(it, other_person=True)
     if it.voicemail and not it.other_person:
         return _close(L.VOICEMAIL, VOICEMAIL)
     if it.other_person or it.relay or lad.someone_else or it.handover:

@@ -208,3 +208,12 @@ def test_the_wrong_person_through_the_command_line(tmp_path: Path) -> None:
                               "pachees hazaar"])  # fmt: skip
     assert [t["phase"] for t in out[1:]] == ["OPENING", "OPENING", "PITCHED", "PROBING"]
     assert out[4]["heard_rate"] == 25_000
+
+
+@pytest.mark.parametrize("text", ["main aapko bol raha hoon rate pachees hazaar", "main sach bol raha hoon pachees hazaar "
+                                  "lagega", "main suresh ji se bhi yahi bol raha hoon pachees hazaar"])  # fmt: skip
+def test_after_the_pitch_bol_raha_hoon_is_no_introduction(text: str) -> None:
+    session = started(f"pitched-{text}")
+    play(session, "haan ji main mahesh bol raha hoon")
+    reply = play(session, text)
+    assert reply.fields["heard_rate"] == 25_000 and session.moves[-1] != L.ASK_PERSON, session.moves
