@@ -62,7 +62,7 @@ ROLE_AFTER = _set("हूं", "हूँ", "hoon", "hun", "hu", "बोल", "b
                   "hain")  # fmt: skip
 HONORIFICS = _set("जी", "ji", "साहब", "sahab", "sir", "paaji", "पाजी", "bhaiya", "भैया", "saab", "sa", "सा",
                   "bhai", "भाई", "babu", "बाबू")  # fmt: skip
-OTHER_POSSESSIVES = _set("da", "di", "de", "दा", "दी", "दे", "ra", "ri", "re", "रा", "री", "रे")  # Punjabi, Marwari
+OTHER_POSSESSIVES = _set("da", "di", "दा", "दी", "ra", "ri", "रा", "री")  # Punjabi, Marwari ("de", "re": give, hey)
 # His phone in someone else's hands ("unka phone mere paas hai").
 HIS_PHONE = table("फोन मेरे पास", "phone mere paas", "phone mere pas", "mobile mere paas", "उनका फोन", "unka phone",
                   "unka mobile", "his phone", "her phone", "उनका मोबाइल")  # fmt: skip
@@ -226,9 +226,14 @@ def _self_named(tokens: Sequence[str], vendor: frozenset[str]) -> bool | None:
 
 
 def _his(tokens: Sequence[str], i: int, vendor: frozenset[str]) -> bool:
-    """tokens[i] is a Punjabi or Marwari possessive after his name or an honorific ("ramesh paaji da",
-    "ramesh ji ri"): "da"/"ri" alone are other words too."""
-    return tokens[i] in OTHER_POSSESSIVES and i > 0 and (tokens[i - 1] in HONORIFICS or _same_name(tokens[i - 1], vendor))
+    """tokens[i] is a Punjabi or Marwari possessive right after his name, or after an honorific after it ("ramesh
+    paaji da", "ramesh ji ri"): "da" or "ri" elsewhere are other words."""
+    if i < 1 or tokens[i] not in OTHER_POSSESSIVES:
+        return False
+    j = i - 1
+    while j > 0 and tokens[j] in HONORIFICS:
+        j -= 1
+    return _same_name(tokens[j], vendor) or (j < i - 1 and tokens[j] in THIRD_PERSON)
 
 
 def _related(tokens: Sequence[str], vendor: frozenset[str] = frozenset()) -> bool:
@@ -239,8 +244,7 @@ def _related(tokens: Sequence[str], vendor: frozenset[str] = frozenset()) -> boo
         return True
     for i, tok in enumerate(tokens):
         before = tokens[max(0, i - 2) : i]
-        if tok in RELATIONS | ROLES and any(_possessive(t) or _his(tokens, k, vendor)
-                                            for k, t in enumerate(before, start=max(0, i - 2))):
+        if tok in RELATIONS | ROLES and (any(_possessive(t) for t in before) or _his(tokens, i - 1, vendor)):
             return True
         if (tok in RELATIONS and any(t in FIRST_PERSON for t in tokens[max(0, i - 3) : i])
                 and tokens[i + 1 : i + 2] and tokens[i + 1] in ROLE_AFTER and not (before and before[-1] in vendor)):

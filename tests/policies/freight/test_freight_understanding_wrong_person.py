@@ -211,7 +211,8 @@ def test_the_wrong_person_through_the_command_line(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("text", ["main aapko bol raha hoon rate pachees hazaar", "main sach bol raha hoon pachees hazaar "
-                                  "lagega", "main suresh ji se bhi yahi bol raha hoon pachees hazaar"])  # fmt: skip
+                                  "lagega", "main suresh ji se bhi yahi bol raha hoon pachees hazaar",
+                                  "haan ji de do bhai pachees hazaar", "ji re bhai pachees hazaar"])  # fmt: skip
 def test_after_the_pitch_bol_raha_hoon_is_no_introduction(text: str) -> None:
     session = started(f"pitched-{text}")
     play(session, "haan ji main mahesh bol raha hoon")
