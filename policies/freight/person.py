@@ -60,6 +60,7 @@ FIRST_PERSON = _set("मैं", "main", "mai", "मै", "i", "i'm", "im", "ह
 # After a role: he is saying what he is ("driver hoon", "driver bol raha", "driver speaking", "staff se").
 ROLE_AFTER = _set("हूं", "हूँ", "hoon", "hun", "hu", "बोल", "bol", "speaking", "here", "से", "se", "है", "hai", "हैं",
                   "hain")  # fmt: skip
+SAYING = _set("हूं", "हूँ", "hoon", "hun", "hu", "बोल", "bol", "speaking", "here")  # "main chhota bhai bol raha"
 HONORIFICS = _set("जी", "ji", "साहब", "sahab", "sir", "paaji", "पाजी", "bhaiya", "भैया", "saab", "sa", "सा",
                   "bhai", "भाई", "babu", "बाबू")  # fmt: skip
 OTHER_POSSESSIVES = _set("da", "di", "दा", "दी", "ra", "ri", "रा", "री")  # Punjabi, Marwari ("de", "re": give, hey)
@@ -72,6 +73,8 @@ HIS_PLACE = table(
     "के घर से", "ke ghar se", "के यहां से", "के यहाँ से", "ke yahan se", "की दुकान से", "ki dukaan se", "ki dukan se",
     "के ऑफिस से", "ke office se", "के घर पे", "ke ghar pe", "के घर पर", "ke ghar par", "के यहां", "ke yahan",
 )  # fmt: skip
+HIS_OWN_PLACE = table("उनके घर से", "unke ghar se", "उनके यहां से", "unke yahan se", "उनकी दुकान से", "unki dukaan se",
+                      "उनके ऑफिस से", "unke office se")  # fmt: skip
 # Words before "bol raha hoon" that are no name ("main hi bol raha hoon", "haan bol raha hoon", "kaun bol raha").
 NOT_A_NAME = _set(
     "ही", "hi", "जी", "ji", "तो", "to", "भी", "bhi", "खुद", "khud", "अभी", "abhi", "वही", "wahi", "यही", "yahi",
@@ -240,14 +243,20 @@ def _related(tokens: Sequence[str], vendor: frozenset[str] = frozenset()) -> boo
     """A relation or role of the vendor's: "unka driver", "his son", "main munshi hoon", "driver speaking",
     "ramesh ka partner", "main chhota bhai bol raha hoon" (not "main ramesh bhai": an honorific after his name);
     calling from his place ("ramesh ke ghar se")."""
-    if find(tokens, HIS_PHONE) or find(tokens, HIS_PLACE):
+    if find(tokens, HIS_PHONE) or find(tokens, HIS_OWN_PLACE):
         return True
+    for i, _ in find_all(tokens, HIS_PLACE):  # "ramesh ji ke ghar se", not "aap ke yahan se"
+        j = i - 1
+        while j > 0 and tokens[j] in HONORIFICS:
+            j -= 1
+        if j >= 0 and (_same_name(tokens[j], vendor) or tokens[j] in THIRD_PERSON - POSSESSIVES):
+            return True
     for i, tok in enumerate(tokens):
         before = tokens[max(0, i - 2) : i]
         if tok in RELATIONS | ROLES and (any(_possessive(t) for t in before) or _his(tokens, i - 1, vendor)):
             return True
         if (tok in RELATIONS and any(t in FIRST_PERSON for t in tokens[max(0, i - 3) : i])
-                and tokens[i + 1 : i + 2] and tokens[i + 1] in ROLE_AFTER and not (before and before[-1] in vendor)):
+                and tokens[i + 1 : i + 2] and tokens[i + 1] in SAYING and not (before and before[-1] in vendor)):
             return True  # "main chhota bhai bol raha hoon"
         if tok in ROLES:
             k = i + 1

@@ -218,3 +218,10 @@ def test_after_the_pitch_bol_raha_hoon_is_no_introduction(text: str) -> None:
     play(session, "haan ji main mahesh bol raha hoon")
     reply = play(session, text)
     assert reply.fields["heard_rate"] == 25_000 and session.moves[-1] != L.ASK_PERSON, session.moves
+
+
+@pytest.mark.parametrize("text", ["aap ke yahan se load kab uthega", "main apne bhai se pooch ke batata hoon",
+                                  "haan ji de do bhai", "mera partner dekhta hai rate", "mera driver kal aayega"])
+def test_the_vendor_speaking_of_others_is_still_the_vendor(text: str) -> None:
+    it = classify(text, vendor=LOAD.vendor_name)
+    assert not it.other_person and not it.stranger, it
