@@ -52,6 +52,7 @@ ROLES = _set(
     "worker", "assistant", "office", "ऑफिस", "दफ्तर", "operator", "ऑपरेटर", "receptionist", "dispatcher",
     "डिस्पैचर", "incharge", "इंचार्ज", "fleet", "फ्लीट",
 )  # fmt: skip
+KIN_OR_STAFF = RELATIONS | ROLES
 POSSESSIVES = _set(
     "उनका", "उनकी", "उनके", "उसका", "उसकी", "उसके", "इनका", "इनकी", "इनके", "unka", "unki", "unke", "uska", "uski",
     "uske", "inka", "inki", "inke", "his", "her", "their", "का", "की", "के", "ka", "ki", "ke", "sir's",
@@ -187,6 +188,14 @@ def _name_said(words: Sequence[str], vendor: frozenset[str]) -> bool | None:
     return None
 
 
+def _past_honorifics(tokens: Sequence[str], i: int) -> int:
+    """The index of the last word at or before `i` that is no honorific ("ramesh ji" -> "ramesh"), the first word
+    at the latest ("sir ke ghar se": "sir" is him)."""
+    while i > 0 and tokens[i] in HONORIFICS:
+        i -= 1
+    return i
+
+
 def _before(tokens: Sequence[str], k: int) -> list[str]:
     """Up to `MAX_NAME_WORDS` words before index `k`, past honorifics, back to the first that is no name."""
     out: list[str] = []
@@ -233,10 +242,8 @@ def _his(tokens: Sequence[str], i: int, vendor: frozenset[str]) -> bool:
     paaji da", "ramesh ji ri"): "da" or "ri" elsewhere are other words."""
     if i < 1 or tokens[i] not in OTHER_POSSESSIVES:
         return False
-    j = i - 1
-    while j > 0 and tokens[j] in HONORIFICS:
-        j -= 1
-    return _same_name(tokens[j], vendor) or (j < i - 1 and tokens[j] in THIRD_PERSON)
+    j = _past_honorifics(tokens, i - 1)
+    return j >= 0 and (_same_name(tokens[j], vendor) or (j < i - 1 and tokens[j] in THIRD_PERSON))
 
 
 def _related(tokens: Sequence[str], vendor: frozenset[str] = frozenset()) -> bool:
@@ -246,14 +253,12 @@ def _related(tokens: Sequence[str], vendor: frozenset[str] = frozenset()) -> boo
     if find(tokens, HIS_PHONE) or find(tokens, HIS_OWN_PLACE):
         return True
     for i, _ in find_all(tokens, HIS_PLACE):  # "ramesh ji ke ghar se", not "aap ke yahan se"
-        j = i - 1
-        while j > 0 and tokens[j] in HONORIFICS:
-            j -= 1
+        j = _past_honorifics(tokens, i - 1)
         if j >= 0 and (_same_name(tokens[j], vendor) or tokens[j] in THIRD_PERSON - POSSESSIVES):
             return True
     for i, tok in enumerate(tokens):
         before = tokens[max(0, i - 2) : i]
-        if tok in RELATIONS | ROLES and (any(_possessive(t) for t in before) or _his(tokens, i - 1, vendor)):
+        if tok in KIN_OR_STAFF and (any(_possessive(t) for t in before) or _his(tokens, i - 1, vendor)):
             return True
         if (tok in RELATIONS and any(t in FIRST_PERSON for t in tokens[max(0, i - 3) : i])
                 and tokens[i + 1 : i + 2] and tokens[i + 1] in SAYING and not (before and before[-1] in vendor)):

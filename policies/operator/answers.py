@@ -10,8 +10,8 @@ line of its own, which `voicing.py` gives the Russian voice.
 `answer_text` reads what was asked: when the question is about one fact of the entry (the fastest tariff and its
 price, what a red lamp means), the sentences that hold the most of the question are read, in the entry's order
 (`Scorer.answering_sentences` with the operator's lexicon, knowledge.py; a number the caller says, in digits or
-words, counts for the sentences that hold it: "дом 500 цена"), at most `MAX_SENTENCES` within `MAX_CHARS`; a question the first sentences
-answer as well as any, or an entry with one sentence, reads as before. `shorten` keeps at most `MAX_SENTENCES`
+words, counts for the sentences that hold it: "дом 500 цена"), at most `MAX_SENTENCES` within `MAX_CHARS`; a
+question the first sentences answer as well as any, or an entry with one sentence, reads as before. `shorten` keeps at most `MAX_SENTENCES`
 whole sentences within `MAX_CHARS`; a first sentence that alone is too long is cut on a word boundary with an
 ellipsis.
 
@@ -88,9 +88,16 @@ def _numbers(question: str) -> set[str]:
     """The numbers in `question`, as digits: written ("дом 500") or said ("пятьсот", "бес жүз")."""
     words = question.lower().split()
     found = set(_DIGITS.findall(question))
-    for i, word in enumerate(words):
+    i = 0
+    while i < len(words):
         pair = " ".join(words[i : i + 2])
-        found |= {NUMBER_WORDS[pair]} if pair in NUMBER_WORDS else {NUMBER_WORDS[word]} if word in NUMBER_WORDS else set()
+        if pair in NUMBER_WORDS:  # "бес жүз" is 500, not 500 and 100
+            found.add(NUMBER_WORDS[pair])
+            i += 2
+            continue
+        if words[i] in NUMBER_WORDS:
+            found.add(NUMBER_WORDS[words[i]])
+        i += 1
     return found
 
 

@@ -16,6 +16,7 @@ Names are matched on `grammar.analyse(text).words` (fillers dropped, a Kazakh co
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -211,12 +212,13 @@ def resolve_region_change(text: str) -> RegionResult:
 
 def resolve_region_correction(text: str, current: str) -> RegionResult | None:
     """The region the caller corrects to, once one is set ("не Павлодар а Караганда", "Павлодар емес Қарағанды",
-    "я ошибся Актобе", "Актобе" alone; `nlu_regions.is_correction`): the new region, or Almaty to ask "city or region?"; None
-    when the words are not a correction. The region already set, named again by another of its places ("не
+    "я ошибся Актобе", "Актобе" alone; `nlu_regions.is_correction`): the new region, or Almaty to ask "city or
+    region?"; None when the words are not a correction. The region already set, named again by another of its places ("не
     Караганда а Темиртау"), is confirmed again; "не Павлодар а Павлодар" is none."""
     utt = analyse(text or "")
     places, streets, names = _places(utt)
-    if current in _ALMATY_CODES.values() and all(p.code == ALMATY_AMBIGUOUS for p in places):
+    in_almaty = current in _ALMATY_CODES.values()
+    if in_almaty and all(p.code == ALMATY_AMBIGUOUS for p in places):
         return _almaty_switch(utt, places, current)
     choice = choose(utt.cyr, [Mention(p.start, p.end, p.code) for p in places], strict=True)
     if not is_correction(utt.cyr, places):
@@ -225,7 +227,7 @@ def resolve_region_correction(text: str, current: str) -> RegionResult | None:
     if not choice.chosen and len(kept) == 1 and kept != {ALMATY_AMBIGUOUS}:  # "Караганда, а не Павлодар"
         places = [p for p in places if p.code in kept]
     result = _decide(utt, places, streets, names)
-    if result.almaty and current in (ALMATY_CITY, ALMATY_REGION) and not choice.rejected:
+    if result.almaty and in_almaty and not choice.rejected:
         return None  # "Алматы" said again in Almaty: not a correction
     if result.almaty or (result.selected and result.region_code != current):
         return result
@@ -238,12 +240,18 @@ def resolve_region_correction(text: str, current: str) -> RegionResult | None:
 def _almaty_switch(utt: Utterance, places: list[Place], current: str) -> RegionResult | None:
     """In Almaty, the city for the region or back ("не город а область", "қала емес облыс", "я в самом городе
     Алматы"): the other one, when the words say only that."""
-    toks = utt.cyr
-    choice = choose(toks, almaty_mentions(toks), _ALMATY_COMPLEMENT, strict=True)
-    code = _ALMATY_CODES.get(choice.value) if choice.chosen and choice.value else None
-    if code is None or code == current or not only_glue(toks, [(p.start, p.end) for p in places]):
+    chosen = _city_or_region(utt.cyr)
+    if chosen is None or chosen.region_code == current or not only_glue(utt.cyr, [(p.start, p.end) for p in places]):
         return None
-    return selected(code, "город" if code == ALMATY_CITY else "область")
+    return chosen
+
+
+def _city_or_region(toks: Sequence[str]) -> RegionResult | None:
+    """Almaty city or region as the words choose it ("город", "не город а область", "қала емес облыс"), or None."""
+    choice = choose(toks, almaty_mentions(toks), _ALMATY_COMPLEMENT, strict=True)
+    if choice.chosen and choice.value in _ALMATY_CODES:
+        return selected(_ALMATY_CODES[choice.value], "город" if choice.value == "city" else "область")
+    return None
 
 
 def resolve_almaty_answer(text: str) -> RegionResult:
@@ -252,10 +260,9 @@ def resolve_almaty_answer(text: str) -> RegionResult:
     direct = resolve_region(text)
     if direct.selected:
         return direct
-    toks = analyse(text or "").cyr
-    choice = choose(toks, almaty_mentions(toks), _ALMATY_COMPLEMENT, strict=True)
-    if choice.chosen and choice.value in _ALMATY_CODES:
-        return selected(_ALMATY_CODES[choice.value], "город" if choice.value == "city" else "область")
+    chosen = _city_or_region(analyse(text or "").cyr)
+    if chosen is not None:
+        return chosen
     return RegionResult(AMBIGUOUS, candidates=(ALMATY_CITY, ALMATY_REGION), reason="Almaty: city or region?")
 
 
