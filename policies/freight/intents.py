@@ -35,6 +35,10 @@ WRONG_NUMBER = _phrases(
     "गलत नंबर", "ग़लत नंबर", "गलत नम्बर", "रॉन्ग नंबर", "रांग नंबर", "wrong number", "galat number", "कोई नहीं है",
     "यहां कोई", "मैं वो नहीं", "वो नहीं हूं", "नहीं जानता", "नहीं जानती", "किसको चाहिए", "who is this", "rong number",
     "galat no", "wo nahi hoon", "yahan koi nahi", "koi nahi hai", "nahi janta", "main wo nahi",
+    # the number changed hands ("pehle unka number tha ab main use karta hoon")
+    "number tha pehle", "pehle unka number", "पहले उनका नंबर", "नंबर था पहले", "number tha ye pehle",
+    "number badal", "नंबर बदल", "used to be his number", "this number is mine now",
+    "not his number anymore", "number ab mera", "नंबर अब मेरा",
 )  # fmt: skip
 VOICEMAIL = _phrases(
     "voicemail", "वॉइसमेल", "वॉयस मेल", "voice mail", "संदेश छोड़", "message छोड़", "leave a message", "बीप", "beep",

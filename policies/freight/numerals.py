@@ -58,6 +58,7 @@ HINDI_VARIANTS: dict[str, int] = {
     "chhabis": 26, "chabbis": 26, "sattais": 27, "athais": 28, "atthais": 28, "unatis": 29, "ikatis": 31,
     "battis": 32, "taintis": 33, "chautis": 34, "pentis": 35, "chattis": 36, "saintis": 37, "adtis": 38,
     "artis": 38, "chalis": 40, "paintalis": 45, "pachas": 50, "pachpan": 55, "sath": 60, "sattar": 70,
+    "baish": 22, "teish": 23, "chobbish": 24, "chobish": 24, "pochish": 25,  # as a Bengali speaker says them
     "assi": 80, "nabbe": 90, "nabe": 90, "navve": 90, "चोबीस": 24, "चौबिस": 24, "chobis": 24, "chobbis": 24,
     "पाच": 5, "pach": 5, "paach": 5,
 }  # fmt: skip
@@ -85,6 +86,7 @@ FRACTION_MODIFIERS: dict[str, float] = {
     "साढे": 0.5, "सवा": 0.25, "पौने": -0.25, "पौन": -0.25, "saade": 0.5, "sade": 0.5, "saadhe": 0.5,
     "sadhe": 0.5, "sawa": 0.25, "sava": 0.25, "paune": -0.25, "pone": -0.25, "सव्वा": 0.25, "savva": 0.25,
     "पोने": -0.25, "पौणे": -0.25, "poune": -0.25, "sarhe": 0.5, "saarhe": 0.5, "साड़े": 0.5,
+    "sadha": 0.5, "saadha": 0.5, "साढा": 0.5, "sare": 0.5, "saare": 0.5,  # Rajasthani, Bengali-accented साढ़े
 }  # fmt: skip
 # Units of their own: डेढ़ 1.5, ढाई 2.5, आधा 0.5, पौना 0.75 ("पौना लाख" = 75,000), with the spellings an STT writes.
 FRACTION_UNITS: dict[str, float] = {
@@ -170,13 +172,14 @@ _EN_COMPOUND_RE = re.compile(
     r"\b(" + "|".join(ENGLISH_TENS) + r")-(one|two|three|four|five|six|seven|eight|nine)\b"
 )
 _SPACE_GROUP_RE = re.compile(r"\b(\d{1,3})((?: \d{3})+)\b(?![.,]\d)")
-_MAGNITUDE = r"(lakhs?|lacs?|thousands?|hazaa?r|crores?)"
+_MAGNITUDE = r"(lakhs?|lacs?|thousands?|ha[zj]aa?r|crores?|हजार|लाख)"
 _EN_NUMBER = r"((?:(?:" + "|".join(ENGLISH_TENS) + r") )?[a-z0-9]+)"  # "twenty two", "twenty", "22", "five"
-_HUNDREDS = r"(?:(?:[a-z]+ )?(?:hundred|sau)\b|\d{1,3}\b)"  # "five hundred", "500"
-# "twenty one thousand and five hundred": the "and" after a magnitude joins the hundreds that follow it; "der lakh" and
+_HUNDREDS = r"(?:(?:\S+ ){0,2}(?:hundred|sau|सौ)(?!\S)|\d{1,3}\b)"  # "five hundred", "saadhe teen sau", "500"
+# "twenty one thousand and five hundred", "bees hazaar aur dhai sau": the "and" after a magnitude joins the hundreds
+# that follow it; "der lakh" and
 # "dher lakh" are डेढ़ लाख as an STT writes it (alone "der" is देर, late, and "dher" ढेर, a lot: never a figure).
 _JOINS = (
-    (re.compile(rf"\b{_MAGNITUDE} and (?={_HUNDREDS})"), r"\1 "),
+    (re.compile(rf"(?<!\S){_MAGNITUDE} (?:and|aur|और) (?={_HUNDREDS})"), r"\1 "),
     (re.compile(rf"\bdh?er {_MAGNITUDE}"), r"dedh \1"),
 )
 # English fractions of a magnitude in the forms the Hindi grammar reads ("one and a half lakh" = डेढ़ लाख).

@@ -43,7 +43,8 @@ RELATIONS = _set(
     "uncle", "father", "पापा", "papa", "mother", "मम्मी", "mummy", "भांजा", "bhanja", "बहू", "bahu", "नाती", "पोता",
     "pota", "grandson", "family", "लड़का", "ladka", "लड़की", "ladki", "बच्चा", "bachcha", "बेटे", "bete",
     "पार्टनर", "partner", "दोस्त", "dost", "friend", "पड़ोसी", "padosi", "neighbour", "neighbor", "साथी", "saathi",
-    "मुंडा", "munda", "कुड़ी", "kudi", "chhora", "छोरा", "chhori", "छोरी", "bhabhi", "भाभी",
+    "मुंडा", "munda", "कुड़ी", "kudi", "chhora", "छोरा", "chhori", "छोरी", "bhabhi", "भाभी", "मेहरारू", "mehraru",
+    "मेहरारु", "लइका", "laika", "बबुआ", "babua",  # Bhojpuri: wife, son
 )  # fmt: skip
 ROLES = _set(
     "ड्राइवर", "driver", "मुंशी", "munshi", "मुनीम", "munim", "मैनेजर", "manager", "स्टाफ", "staff", "हेल्पर",
@@ -56,6 +57,7 @@ KIN_OR_STAFF = RELATIONS | ROLES
 POSSESSIVES = _set(
     "उनका", "उनकी", "उनके", "उसका", "उसकी", "उसके", "इनका", "इनकी", "इनके", "unka", "unki", "unke", "uska", "uski",
     "uske", "inka", "inki", "inke", "his", "her", "their", "का", "की", "के", "ka", "ki", "ke", "sir's",
+    "उनकर", "unkar", "okar", "ओकर", "unkaa", "unro", "उणरो", "unra", "unri",  # Bhojpuri, Marwari
 )  # fmt: skip
 FIRST_PERSON = _set("मैं", "main", "mai", "मै", "i", "i'm", "im", "हम", "hum", "ham", "me")
 # After a role: he is saying what he is ("driver hoon", "driver bol raha", "driver speaking", "staff se").
@@ -94,7 +96,8 @@ NOT_A_NAME = _set(
 # (Punjabi), "X speaking"; the name is the word or two before the verb. Or "this is X from ...", "mera naam X".
 HERE = key("here")
 SPEAKS = _set("bolu", "बोलूं", "bolda", "boldi", "बोलदा", "speaking")
-PROGRESSIVE = _set("raha", "rahi", "rahe", "rha", "rhi", "rhe", "reya", "riya", "rya", "rai")  # "bol raha", not
+PROGRESSIVE = _set("raha", "rahi", "rahe", "rha", "rhi", "rhe", "reya", "riya", "rya", "rai", "ryo", "rahyo",
+                  "रह्यो", "rahal", "रहल", "tani", "तानी")  # also Marwari "bol ryo su", Bhojpuri "bol rahal", "bol tani"; not
 # "bol dunga" (a promise to tell him)
 NAMING = {
     tuple(key(w) for w in lead.split()): _set(*ends)
@@ -102,6 +105,9 @@ NAMING = {
                        ("my name is", ("",)), ("mera naam", ("है", "hai", "")), ("मेरा नाम", ("है", "hai", "")))
 }  # "" : the name may end the turn
 MAX_NAME_WORDS = 2
+# "main ramesh hoon", "हम रमेश बानी", "i am ramesh": read for his own name only ("main theek hoon" names nobody)
+AM = _set("हूं", "हूँ", "hoon", "hun", "hu", "su", "बानी", "baani", "bani", "am", "aahe", "आहे")
+I_AM = _set("am", "i'm", "im")
 NAME_LIKENESS = 0.8  # one letter off in a six-letter name ("rakesh" for "ramesh"): his name misheard, not another's
 THIRD_PERSON = _set(
     "वो", "वह", "वे", "woh", "wo", "vo", "voh", "he", "she", "he's", "she's", "sir", "सर", "सेठ", "seth", "sahab",
@@ -115,7 +121,7 @@ AWAY_OF_HIM = table(
     "gaye hain", "गए हैं", "निकले हैं", "nikle hain", "निकल गए", "nikal gaye", "सो रहे", "so rahe", "नहा रहे",
     "naha rahe", "खा रहे", "kha rahe", "busy हैं", "busy hain", "बिज़ी हैं", "बिजी हैं", "व्यस्त हैं", "मीटिंग में हैं",
     "meeting mein hain", "meeting me hain", "चला रहे हैं", "chala rahe hain", "hain nahi", "हैं नहीं", "lekar gaye",
-    "लेकर गए", "le kar gaye",
+    "लेकर गए", "le kar gaye", "बाहर गइल", "bahar gail", "gail badan", "गइल बाड़न", "gail bade", "gail hain",
 )  # fmt: skip
 # Away or occupied with no person in the words ("not here", "in a meeting"): of him only with a he/wo/sir.
 AWAY = table(
@@ -143,14 +149,20 @@ RELAY = table(
     "बता दूंगा", "bata dunga", "bata dungi", "बता दूंगी", "bol dunga", "बोल दूंगा", "बोल दूंगी", "keh dunga",
     "कह दूंगा", "i'll tell him", "i will tell him", "will tell him", "let him know", "pass the message",
     "message de dunga", "मैसेज दे दूंगा", "inform kar dunga", "khud call", "खुद कॉल", "खुद फोन", "khud phone",
-    "call back karenge", "आपको कॉल", "aapko call", "aapko phone", "आपको फोन", "apko call",
-)  # fmt: skip
+    "call back karenge", "आपको कॉल", "aapko call", "aapko phone", "आपको फोन", "apko call", "बता देता", "bata deta",
+    "बता देते", "bata dete", "बोल देता", "bol deta", "कह देता", "keh deta", "बता देब", "bata deb", "bata debo",
+)
+# Telling him, not passing the phone ("main unko bata deta hoon" is no "deta hoon" handover).
+TELLING = _set("बता", "bata", "बोल", "bol", "कह", "keh", "kah", "samjha", "समझा")  # fmt: skip
 # When he is back ("दोपहर तक लौटेंगे", "kal subah milenge", "will be back"): beside deferral.LATER's times.
 RETURN = table(
     "आएंगे", "आयेंगे", "aayenge", "ayenge", "aaenge", "आ जाएंगे", "aa jayenge", "लौटेंगे", "lautenge", "will be back",
     "be back", "वापस आ", "vapas aa", "wapas aa", "milenge", "मिलेंगे", "free honge", "फ्री होंगे", "after", "lunch",
-    "लंच", "baje", "बजे", "o'clock", "will come", "will be here",
-)  # fmt: skip
+    "लंच", "baje", "बजे", "o'clock", "will come", "will be here", "आएगा", "aayega", "aavega", "आवेगा", "aasi",
+    "आसी", "aihen", "अइहें", "ailen",
+)
+# Gone somewhere, said of him with a time he comes back ("seth ji to jaipur gya parso aasi"): away.
+WENT = _set("gya", "gyo", "gayo", "gaya", "gaye", "gail", "गया", "गए", "गयो", "गइल", "went", "gone")  # fmt: skip
 IDENTIFIES = table(
     "मैं ही", "मैं बोल रहा", "बोल रहा हूं", "बोल रहा हूँ", "speaking", "मैं हूं", "मैं हूँ", "main hi", "bol raha hoon",
     "main bol raha", "haan main", "it's me", "ji hi hoon", "जी ही हूं", "this is he", "yes this is",
@@ -217,6 +229,12 @@ def _self_named(tokens: Sequence[str], vendor: frozenset[str]) -> bool | None:
         return None
     n = len(tokens)
     for k, tok in enumerate(tokens):
+        if tok in AM and k > 1:
+            name = _before(tokens, k)
+            if name and k - len(name) > 0 and tokens[k - len(name) - 1] in FIRST_PERSON and _name_said(name, vendor):
+                return True  # "main ramesh hoon"
+        if tok in I_AM and any(_same_name(t, vendor) for t in tokens[k + 1 : k + 1 + MAX_NAME_WORDS]):
+            return True  # "i am ramesh", "i'm ramesh"
         if tok == HERE and k > 0 and _same_name(tokens[k - 1], vendor):
             return True  # "ramesh here"
         if tok in SPEAKS or (tok == key("bol") and tokens[k + 1 : k + 2] and tokens[k + 1] in PROGRESSIVE):
@@ -276,7 +294,8 @@ def _related(tokens: Sequence[str], vendor: frozenset[str] = frozenset()) -> boo
 def _away(tokens: Sequence[str]) -> bool:
     """He is away or occupied, said of him (an honorific third-person form, or a he/wo/sir)."""
     if any(t in THIRD_PERSON or t in RELATIONS for t in tokens):  # "uncle ghar pe nahi hai"
-        return find(tokens, AWAY) or find(tokens, AWAY_OF_HIM)
+        return (find(tokens, AWAY) or find(tokens, AWAY_OF_HIM)
+                or (any(t in WENT for t in tokens) and find(tokens, RETURN)))
     return find(tokens, AWAY_OF_HIM) and not any(t in FIRST_PERSON for t in tokens)
 
 
@@ -300,7 +319,8 @@ def read_person(tokens: Sequence[str], vendor: frozenset[str] = frozenset()) -> 
     of_him = any(t in THIRD_PERSON for t in tokens)
     return Person(
         other=other,
-        handover=find(tokens, HANDOVER, negation=True),
+        handover=find(tokens, HANDOVER, negation=True) and not any(
+            tokens[i - 1] in TELLING for i, _ in find_all(tokens, HANDOVER) if i > 0),
         relay=of_him and (time or find(tokens, RELAY, negation=True)),
         time=time,
         identifies=not other and named is not False and (named is True or find(tokens, IDENTIFIES, negation=True)),

@@ -9,6 +9,9 @@ Owns `is_refusal(tokens)` over spelling keys (Devanagari, Hinglish and English a
 - someone else: "दूसरी गाड़ी देख लो", "kisi aur se karwa lo", "find another truck", "कोई और देख लो";
 - keep it: "aap rakho apna load", "isse achha to gaadi khadi rakhunga" (I would rather keep the truck parked);
 - a question that refuses: "itne mein kaun chalayega", "aap mazak kar rahe ho kya";
+- mockery of the figure (`_mocked`): at this rate not even X ("itne mein to cycle bhi na aave", "इतने में तो डीज़ल
+  भी नहीं भरेगा"), who would ("itne mein kaun gaadi bhejega"), would you yourself ("kya aap apni gaadi itne mein
+  bhejoge"), I would sooner sell my truck ("itne mein to main apni gaadi bech dunga");
 - a loss, not possible: "घाटा है", "loss hai", "impossible", "संभव नहीं", "padta nahi", "can't do";
 - an ultimatum: "वरना", "नहीं तो", "warna", "otherwise", "take it or leave it".
 The forms without a negator of their own are negation-aware ("घाटा नहीं है", "final नहीं है" are no refusal). The phase machine reads it where an
@@ -19,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from policies.freight.clauses import find, negated, table
+from policies.freight.clauses import ENGLISH_NEGATORS, HINDI_NEGATORS, find, find_all, negated, table
 from policies.freight.spelling import key
 
 REFUSALS = table(
@@ -46,6 +49,9 @@ REFUSALS = table(
     # who would run it at this rate, are you joking (a question that refuses)
     "कौन चलाएगा", "kaun chalayega", "kon chalayega", "कौन करेगा", "kaun karega", "मज़ाक कर रहे", "मजाक कर रहे",
     "mazak kar rahe", "mazaak kar rahe", "you must be joking", "are you joking", "are you kidding",
+    # I would sooner sell my truck, close my business
+    "बेच दूंगा", "bech dunga", "bech du", "bech dun", "बेच दूं", "bech denge", "बेच देंगे", "sell my truck",
+    "sell the truck", "धंधा बंद", "dhandha band", "dhanda band",
     # a loss
     "impossible", "नामुमकिन", "namumkin", "घाटा", "ghata", "ghaata", "loss", "नुकसान", "nuksan", "nuksaan",
 )  # fmt: skip
@@ -64,7 +70,17 @@ MINE = frozenset(
 )  # fmt: skip
 ONLY_THAT = table("वही लगेगा", "wahi lagega", "उतना ही", "utna hi", "itna hi lagega", "इतना ही लगेगा", "wahi rahega",
                   "वही रहेगा", "yahi rahega", "यही रहेगा", "same rate", "wahi rate", "वही रेट", "bol diya", "बोल दिया",
-                  "bata diya", "बता दिया", "already told", "already said")  # fmt: skip
+                  "bata diya", "बता दिया", "already told", "already said", "वोही लगेगा", "wohi lagega", "wohi rahega",
+                  "वोही रहेगा", "wohi rate", "वोही रेट")  # fmt: skip
+# The figure offered mocked (`_mocked`): "at this rate" and, after it, not even X, who would, would you yourself.
+AT_THIS = table("इतने में", "इतने मे", "itne mein", "itne me", "itne main", "itne mai", "itne men", "इतने पैसे में",
+                "itne paise mein", "इस रेट में", "इस रेट पे", "इस रेट पर", "is rate mein", "is rate pe", "is rate par",
+                "इस भाव में", "is bhav mein", "is bhaav mein", "at this rate", "at that rate", "for this much",
+                "for that much", "at this price", "for this price", "इतने कम में", "itne kam mein")  # fmt: skip
+EVEN = frozenset(key(w) for w in ("भी", "bhi", "even"))
+NOT_EVEN_SCOPE = 3  # words after "bhi" its negator may come ("cycle bhi na aave", "diesel bhi nahi bharega")
+WHO_WOULD = table("कौन", "kaun", "kon", "who", "आप अपनी", "aap apni", "आप खुद", "aap khud", "would you", "will you",
+                  "yourself", "your own")  # fmt: skip
 
 
 def _stands(tokens: Sequence[str]) -> bool:
@@ -77,6 +93,19 @@ def _stands(tokens: Sequence[str]) -> bool:
     )
 
 
+def _mocked(tokens: Sequence[str]) -> bool:
+    """The figure offered mocked: "itne mein" (at this rate) and then not even X ("cycle bhi na aave"), who would
+    ("kaun bhejega") or would you yourself ("aap apni gaadi bhejoge"), even after a yes word ("haan haan ...")."""
+    at = [i for i, _ in find_all(tokens, AT_THIS)]
+    if not at:
+        return False
+    negators = HINDI_NEGATORS | ENGLISH_NEGATORS
+    not_even = any(t in EVEN and any(n in negators for n in tokens[i + 1 : i + 1 + NOT_EVEN_SCOPE])
+                   for i, t in enumerate(tokens) if i > at[0])
+    return not_even or find(tokens, WHO_WOULD)
+
+
 def is_refusal(tokens: Sequence[str]) -> bool:
     """Whether this clause turns the offer down (see the module docstring). `tokens`: spelling keys."""
-    return find(tokens, REFUSALS, negation=True) or find(tokens, FLAT_REFUSALS) or _stands(tokens)
+    return (find(tokens, REFUSALS, negation=True) or find(tokens, FLAT_REFUSALS) or _stands(tokens)
+            or _mocked(tokens))

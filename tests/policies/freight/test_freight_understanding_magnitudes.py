@@ -67,6 +67,14 @@ MAGNITUDES = [
     ("21 thousand and 500 final", 21_500),
     ("mera rate der lakh hai", 150_000),
     ("dekhiye dher lakh rahega", 150_000),
+    # "aur" (and) after a magnitude joins the hundreds; Rajasthani "sadha", Bengali-accented "sare ... baish"
+    ("bees hazaar aur dhai sau", 20_250),
+    ("बाईस हज़ार और पांच सौ लगेगा", 22_500),
+    ("ikkis hajar aur saadhe teen sau", 21_350),
+    ("23 hazaar aur 500", 23_500),
+    ("sadha teis hajar lagsi", 23_500),
+    ("sare baish hajar dada", 22_500),
+    ("teish hajar hobe", 23_000),
 ]
 # Not money, or not a fraction of a money figure: unchanged.
 NOT_MAGNITUDES = [
@@ -77,6 +85,7 @@ NOT_MAGNITUDES = [
     ("das ton ka do lakh", 200_000),
     ("thodi der mein batata hoon", None),
     ("twenty thousand and that is final", 20_000),
+    ("bees hazaar aur do din lagenge", 20_000),
 ]
 
 

@@ -65,9 +65,22 @@ REFUSALS = [
     "इतने में कौन चलाएगा गाड़ी",
     "aap mazak kar rahe ho kya",
     "इतने में तो हम गाड़ी घर पे खड़ी रखें वो अच्छा",
+    # the figure mocked, even after a yes word: not even X at this rate, who would, would you, I'd sooner sell
+    "haan haan itne mein to tempo bhi na aaye",
+    "wah bhai wah is rate pe to toll bhi nahi niklega",
+    "इतने में तो डीज़ल भी नहीं आएगा जी",
+    "haan bilkul itne mein to main gaadi hi bech dunga",
+    "aap hi batao is rate mein kaun truck bhejega",
+    "kya aap khud itne mein gaadi chalaoge",
+    "at this rate even the driver won't come",
+    "ji hum seedhi baat karte hain jo rate bola tha wohi lagega",
+    "हां हां इतने में तो साइकिल भी ना चले",
+    "itne mein kaun bhejega sahab aap hi bolo",
 ]
 ACCEPTANCES = ["ठीक है चलेगा", "haan kar denge", "done", "ok ji pakka", "chalo theek hai kar dete hain",
-               "theek hai lekin payment jaldi karna", "हां जी ठीक है इतने में कर देंगे", "ok fine deal"]  # fmt: skip
+               "theek hai lekin payment jaldi karna", "हां जी ठीक है इतने में कर देंगे", "ok fine deal",
+               "haan itne mein bhi chalega", "haan ji itne mein main apni gaadi bhej dunga",
+               "ok at this rate i will do it"]  # fmt: skip
 
 
 def countered(call_id: str):

@@ -64,6 +64,11 @@ ASK = [
     "ji main mahesh roadlines se pinky bol rahi hoon reception se",
     "speaking this is anil from sharma transport mahesh is on leave today",
     "good morning mahesh transport company this is the dispatcher",
+    # Bhojpuri and Rajasthani: gone out, with when he comes back; his wife, his son
+    "ha ho bhaiya ta bahar gail baadan",
+    "hum unkar mehraru bol rahal baani",
+    "hum okar laika baani",
+    "hukum main unro munim hoon",
 ]
 # A hand-over: wait on the line.
 HOLD = [
@@ -91,13 +96,17 @@ LATER = [
     "wo shaam tak aa jayenge",
     "papa to shaadi mein gaye hain kal aayenge",
     "i am his wife he will call you later",
+    "seth ji to ajmer gya kal aasi",  # Rajasthani: gone to Ajmer, back tomorrow
 ]
 # The vendor himself, and a wrong number: as before.
 RIGHT_PERSON = ["haan ji main mahesh bol raha hoon boliye", "हां जी बोलिए", "main hi bol raha hoon", "haan ji mahesh ji hi hoon",
                 "yes speaking", "हां मैं ही हूं", "main mahes bol raha hoon", "this is mahesh speaking",
                 "main mahesh kumar bol raha hoon", "हां जी मैं महेश भाई बोल रहा हूं", "ji main khud bol raha hoon",
-                "mahesh here", "haan ji main mahesh bol raha hoon kaun", "mahesh ji bol rahe hain"]  # fmt: skip
-WRONG_NUMBER = ["galat number hai", "रॉन्ग नंबर", "wrong number hai bhai", "मैं वो नहीं हूं गलत नंबर है"]
+                "mahesh here", "haan ji main mahesh bol raha hoon kaun", "mahesh ji bol rahe hain",
+                "मैं महेश हूं", "हां बेटा जी मैं महेश हूं बोलिए", "i am mahesh", "haan hukum mahesh bol ryo su",
+                "ha ho hum mahesh bol tani boliye", "हम महेश बानी"]  # fmt: skip
+WRONG_NUMBER = ["galat number hai", "रॉन्ग नंबर", "wrong number hai bhai", "मैं वो नहीं हूं गलत नंबर है",
+                "mahesh ji ka number tha ye pehle ab main use karta hoon", "पहले उनका नंबर था अब मेरा है"]
 
 
 def _not_pitched(reply, session) -> None:
@@ -201,6 +210,16 @@ def test_the_driver_after_the_pitch_is_asked_for_the_vendor() -> None:
     assert reply.fields["phase"] == "OPENING" and session.moves[-1] == L.ASK_PERSON
     assert play(session, "ruko unko deta hoon").fields["phase"] == "OPENING"
     assert play(session, "haan main mahesh bol raha hoon").fields["phase"] == "PITCHED"
+
+
+@pytest.mark.parametrize("text", ["sahab bahar gaye main unka munshi hoon bata deta hoon unko",
+                                  "hum unkar beta baani hum bata deb"])
+def test_someone_else_after_the_pitch_who_will_tell_him_is_asked_for_him(text: str) -> None:
+    session = started(f"pitched-relay-{text}")
+    play(session, "haan ji")
+    reply = play(session, text)
+    assert session.moves[-1] in (L.ASK_PERSON, L.CALLBACK_MESSAGE) and reply.fields["offered_rate"] is None, session.moves
+    assert LOAD.vendor_name in reply.text or reply.hang_up
 
 
 def test_the_wrong_person_through_the_command_line(tmp_path: Path) -> None:
