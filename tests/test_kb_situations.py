@@ -134,3 +134,21 @@ def test_a_landmark_is_where_the_centre_is_and_not_who_a_tariff_is_for() -> None
                             ("тариф для школьников есть", "ru-centre-astana"),
                             ("оқушыларға арналған тариф бар ма", "kk-centre-astana")):
         assert rel(question, entry) < CONFIRM_SHARE * RELEVANCE_GATE, question
+
+
+OWN_ROUTER = [  # "own" + a router however named (a brand, a phrase, with words between): the rent/buy article
+    ("у меня свой тп линк можно его оставить", "ru-router-rent"),
+    ("свой кинетик можно подключить или только ваш роутер", "ru-router-rent"),
+    ("у меня есть свой нормальный роутер зачем мне ваш брать", "ru-router-rent"),
+    ("можно со своим роутером подключиться", "ru-router-rent"),
+    ("өзімнің роутерім бар соны қоссам бола ма", "kk-router-rent"),
+    ("өз модемім бар соны қолдансам болмай ма", "kk-router-rent"),
+]
+
+
+def test_ones_own_router_however_named_is_the_rent_article_and_own_alone_is_nothing() -> None:
+    for question, entry in OWN_ROUTER:
+        assert_answered(question, entry)
+    assert keys("свой тп линк") == keys("свой роутер") == ["own"]
+    assert keys("у меня свой") == ["self"] and SCORER.vocabulary.weights["self"] == 0  # alone: no topic
+    assert "own" not in keys("роутер мен приставканы өзіммен алып кетемін")  # "with me" (moving): no own router

@@ -260,6 +260,9 @@ _: қайырлы кеш
 _: добр ден
 _: добр вечер
 _: добр утр
+_: болмай ма
+_: болмай ме
+_: болмас па
 """
 PHRASES = "\n".join([PHRASES.rstrip(), lexicon_colloquial.PHRASES.strip(), lexicon_situations.PHRASES.strip()])
 
@@ -312,6 +315,7 @@ pause: connect pause
 archive: missed +channel
 refund: return pay
 balance: money account_no
+own: self router
 """
 
 # concept: concepts an article that has it also has ("медленный" is about speed; a question that complains
