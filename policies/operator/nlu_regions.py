@@ -12,7 +12,9 @@ region answer and what the caller asks of the rest:
 - `is_correction(tokens, places)`: after the region is set, "not X but Y" ("не Павлодар а Караганда",
   "Павлодар емес Қарағанды"), a correction word and a place ("я ошибся Караганда", "қателестім Ақтөбе") or a
   place alone ("Павлодар", "да нет я из Павлодара"), with fillers but nothing else of substance (`only_glue`): "не
-  в Павлодаре а в Караганде есть офис" is a question, not a correction;
+  в Павлодаре а в Караганде есть офис" is a question, not a correction; `buried_correction` finds one inside a
+  longer sentence that asks nothing: the region set taken back or named as what was said ("я вам сказала
+  Павлодар а мы ... в Актобе переехали", "мен Оралда емес Атырауда тұрамын"), or a correction word;
 - `is_change(tokens, spans)`: an explicit request to change the region, in Russian ("смените регион на
   Павлодар", "поменяйте на Караганду", "я переехал в Актобе"; not a move to come or asked about: "если я перееду
   в Алматы ...", "переезжаем в Караганду как перенести интернет", "... договор сохранится") and Kazakh, object before the verb ("аймақты
@@ -231,6 +233,43 @@ def only_glue(toks: Sequence[str], spans: Sequence[tuple[int, int]], also: re.Pa
         and t not in PRE_NEG and t not in POST_NEG
         for k, t in enumerate(toks)
     )
+
+
+# What a caller says of the region he named before ("я вам сказала Павлодар", "по привычке сказал", "на самом деле",
+# "Тараз деп ... қате", "дұрыс айтпадым"): with another region named, a correction however long the sentence
+_SAID = frozenset({"сказал", "сказала", "назвал", "назвала", "говорил", "говорила", "айттым", "айттык", "деп",
+                   "самом", "привычке", "айтпадым", "айтпапын", "айтыппын"})
+_PLACE_PREPOSITIONS = frozenset({"в", "во", "на", "из", "с", "со", "от"})
+_ASKS_THERE = frozenset({"есть", "можно"})  # "не в Павлодаре а в Караганде есть офис": a question with no question word
+_SINCE = frozenset({"года", "лет", "год", "месяц", "месяца", "месяцев", "уже", "так"})  # "три года как": no question
+
+
+def taken_back(toks: Sequence[str], place: Place) -> bool:
+    """The place is negated: "не Караганда", "не из Уральска", "не на Караганду", "Оралда емес"."""
+    before = toks[max(0, place.start - 2) : place.start]
+    return ((before[-1:] and before[-1] in PRE_NEG) or (len(before) == 2 and before[0] in PRE_NEG
+                                                          and before[1] in _PLACE_PREPOSITIONS)
+            or (place.end < len(toks) and toks[place.end] in POST_NEG))
+
+
+def buried_correction(toks: Sequence[str], places: Sequence[Place], current: str) -> Place | None:
+    """After the region `current` is set, a correction inside a longer sentence, asking nothing (`is_question`):
+    the region set taken back ("договор не на Караганду оформлен а на Костанай", "мен Оралда емес Атырауда
+    тұрамын") or named as what was said ("я вам сказала Павлодар а мы ... в Актобе переехали"), or a correction
+    word ("я в другом регионе ошибся Кызылорда"); then the last other region named (not one taken back) is the
+    caller's. None otherwise: "в Павлодаре и в Караганде тарифы одинаковые" takes nothing back."""
+    kept = [p for p in places if not taken_back(toks, p)]
+    others = [p for p in kept if p.code != current]
+    asks = [t for k, t in enumerate(toks) if not (t == "как" and toks[k - 1 : k] and toks[k - 1] in _SINCE)]
+    if not kept or is_question(asks) or any(t in _ASKS_THERE and toks[k - 1 : k] != ["то"]
+                                            for k, t in enumerate(toks)):
+        return None
+    own = [p for p in places if p.code == current]
+    back = any(taken_back(toks, p) for p in own)
+    marked = any(_CORRECTION_WORD.match(t) for t in toks) or (own and any(t in _SAID for t in toks))
+    if others and (marked or back):
+        return others[-1]
+    return kept[-1] if back else None  # "не в Павлодаре а в Экибастузе": the region set, by another of its places
 
 
 def is_correction(toks: Sequence[str], places: Sequence[Place]) -> bool:

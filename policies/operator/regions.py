@@ -25,11 +25,13 @@ from policies.operator.grammar import Mention, Utterance, analyse, choose
 from policies.operator.nlu_regions import (
     Place,
     almaty_mentions,
+    buried_correction,
     is_change,
     is_correction,
     is_person_name,
     is_street,
     only_glue,
+    taken_back,
 )
 from policies.operator.region_data import ALMATY_CITY, ALMATY_REGION, REGIONS, REGIONS_BY_CODE, SUFFIX_MAX
 
@@ -212,9 +214,10 @@ def resolve_region_change(text: str) -> RegionResult:
 
 def resolve_region_correction(text: str, current: str) -> RegionResult | None:
     """The region the caller corrects to, once one is set ("не Павлодар а Караганда", "Павлодар емес Қарағанды",
-    "я ошибся Актобе", "Актобе" alone; `nlu_regions.is_correction`): the new region, or Almaty to ask "city or
-    region?"; None when the words are not a correction. The region already set, named again by another of its places ("не
-    Караганда а Темиртау"), is confirmed again; "не Павлодар а Павлодар" is none."""
+    "я ошибся Актобе", "Актобе" alone; `nlu_regions.is_correction`; inside a longer sentence that asks nothing,
+    `nlu_regions.buried_correction`): the new region, or Almaty to ask "city or region?"; None when the words are
+    not a correction. The region already set, named again by another of its places ("не
+    Караганда а Темиртау", "да да Павлодар Павлодар"), is confirmed again; "не Павлодар а Павлодар" is none."""
     utt = analyse(text or "")
     places, streets, names = _places(utt)
     in_almaty = current in _ALMATY_CODES.values()
@@ -222,7 +225,8 @@ def resolve_region_correction(text: str, current: str) -> RegionResult | None:
         return _almaty_switch(utt, places, current)
     choice = choose(utt.cyr, [Mention(p.start, p.end, p.code) for p in places], strict=True)
     if not is_correction(utt.cyr, places):
-        return None
+        buried = buried_correction(utt.cyr, places, current)  # "я вам сказала Павлодар а мы ... в Актобе"
+        return _decide(utt, [buried], streets, names) if buried is not None else None
     kept = {p.code for p in places} - set(choice.rejected)
     if not choice.chosen and len(kept) == 1 and kept != {ALMATY_AMBIGUOUS}:  # "Караганда, а не Павлодар"
         places = [p for p in places if p.code in kept]
@@ -232,18 +236,18 @@ def resolve_region_correction(text: str, current: str) -> RegionResult | None:
     if result.almaty or (result.selected and result.region_code != current):
         return result
     said = {_matched(utt, p) for p in places}
-    if result.selected and (len(said) > 1 or len(places) == 1):
-        return result  # "не Караганда а Темиртау": the same region, said again (not "не Павлодар а Павлодар")
-    return None
+    if result.selected and (len(said) > 1 or not any(taken_back(utt.cyr, p) for p in places)):
+        return result  # "не Караганда а Темиртау", "да да Павлодар Павлодар": the region set, said again (not
+    return None  # "не Павлодар а Павлодар")
 
 
 def _almaty_switch(utt: Utterance, places: list[Place], current: str) -> RegionResult | None:
     """In Almaty, the city for the region or back ("не город а область", "қала емес облыс", "я в самом городе
     Алматы"): the other one, when the words say only that."""
     chosen = _city_or_region(utt.cyr)
-    if chosen is None or chosen.region_code == current or not only_glue(utt.cyr, [(p.start, p.end) for p in places]):
+    if chosen is None or not only_glue(utt.cyr, [(p.start, p.end) for p in places]):
         return None
-    return chosen
+    return chosen  # the other one, or the one set said again ("город город", "иә облыс"): no question either way
 
 
 def _city_or_region(toks: Sequence[str]) -> RegionResult | None:
