@@ -142,7 +142,7 @@ OWN_ROUTER = [  # "own" + a router however named (a brand, a phrase, with words 
     ("у меня есть свой нормальный роутер зачем мне ваш брать", "ru-router-rent"),
     ("можно со своим роутером подключиться", "ru-router-rent"),
     ("өзімнің роутерім бар соны қоссам бола ма", "kk-router-rent"),
-    ("өз модемім бар соны қолдансам болмай ма", "kk-router-rent"),
+    ("өз модемім бар соны қолдансам бола ма", "kk-router-rent"),
 ]
 
 

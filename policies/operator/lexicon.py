@@ -260,9 +260,6 @@ _: қайырлы кеш
 _: добр ден
 _: добр вечер
 _: добр утр
-_: болмай ма
-_: болмай ме
-_: болмас па
 """
 PHRASES = "\n".join([PHRASES.rstrip(), lexicon_colloquial.PHRASES.strip(), lexicon_situations.PHRASES.strip()])
 
