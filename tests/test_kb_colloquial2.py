@@ -123,7 +123,7 @@ test_the_callers_words_reach_the_article, test_the_same_words_about_something_no
 
 
 def test_the_words_are_what_they_mean() -> None:
-    assert keys("мүлде сияқты бірдеңе яғни өзімнің") == []
+    assert keys("мүлде сияқты бірдеңе яғни өзімнің") == ["self"]  # "my own": weightless unless with a router
     assert keys("на работе") == keys("ночная смена") == keys("жұмыстамын") == ["job"]
     assert keys("смена тарифа") == ["change", "tariff"]  # a change of tariff is no shift
     assert keys("коробка от оптики") == ["terminal"] and keys("в костанае") == ["kostanay"]

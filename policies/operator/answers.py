@@ -10,7 +10,8 @@ line of its own, which `voicing.py` gives the Russian voice.
 `answer_text` reads what was asked: when the question is about one fact of the entry (the fastest tariff and its
 price, what a red lamp means), the sentences that hold the most of the question are read, in the entry's order
 (`Scorer.answering_sentences` with the operator's lexicon, knowledge.py; a number the caller says, in digits or
-words, counts for the sentences that hold it: "дом 500 цена"), at most `MAX_SENTENCES` within `MAX_CHARS`; a
+words, counts for the sentences that hold it: "дом 500 цена"; the caller's own words break ties among the sentences
+that answer: "в субботу до скольки" is the sentence that says «в субботу»), at most `MAX_SENTENCES` within `MAX_CHARS`; a
 question the first sentences answer as well as any, or an entry with one sentence, reads as before. `shorten` keeps at most `MAX_SENTENCES`
 whole sentences within `MAX_CHARS`; a first sentence that alone is too long is cut on a word boundary with an
 ellipsis.
@@ -45,6 +46,8 @@ NUMBER_WORDS = {
     "тысячу": "1000", "жүз": "100", "екі жүз": "200", "үш жүз": "300", "бес жүз": "500", "мың": "1000",
 }  # fmt: skip
 NUMBER_WEIGHT = 1.0  # a number asked ("Дом 500") weighs as a topic word in picking the sentence that holds it
+WORD_WEIGHT = 0.1  # a word of the question said in a sentence: a tie-breaker among those that answer
+SAME_WORD = 5  # letters two word forms share to be one word ("субботу", "субботам"; "сенбі", "сенбіде")
 
 
 def shorten(text: str, max_sentences: int = MAX_SENTENCES, max_chars: int = MAX_CHARS) -> str:
@@ -69,7 +72,8 @@ def _cut(text: str, max_chars: int) -> str:
 def answer_sentences(question: str, text: str, max_sentences: int = MAX_SENTENCES, max_chars: int = MAX_CHARS
                      ) -> list[str]:
     """The sentences of the entry `text` that answer `question`, each as read (see the module docstring)."""
-    scored = _with_numbers(question, SCORER.answering_sentences(question, text)) if question.strip() else []
+    scored = (_with_words(question, _with_numbers(question, SCORER.answering_sentences(question, text)))
+              if question.strip() else [])
     best = max((share for share, _ in scored), default=0.0)
     if best <= 0 or max(share for share, _ in scored[:max_sentences]) >= best:
         # the first sentences answer it as well as any
@@ -110,6 +114,18 @@ def _with_numbers(question: str, scored: list[tuple[float, str]]) -> list[tuple[
     held = [set(_DIGITS.findall(sentence)) & numbers for _, sentence in scored]
     count = {n: sum(n in h for h in held) for n in numbers}
     return [(share + sum(NUMBER_WEIGHT / count[n] for n in h), sentence)
+            for (share, sentence), h in zip(scored, held, strict=True)]
+
+
+def _with_words(question: str, scored: list[tuple[float, str]]) -> list[tuple[float, str]]:
+    """`scored` with the caller's own words breaking ties among the sentences that answer: a word of the question
+    (`SAME_WORD` letters alike) in a sentence that already holds some of it adds `WORD_WEIGHT`, shared among them:
+    "в субботу до скольки" is the sentence with «в субботу с 10:00», not the one that only shares "days off"."""
+    asked = {w[:SAME_WORD] for w in SCORER.fold(question).split() if len(w) >= SAME_WORD}
+    held = [{w[:SAME_WORD] for w in SCORER.fold(sentence).split()} & asked if share > 0 else set()
+            for share, sentence in scored]
+    count = {w: sum(w in h for h in held) for w in asked}
+    return [(share + sum(WORD_WEIGHT / count[w] for w in h), sentence)
             for (share, sentence), h in zip(scored, held, strict=True)]
 
 
