@@ -5,14 +5,17 @@ Aliases are written in *folded* form (see `text.fold`: lower case, Kazakh letter
 Қарағандыдан); `re:` starts a raw regular expression for forms where a free ending would catch other words
 ("семей" must not match "семейный"). Each region lists its Russian and Kazakh names, Latin transliterations,
 old names and their spellings, standard abbreviations ("ВКО", "СҚО"), references such as "столица"/"елорда"
-and "южная столица", and its administrative centre and large towns. A multi-word alias's "обл*" takes any
-ending ("Алматы облысынан", "облысындағы"). "Алматы" alone is deliberately absent: it is ambiguous (city or
-region) and handled by the resolver.
+and "южная столица", and its administrative centre and large towns; `REGIONS` adds its districts, district
+centres and villages (`region_districts.DISTRICT_ALIASES`). A multi-word alias's "обл*" takes any ending
+("Алматы облысынан", "облысындағы"). "Алматы" alone is deliberately absent: it is ambiguous (city or region)
+and handled by the resolver.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+from policies.operator.region_districts import DISTRICT_ALIASES
 
 SUFFIX_MAX = 5
 
@@ -28,7 +31,7 @@ class Region:
         return self.name_kk if language == "kk" else self.name_ru
 
 
-REGIONS: tuple[Region, ...] = (
+_OWN: tuple[Region, ...] = (
     Region(
         "KZ-10",
         "Абайская область",
@@ -112,7 +115,7 @@ REGIONS: tuple[Region, ...] = (
         "Жамбылская область",
         "Жамбыл облысы",
         (
-            "кордай*", "мерке*",
+            "кордай*", "re:мерке(|де|ден|ге|нин)",
             "жамбыл*", "джамбул*", "zhambyl*", "jambyl*", "тараз*", "taraz*", "аулие ата*", "жанатас*", "каратау*",
             "аулиеата*", "джамбыл*",
         ),
@@ -132,7 +135,7 @@ REGIONS: tuple[Region, ...] = (
         "Қарағанды облысы",
         (
             "караганд*", "карагандинск*", "karagand*", "qaragand*", "qaraghand*", "темиртау*", "temirtau*",
-            "балхаш*", "балкаш*", "balkhash*", "шахтинск*", "приозерск*", "сарань*", "re:саран(и|ью|да|дан|га|ға)",
+            "балхаш*", "re:балкаш(?!ин)\\w{0,5}", "balkhash*", "шахтинск*", "приозерск*", "сарань*", "re:саран(и|ью|да|дан|га|ға)",
         ),
     ),
     Region(
@@ -246,8 +249,12 @@ REGIONS: tuple[Region, ...] = (
             "шымкент*", "чимкент*", "shymkent*", "chimkent*",
         ),
     ),
-)
+)  # fmt: skip
 
+# with their districts, district centres and villages (`region_districts`)
+REGIONS: tuple[Region, ...] = tuple(
+    replace(r, aliases=r.aliases + DISTRICT_ALIASES.get(r.code, ())) for r in _OWN
+)
 REGIONS_BY_CODE: dict[str, Region] = {r.code: r for r in REGIONS}
 ALMATY_CITY = "KZ-75"
 ALMATY_REGION = "KZ-19"

@@ -65,27 +65,27 @@ def _base(alias: str) -> str:
     return alias[:-1]
 
 
-_LEAD = 2  # patterns are indexed by the first letters a matching word must start with
+_LEAD = 3  # patterns are indexed by the first letters a matching word must start with (3: ~460 district aliases)
 Alias = tuple[str, re.Pattern[str], str]  # region code, compiled alias, stem for the surname check
 
 
 def _lead(alias: str) -> str:
-    """The two letters every match of `alias` starts with ("" when the alias does not start with them)."""
+    """The `_LEAD` letters every match of `alias` starts with ("" when the alias does not start with them)."""
     body = alias[3:] if alias.startswith("re:") else alias
     return body[:_LEAD] if re.fullmatch(rf"\w{{{_LEAD}}}", body[:_LEAD]) else ""
 
 
 def _index() -> dict[str, tuple[Alias, ...]]:
-    by_lead: dict[str, list[Alias]] = {"ал": [], "al": []}
+    by_lead: dict[str, list[Alias]] = {"алм": [], "alm": []}
     for region in REGIONS:
         for alias in region.aliases:
             by_lead.setdefault(_lead(alias), []).append((region.code, _compile(alias), _base(alias)))
-    for lead in ("ал", "al"):  # "Алматы" alone: city or region, asked
+    for lead in ("алм", "alm"):  # "Алматы" alone: city or region, asked
         by_lead[lead].append((ALMATY_AMBIGUOUS, _ALMATY, "алмат"))
     return {k: tuple(v) for k, v in by_lead.items()}
 
 
-_BY_LEAD = _index()  # "" holds the aliases without a plain two-letter start (tried on every utterance)
+_BY_LEAD = _index()  # "" holds the aliases without a plain `_LEAD`-letter start (tried on every utterance)
 _ALMATY_COMPLEMENT = {"city": "region", "region": "city"}
 _ALMATY_CODES = {"city": ALMATY_CITY, "region": ALMATY_REGION}
 
