@@ -53,6 +53,13 @@ _STREET_NOUN = re.compile(
     r"^(улиц\w*|ул|проспект\w*|переул\w*|шоссе|бульвар\w*|тракт\w*|трасс\w*|площад\w*|мкр|микрорайон\w*|"
     r"набережн\w*|кошес\w*|дангыл\w*|street|avenue|road)$"
 )
+
+
+def names_a_street(toks: Sequence[str]) -> bool:
+    """A street, an avenue or a microdistrict is named ("улица Толе би", "Сәтбаев көшесінде", "мкр Самал")."""
+    return any(_STREET_NOUN.match(t) for t in toks)
+
+
 _ADJECTIVE = re.compile(r"(ск|цк)(ая|ой|ую|ий|ое|ом|ого|ому|им|их|ие|ая)$")
 _SURNAME_TAIL = re.compile(r"^[её]?(ев|ов|ёв)(а|у|ым|ой|ых|ы|ич\w*|н\w*)?$")
 _NAME_CUE = frozenset(
@@ -196,7 +203,7 @@ def is_change(toks: Sequence[str], places: Sequence[Place]) -> bool:
 
 
 _CORRECTION_WORD = re.compile(
-    r"^(ошиб\w*|поправ\w*|исправ\w*|неправильн\w*|неверн\w*|оговор\w*|перепут\w*|точнее|вернее|тоесть|"
+    r"^(ошиб\w*|поправ\w*|исправ\w*|неправильн\w*|правильн\w*|неверн\w*|оговор\w*|перепут\w*|точнее|вернее|тоесть|"
     r"кателес\w*|кате|дурысы|дурыс|ягни|жангылыс\w*|шатаст\w*|тузет\w*|wrong|mistake|correction|sorry|actually)$"
 )
 _CORRECTION_GLUE = frozenset(

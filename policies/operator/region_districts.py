@@ -136,3 +136,14 @@ DISTRICT_ALIASES: dict[str, tuple[str, ...]] = {
         "асубулак*", "шемонаихинск*", "усть таловк*",
     ),
 }  # fmt: skip
+
+
+def _with_kazakh_village(aliases: tuple[str, ...]) -> tuple[str, ...]:
+    """The aliases and, for each village named only with "село"/"поселок" (a person's name, an ordinary word),
+    the Kazakh "X ауылы" too ("село жанибек*" -> "жанибек ауыл*": "Жәнібек ауылынан")."""
+    said = tuple(f"{alias.split(' ', 1)[1].rstrip('*')} ауыл*" for alias in aliases
+                 if alias.startswith(("село ", "поселок ")))
+    return aliases + tuple(dict.fromkeys(a for a in said if a not in aliases))
+
+
+DISTRICT_ALIASES = {code: _with_kazakh_village(aliases) for code, aliases in DISTRICT_ALIASES.items()}

@@ -30,6 +30,7 @@ from policies.operator.nlu_regions import (
     is_correction,
     is_person_name,
     is_street,
+    names_a_street,
     only_glue,
     taken_back,
 )
@@ -163,6 +164,8 @@ def _decide(utt: Utterance, places: list[Place], streets: int, names: int) -> Re
     matched = " ".join(_matched(utt, p) for p in places)
     if len(concrete) > 1:
         return RegionResult(AMBIGUOUS, matched=matched, candidates=tuple(concrete), reason="several regions named")
+    if choice.value == ALMATY_AMBIGUOUS and (streets or names_a_street(utt.cyr)):  # "Алматы, улица Толе би": the city
+        return selected(ALMATY_CITY, matched)
     if choice.value == ALMATY_AMBIGUOUS:
         return RegionResult(
             AMBIGUOUS, matched=matched, candidates=(ALMATY_CITY, ALMATY_REGION), reason="Almaty: city or region?"
