@@ -152,3 +152,19 @@ def test_ones_own_router_however_named_is_the_rent_article_and_own_alone_is_noth
     assert keys("свой тп линк") == keys("свой роутер") == ["own"]
     assert keys("у меня свой") == ["self"] and SCORER.vocabulary.weights["self"] == 0  # alone: no topic
     assert "own" not in keys("роутер мен приставканы өзіммен алып кетемін")  # "with me" (moving): no own router
+
+
+SPEED_PRICES = [  # a speed with a price asked is a tariff question, the speed said in words or digits
+    ("пятьсот мегабит почём", "ru-internet-tariffs"),
+    ("а вот на тысячу мегабит цена какая", "ru-internet-tariffs"),
+    ("сто мегабит сколько в месяц выйдет", "ru-internet-tariffs"),
+    ("жүз мегабит қанша тұрады", "kk-internet-tariffs"),
+    ("бес жүз мегабит айына қанша", "kk-internet-tariffs"),
+]
+
+
+def test_a_speed_with_a_price_is_the_tariffs_and_a_slow_speed_is_not() -> None:
+    for question, entry in SPEED_PRICES:
+        assert_answered(question, entry)
+    assert "tariff" in keys("пятьсот мегабит почём") and "speed" not in keys("пятьсот мегабит почём")
+    assert "speed" in keys("вайфай медленный пятьсот мегабит а показывает двадцать сколько стоит ремонт")

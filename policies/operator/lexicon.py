@@ -276,6 +276,7 @@ hours: calls night | broken
 foreign: tv repair | settop channel package
 foreign: mobile repair | internet line gb calls sim roaming tariff
 tariff: price internet | connect moving static ip pause rent buy router settop tv package roaming abroad mobile gb foreign tariff
+tariff: speed +price | slow broken wifi change tariff connect moving static rent buy router mobile gb
 foreign: bank hours
 foreign: tv buy | settop channel package
 pay: transfer account_no
