@@ -168,3 +168,13 @@ def test_a_speed_with_a_price_is_the_tariffs_and_a_slow_speed_is_not() -> None:
         assert_answered(question, entry)
     assert "tariff" in keys("пятьсот мегабит почём") and "speed" not in keys("пятьсот мегабит почём")
     assert "speed" in keys("вайфай медленный пятьсот мегабит а показывает двадцать сколько стоит ремонт")
+
+
+def test_money_that_arrives_is_credited_and_a_second_time_is_again() -> None:
+    for question, entry in (("если через банк заплатить когда деньги придут", "ru-payment-methods"),
+                            ("оплатил через банк деньги когда на счёт придут", "ru-payment-methods"),
+                            ("сколько стоит второй раз перенести интернет", "ru-moving"),
+                            ("снова переезжаем перенос линии платный", "ru-moving")):
+        assert_answered(question, entry)
+    assert keys("когда мастер придёт") == ["master", "arrive"] and SCORER.vocabulary.weights["arrive"] == 0
+    assert "again" in keys("екінші рет көшсек") and "again" not in keys("қайта есептейсіздер ме")

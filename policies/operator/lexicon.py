@@ -120,6 +120,9 @@ sim: sim карт
 refund: қайта есепте
 reissue: на другого
 reboot: қайта қос
+again: екінші рет
+again: второй раз
+again: второй рас
 reboot: қайта жүкте
 reboot: өшір қос
 due: қай күн
@@ -285,6 +288,7 @@ pay: transfer internet
 pay: transfer debt
 pay: pay lender
 credited: credited lender
+credited: money arrive
 autopay: autopay lender
 debt: debt lender
 foreign: lose bank
