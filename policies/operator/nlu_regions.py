@@ -246,17 +246,13 @@ def only_glue(toks: Sequence[str], spans: Sequence[tuple[int, int]], also: re.Pa
 # "Тараз деп ... қате", "дұрыс айтпадым"): with another region named, a correction however long the sentence
 _SAID = frozenset({"сказал", "сказала", "назвал", "назвала", "говорил", "говорила", "айттым", "айттык", "деп",
                    "самом", "привычке", "айтпадым", "айтпапын", "айтыппын"})
-_PLACE_PREPOSITIONS = frozenset({"в", "во", "на", "из", "с", "со", "от"})
 _ASKS_THERE = frozenset({"есть", "можно"})  # "не в Павлодаре а в Караганде есть офис": a question with no question word
 _SINCE = frozenset({"года", "лет", "год", "месяц", "месяца", "месяцев", "уже", "так"})  # "три года как": no question
 
 
 def taken_back(toks: Sequence[str], place: Place) -> bool:
-    """The place is negated: "не Караганда", "не из Уральска", "не на Караганду", "Оралда емес"."""
-    before = toks[max(0, place.start - 2) : place.start]
-    return ((before[-1:] and before[-1] in PRE_NEG) or (len(before) == 2 and before[0] in PRE_NEG
-                                                          and before[1] in _PLACE_PREPOSITIONS)
-            or (place.end < len(toks) and toks[place.end] in POST_NEG))
+    """The place is negated (`grammar.is_negated`, strict): "не Караганда", "не из Уральска", "Оралда емес"."""
+    return is_negated(toks, Mention(place.start, place.end, place.code), strict=True)
 
 
 def buried_correction(toks: Sequence[str], places: Sequence[Place], current: str) -> Place | None:
