@@ -172,7 +172,7 @@ class Scorer:
         if absent or a word of it is used."""
         at, j = [], i
         for n, part in enumerate(seq):
-            for _ in range(PHRASE_GAP_WORDS if n else 0):
+            for _ in range(PHRASE_GAP_WORDS if n and not (n == 1 and seq[0] in self.vocabulary.negators) else 0):
                 j += (j < len(words) and self._gap_word(words[j], raw[j]) and not _phrase_word(words[j], part, False))
             if j >= len(words) or used[j] or not _phrase_word(words[j], part, not n):
                 return None

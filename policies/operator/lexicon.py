@@ -137,6 +137,47 @@ travel: демалыс кет
 pause: постав пауз
 due: до какого
 due: какого числ
+debt: не заплатил
+debt: не оплатил
+debt: не заплачу
+debt: не оплачу
+debt: не платил
+debt: забыл= заплатить=
+debt: забыла= заплатить=
+debt: забыл= оплатить=
+debt: забыла= оплатить=
+debt: төлемей қал
+debt: төлей алма
+placement+router: куда роутер постав
+placement+router: куда постав роутер
+placement+router: роутер куда постав
+placement+router: куда роутер став
+placement+router: куда став роутер
+placement+router: роутер куда став
+placement+router: куда роутер размест
+placement+router: куда размест роутер
+placement+router: роутер куда размест
+placement+router: куда роутер повес
+placement+router: куда повес роутер
+placement+router: роутер куда повес
+placement+router: где роутер постав
+placement+router: где постав роутер
+placement+router: роутер где постав
+placement+router: где роутер став
+placement+router: где став роутер
+placement+router: роутер где став
+placement+router: где роутер размест
+placement+router: где размест роутер
+placement+router: роутер где размест
+placement+router: где роутер повес
+placement+router: где повес роутер
+placement+router: роутер где повес
+reconnect+pay: после оплат
+reconnect+pay: төлем жаса кейін
+reduce: скинете=
+refund: қайта сана
+refund: ақша есепте
+refund: не начисл
 refund: верн деньг
 refund: деньг верн
 refund: возврат деньг
@@ -280,6 +321,7 @@ foreign: tv repair | settop channel package
 foreign: mobile repair | internet line gb calls sim roaming tariff
 tariff: price internet | connect moving static ip pause rent buy router settop tv package roaming abroad mobile gb foreign tariff
 tariff: speed +price | slow broken wifi change tariff connect moving static rent buy router mobile gb
+tariff: +speed pay | slow broken wifi change tariff connect moving static rent buy router mobile gb speedtest debt refund account ways
 foreign: bank hours
 foreign: tv buy | settop channel package
 pay: transfer account_no
@@ -293,6 +335,9 @@ autopay: autopay lender
 debt: debt lender
 foreign: lose bank
 refund: return money
+refund: return +day | router settop
+refund: entitled +broken
+refund: entitled +day
 roaming: abroad sim
 roaming: abroad_place sim
 abroad: abroad_place +roaming
@@ -318,6 +363,24 @@ archive: missed +channel
 refund: return pay
 balance: money account_no
 own: self router
+placement: where connect +router | address rent buy own price
+placement: whereto connect +router | address rent buy own price
+placement: whereto put +router | address rent buy own price
+placement: where put +router | address rent buy own price
+streaming: brand +slow
+streaming: activity +slow
+speedtest: shows +wifi | balance debt channel tv settop indicator app
+speedtest: shows +speed | balance debt channel tv settop indicator app
+speedtest: account +tariff +speedtest
+device: mobile +wifi | tariff roaming sim abroad gb calls
+device: mobile +speedtest | roaming sim abroad gb calls
+device: mobile +slow +streaming | roaming sim abroad gb calls
+device: mobile +band | tariff roaming sim abroad gb calls
+tariff: pay +speedtest
+refund: reduce pay | debt
+refund: reduce money | debt
+block: +debt broken | refund
+reconnect: pay +broken | refund day month week hours appeal fault entitled debt lender bank credited
 """
 
 # concept: concepts an article that has it also has ("медленный" is about speed; a question that complains
@@ -328,6 +391,7 @@ signal: channel
 reissue: death
 tariff: cheap
 own: connect
+service: internet
 """
 
 # Kazakh case endings an ASR writes apart from a number or a name ("1616 ға"): no term when alone (only the word
@@ -365,9 +429,9 @@ CLAUSE_OPENERS = """
 """
 
 # a negator next to one of these makes "does not work" (`broken`): the verb is used up, the noun stays a term
-NEGATORS = "не нет нету жоқ емес"
+NEGATORS = "не нет нету жоқ емес без"
 # negators that negate only what follows them ("не работает"), never the word before ("связь не выходя из дома")
-PREFIX_NEGATORS = "не"
+PREFIX_NEGATORS = "не без"
 NEGATED_VERBS = "работ груз включ откры появ было был будет будут істе показ идут= идет= идёт= " + lexicon_colloquial.NEGATED_VERBS
 NEGATED_NOUNS = "интернет инет сигнал связ сеть сети вайфай wifi канал арна"
 
