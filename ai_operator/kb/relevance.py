@@ -10,7 +10,7 @@ Kazakh morphology (policies/operator/knowledge.py); the policy hands it to the r
 1. Both texts are folded (lower case, the analysis's letter folding, e.g. `ё`->`е` and Kazakh letters onto
    Russian ones, punctuation -> spaces) and cut into words; digits are dropped.
 2. Word sequences of `lexicon.PHRASES` become one concept (up to two `PHRASE_GAP` words or fillers may stand
-   between their words: "ремонт на сети"); a negator next to a "works"/"internet" word makes
+   between their words: "ремонт на сети"; none after a negator: "не заплатил" is a debt, "не могу оплатить" no); a negator next to a "works"/"internet" word makes
    "does not work" (`broken`; a `PREFIX_NEGATORS` word only before it: "связь не выходя" is no complaint); every other word is a concept of `lexicon.CONCEPTS` (Russian and Kazakh
    synonyms in one set, by stem; a word neither the dictionary knows nor the analysis reads as a Kazakh form also by a
    long stem one letter off, an ASR's mis-spelling: "интернед", `Vocabulary.concepts_near`), a filler (dropped; so are a Kazakh auxiliary verb after a converb and a case

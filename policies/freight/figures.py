@@ -22,6 +22,7 @@ from policies.freight.spelling import key
 RUPEES_WORD = "रुपये"
 MIN_SPELLED_DIGITS = 4  # "1 9 5 0 0": four or more digits said one by one are one figure
 PHONE_DIGITS = 8  # this many digits in a row (one by one or in groups) are a phone number
+HALF_LOW, HALF_HIGH = 11, 39  # "X pachaas" is X thousand five hundred (but "chalees pachaas" is 40 to 50)
 _DO = key("दो")  # two, or the imperative "give" ("दे दो")
 _NUMERIC = ("num", "unit", "en_unit", "en_tens", "hundred", "big", "frac_mod", "dash", "range")
 # The multipliers say_number speaks, biggest first.
@@ -258,6 +259,14 @@ def _word_figures(all_toks: list[Token], lo: int, hi: int) -> list[Figure]:
             )
             k += 2
             continue
+        if b is not None and not gap and _and_a_half(a, b):  # "ikkees pachaas": 21,500, not 21 and 50 (50,000)
+            value = round(a.value) * 1000 + 500
+            figures.append(Figure(value=value, values=(value,), start=toks[a.start_tok].start,
+                                  end=toks[b.end_tok - 1].end, has_multiplier=True, has_digits=False,
+                                  last_multiplier=1000, measure=False, exact=(value,), first_tok=a.start_tok,
+                                  end_tok=b.end_tok))
+            k += 2
+            continue
         nxt = toks[a.end_tok] if a.end_tok < len(toks) else None
         measure = not a.has_multiplier and nxt is not None and nxt.text in MEASURES
         value = round(a.value)
@@ -279,6 +288,14 @@ def _word_figures(all_toks: list[Token], lo: int, hi: int) -> list[Figure]:
         )
         k += 1
     return figures
+
+
+def _and_a_half(a: _Run, b: _Run) -> bool:
+    """Two bare numbers said together, a two-digit one and then "पचास" (fifty): thousands and five hundred, the
+    shorthand of rates ("ikkees pachaas", "bais pachas"): no range runs from 21 to 50."""
+    return (not a.has_multiplier and not b.has_multiplier and not a.has_digits and not b.has_digits
+            and HALF_LOW <= a.value <= HALF_HIGH and b.value == 50)
+
 
 
 def say_number(n: int) -> str:

@@ -4,7 +4,8 @@ Owns the turn-boundary guard of the freight policy (the turn holder in ai_operat
 fragment for the continuation and merges it before anything is decided). A transcript may continue when it ends
 - on an open punctuation mark ("...", ",", "-"), or on a number word a multiplier may still follow ("तेईस",
   "साढ़े", "23"), or on a range word ("बाईस से");
-- on a hedge, a connective or a link word (लगभग, करीब, तो, और, का, around, about, "would be", "at least"), or on
+- on a hedge, a connective, a link word or a lower bound (लगभग, करीब, तो, और, का, around, about, "would be", "at
+  least", "se upar"), on a figure taken back ("bees nahi ..."), or on
   a future form right after one ("तो होगा", "matlab toh hoga"); or when it is openers alone ("देखिए जी",
   "dekho bhai"): what he means to say is still to come;
 - on the rate still to be named: a rate word ("रेट", "भाड़ा", "price", "इसका", "total", "मेरी तरफ़ से") followed
@@ -19,6 +20,7 @@ anything longer, or dangling, waits for the normal end of the utterance. Pure: n
 
 from __future__ import annotations
 
+from policies.freight.clauses import NEGATORS
 from policies.freight.figures import scan
 from policies.freight.numerals import Token, tokenize
 from policies.freight.spelling import key
@@ -35,6 +37,7 @@ DANGLING_WORDS = _set(
     "around", "about", "approx", "approximately", "like", "is", "and", "or", "my", "the", "but", "so", "lagbhag",
     "karib", "to", "mera", "be", "roughly", "nearly", "almost", "of", "at", "than", "least", "minimum", "तकरीबन",
     "takriban", "करीबन", "kariban", "अंदाजन", "andajan", "यही", "yahi",
+    "ऊपर", "upar", "uper", "above", "ज्यादा", "zyada", "jyada", "ziada",  # a lower bound: "bees se upar ..."
 )  # fmt: skip
 # Words whose figure follows them: the rate itself, "of this" ("इसका लगेगा"), the total, "from my side".
 RATE_SUBJECTS = _set(
@@ -110,6 +113,8 @@ def utterance_may_continue(text: str) -> bool:
         return True
     if last.text in DANGLING_WORDS or tuple(t.text for t in toks[-3:]) == KAM_SE_KAM:
         return True
+    if last.text in NEGATORS and len(toks) > 1 and toks[-2].kind in (*_NUMBER_KINDS, "num", "big"):
+        return True  # "rate hoga bees nahi ...": the figure he means is still to come
     words = [t.text for t in toks]
     if any(w in OPENERS for w in words) and all(w in OPENERS or w in ADDRESS for w in words):
         return True  # "देखिए जी", "dekho bhai"

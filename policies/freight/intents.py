@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from policies.freight.clauses import Table, find, find_all, last_clause, negated_spans, table
+from policies.freight.clauses import NEGATORS, Table, find, find_all, last_clause, negated_spans, table
 from policies.freight.deferral import BUSY, LATER, is_callback
 from policies.freight.fragments import utterance_may_continue as utterance_may_continue  # re-exported
 from policies.freight.numerals import MEASURES, Token, tokenize
@@ -23,6 +23,7 @@ from policies.freight.refusal import is_refusal
 from policies.freight.spelling import key
 
 _phrases = table
+FIGURE_KINDS = ("unit", "en_unit", "en_tens", "big", "hundred", "frac_mod")  # the number words of a figure
 
 
 ABUSE = _phrases(
@@ -93,6 +94,10 @@ YES = _phrases(
     "deal", "डील", "फाइनल", "final", "accha", "achha", "acha", "bilkul", "thik", "chalega", "pakka", "haanji", "hanji",
     "ho jayega", "kar denge", "kar dunga", "boliye", "bolo", "bataiye", "batao", "sahi", "manjoor", "yup",
 )  # fmt: skip
+# Yes words that are also politeness or "go on" ("ye to oonth ke munh mein jeera hai ji", "aap hi bataiye kya
+# bachega"): a yes to an offer only alone with other yes words or fillers, or beside a firm one (`Intent.firm_yes`)
+WEAK_YES = _phrases("जी", "ji", "बोलिए", "बोलो", "बताइए", "बताओ", "boliye", "bolo", "bataiye", "batao", "अच्छा",
+                    "accha", "achha", "acha")  # fmt: skip
 FILLER = _phrases(
     "है", "हैं", "सर", "sir", "भाई", "भैया", "मैडम", "madam", "ma'am", "बस", "hai", "जी", "हम्म", "hmm", "अरे", "bhai",
     "bhaiya", "bas", "are", "arre", "hain", "हम", "umm", "उम्म",
@@ -182,18 +187,23 @@ class Intent:
     time_given: bool = False  # a time to come ("शाम को", "kal subah", "दोपहर तक लौटेंगे")
     identifies: bool = False  # he names himself the one asked for ("main hi bol raha hoon")
     stranger: bool = False  # he names himself otherwise ("main suresh bol raha hoon"): someone else at the opening
+    firm_yes: bool = False  # a yes that takes an offer: not only a polite "ji" or a "bataiye" (WEAK_YES)
 
 
 def classify(text: str, tokens: list[Token] | None = None, vendor: str = "") -> Intent:
     """Read one vendor turn (`tokens`: `tokenize(text)` when the caller has it already; `vendor`: the name of the
     person asked for, so that someone naming himself otherwise is someone else)."""
+    tokens = tokenize(text) if tokens is None else tokens
     toks = words(text, tokens)
+    figure_words = {t.text for t in tokens if t.kind in FIGURE_KINDS}
     plain = [t for t in toks if t != _QUESTION]
     final = last_clause(plain)  # choices are read on what he finally said
     no_toks = _without(final, NOT_NO)
     # "busy नहीं हूं", "ग़लत नंबर नहीं है": the negator is spent on that phrase; it is no "no" answer
     for i, j in reversed(negated_spans(no_toks, BUSY, LATER, WRONG_NUMBER)):
         del no_toks[i:j]
+    # "rate hoga bees nahi": that negator is spent on the figure (a correction to come), it is no "no" answer
+    no_toks = [w for k, w in enumerate(no_toks) if not (k and w in NEGATORS and no_toks[k - 1] in figure_words)]
     no = _has(no_toks, NO) or no_toks[:1] == [_NA]
     refusal = is_refusal(final)
     yes = (_has(final, YES, negation=True) or _has(final, NOT_NO)) and not no and not refusal
@@ -207,6 +217,7 @@ def classify(text: str, tokens: list[Token] | None = None, vendor: str = "") -> 
         and (any(t in QUESTION_WORDS for t in plain) or plain[:1] == [_KYA] or plain[-1:] == [_KYA])
     )
     bare_ack = bool(plain) and _only(plain, YES, ACK_EXTRA, HELLO, FILLER) and not no
+    firm_yes = yes and (bare_ack or _has(_without(final, WEAK_YES), YES, negation=True) or _has(final, NOT_NO))
     farewell = _has(final, FAREWELL, negation=True)
     callback = is_callback(final)
     our_rate = _asks_our_rate(final)
@@ -241,4 +252,5 @@ def classify(text: str, tokens: list[Token] | None = None, vendor: str = "") -> 
         time_given=person.time,
         identifies=person.identifies,
         stranger=person.stranger,
+        firm_yes=firm_yes,
     )

@@ -61,6 +61,8 @@ HINDI_VARIANTS: dict[str, int] = {
     "baish": 22, "teish": 23, "chobbish": 24, "chobish": 24, "pochish": 25,  # as a Bengali speaker says them
     "assi": 80, "nabbe": 90, "nabe": 90, "navve": 90, "चोबीस": 24, "चौबिस": 24, "chobis": 24, "chobbis": 24,
     "पाच": 5, "pach": 5, "paach": 5,
+    "ikki": 21, "इक्की": 21, "teyi": 23, "tei": 23, "तेई": 23, "chauvi": 24, "चौवी": 24, "pachi": 25, "पच्ची": 25,
+    "chhabbi": 26, "chabbi": 26, "छब्बी": 26,  # as a Punjabi speaker says them
 }  # fmt: skip
 
 ENGLISH_UNITS: dict[str, int] = {

@@ -8,7 +8,7 @@ Owns `read_person(tokens)` over spelling keys (Devanagari, Hinglish and English 
   is away or occupied, said of him in the third person ("वो घर पर नहीं हैं", "सेठ जी बाहर गए हुए हैं",
   "wo abhi busy hain", "he is not here", "ramesh bhaiya to dukaan pe hain");
 - `handover`: the phone is being passed to him ("ek minute dete hain", "होल्ड कीजिए", "bulata hoon", "hold on i
-  will give him the phone");
+  will give him the phone", "ek minute ji", "ruko", Punjabi "bapu ji nu bulaunda");
 - `relay`: he will call, will be told, or will be back, said of him ("wo aapko call kar lenge", "मैं उनको बता
   दूंगा", "he will call you back", "papa ek ghante baad aayenge", "वो दोपहर तक लौटेंगे");
 - `time`: a time to come ("शाम को", "kal subah", "ek ghante baad", "after lunch"), said by whoever answered;
@@ -45,6 +45,7 @@ RELATIONS = _set(
     "पार्टनर", "partner", "दोस्त", "dost", "friend", "पड़ोसी", "padosi", "neighbour", "neighbor", "साथी", "saathi",
     "मुंडा", "munda", "कुड़ी", "kudi", "chhora", "छोरा", "chhori", "छोरी", "bhabhi", "भाभी", "मेहरारू", "mehraru",
     "मेहरारु", "लइका", "laika", "बबुआ", "babua",  # Bhojpuri: wife, son
+    "भरा", "bhra", "praa", "veer", "वीर", "बापू", "bapu", "bebe", "बेबे", "puttar", "पुत्तर",  # Punjabi
 )  # fmt: skip
 ROLES = _set(
     "ड्राइवर", "driver", "मुंशी", "munshi", "मुनीम", "munim", "मैनेजर", "manager", "स्टाफ", "staff", "हेल्पर",
@@ -58,6 +59,7 @@ POSSESSIVES = _set(
     "उनका", "उनकी", "उनके", "उसका", "उसकी", "उसके", "इनका", "इनकी", "इनके", "unka", "unki", "unke", "uska", "uski",
     "uske", "inka", "inki", "inke", "his", "her", "their", "का", "की", "के", "ka", "ki", "ke", "sir's",
     "उनकर", "unkar", "okar", "ओकर", "unkaa", "unro", "उणरो", "unra", "unri",  # Bhojpuri, Marwari
+    "ओहना", "ohna", "ohnan", "उन्हां", "unhan", "uhna", "ओहदा", "ohda", "ओहदे", "ohde", "ओहदी", "ohdi",  # Punjabi
 )  # fmt: skip
 FIRST_PERSON = _set("मैं", "main", "mai", "मै", "i", "i'm", "im", "हम", "hum", "ham", "me")
 # After a role: he is saying what he is ("driver hoon", "driver bol raha", "driver speaking", "staff se").
@@ -95,9 +97,9 @@ NOT_A_NAME = _set(
 # He names himself: "main X bol raha hoon", "X bol rahi hoon", "main X bolu hu" (Marwari), "X bol reya haan"
 # (Punjabi), "X speaking"; the name is the word or two before the verb. Or "this is X from ...", "mera naam X".
 HERE = key("here")
-SPEAKS = _set("bolu", "बोलूं", "bolda", "boldi", "बोलदा", "speaking")
+SPEAKS = _set("bolu", "बोलूं", "bolda", "boldi", "बोलदा", "boldaan", "boldan", "बोलदां", "speaking")
 PROGRESSIVE = _set("raha", "rahi", "rahe", "rha", "rhi", "rhe", "reya", "riya", "rya", "rai", "ryo", "rahyo",
-                  "रह्यो", "rahal", "रहल", "tani", "तानी")  # also Marwari "bol ryo su", Bhojpuri "bol rahal", "bol tani"; not
+                  "रह्यो", "rahal", "रहल", "tani", "तानी", "reha", "रेहा", "rehya", "रेह्या")  # also Marwari "bol ryo su", Bhojpuri "bol rahal", "bol tani"; not
 # "bol dunga" (a promise to tell him)
 NAMING = {
     tuple(key(w) for w in lead.split()): _set(*ends)
@@ -122,6 +124,7 @@ AWAY_OF_HIM = table(
     "naha rahe", "खा रहे", "kha rahe", "busy हैं", "busy hain", "बिज़ी हैं", "बिजी हैं", "व्यस्त हैं", "मीटिंग में हैं",
     "meeting mein hain", "meeting me hain", "चला रहे हैं", "chala rahe hain", "hain nahi", "हैं नहीं", "lekar gaye",
     "लेकर गए", "le kar gaye", "बाहर गइल", "bahar gail", "gail badan", "गइल बाड़न", "gail bade", "gail hain",
+    "गए ने", "gaye ne", "gye ne", "गये ने", "गए होए ने", "gaye hoye ne", "खेतां विच", "khetan vich",  # Punjabi
 )  # fmt: skip
 # Away or occupied with no person in the words ("not here", "in a meeting"): of him only with a he/wo/sir.
 AWAY = table(
@@ -141,8 +144,13 @@ HANDOVER = table(
     "line par rahiye", "give him the phone", "give her the phone", "let me call him", "let me get him",
     "i'll get him", "i will get him", "i'll call him", "connect", "transfer", "ट्रांसफर", "पकड़ाता", "pakdata",
     "baat karwata", "बात करवाता", "baat karata", "बात कराता", "baat karwa deta", "बात करवा देता", "unko deta",
-    "उनको देता", "उन्हें देता", "unhe deta",
+    "उनको देता", "उन्हें देता", "unhe deta", "bulaunda", "bulanda", "bulaanda", "बुलाउंदा", "बुलांदा",  # Punjabi
 )  # fmt: skip
+# Hold on ("ek minute ji", "ruko ji", "one moment"): the phone is being passed, unless it puts the call off ("ek
+# minute mein call karta hoon").
+HOLD = table("ek minute", "ik minute", "ek min", "एक मिनट", "इक मिनट", "one minute", "one moment", "just a minute",
+             "just a moment", "ruko", "रुको", "rukiye", "रुकिए", "rukna", "रुकना")  # fmt: skip
+HOLD_NOT = _set("में", "mein", "me", "main", "बाद", "baad", "bad", "later")
 RELAY = table(
     "call kar lenge", "call karenge", "phone karenge", "phone kar lenge", "कॉल कर लेंगे", "कॉल करेंगे", "फोन करेंगे",
     "फोन कर लेंगे", "will call you", "he'll call", "she'll call", "he will call", "she will call", "call you back",
@@ -299,6 +307,11 @@ def _away(tokens: Sequence[str]) -> bool:
     return find(tokens, AWAY_OF_HIM) and not any(t in FIRST_PERSON for t in tokens)
 
 
+def _holding(tokens: Sequence[str]) -> bool:
+    """"ek minute ji", "ruko": hold on while the phone is passed (not "ek minute mein call karta hoon")."""
+    return any(j >= len(tokens) or tokens[j] not in HOLD_NOT for _, j in find_all(tokens, HOLD))
+
+
 def _time(tokens: Sequence[str]) -> bool:
     if any(t in PAST for t in tokens):
         return False
@@ -319,8 +332,8 @@ def read_person(tokens: Sequence[str], vendor: frozenset[str] = frozenset()) -> 
     of_him = any(t in THIRD_PERSON for t in tokens)
     return Person(
         other=other,
-        handover=find(tokens, HANDOVER, negation=True) and not any(
-            tokens[i - 1] in TELLING for i, _ in find_all(tokens, HANDOVER) if i > 0),
+        handover=(find(tokens, HANDOVER, negation=True) and not any(
+            tokens[i - 1] in TELLING for i, _ in find_all(tokens, HANDOVER) if i > 0)) or _holding(tokens),
         relay=of_him and (time or find(tokens, RELAY, negation=True)),
         time=time,
         identifies=not other and named is not False and (named is True or find(tokens, IDENTIFIES, negation=True)),

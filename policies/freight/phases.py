@@ -254,7 +254,7 @@ def countered(lad: Ladder, it: Intent, heard: int | None) -> Move:
         return Move(L.LAST_ASK, Phase.LAST_ASK)
     if it.hearing or it.question or it.our_rate:
         return Move(L.COUNTER, Phase.COUNTERED, figure=lad.concession)
-    if it.yes:
+    if it.firm_yes:  # a polite "ji" after a proverb or a "bataiye" is no yes to our figure
         return _settle(lad, lad.concession)
     if it.farewell:
         return _close(L.FAREWELL, NO_DEAL, "vendor_farewell")
@@ -267,7 +267,7 @@ def last_ask(lad: Ladder, it: Intent, heard: int | None) -> Move:
         return Move("", Phase.LAST_ASK, repeat=True)
     if heard is not None:
         return _settle(lad, heard)
-    if it.yes:
+    if it.firm_yes:
         return _settle(lad, lad.concession)
     return _settle(lad, lad.quote if lad.quote is not None else lad.concession)
 

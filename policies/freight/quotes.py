@@ -6,6 +6,8 @@ Owns `hear_quote` (and `hear_rate`, its rate alone). Over the figures of figures
 - a per-unit rate: a figure said per ton/km/kilo/quintal ("पंद्रह सौ रुपये टन", "1500 per ton", "प्रति टन पंद्रह
   सौ", "एक टन का पंद्रह सौ", "टन के हिसाब से"), unless "total/कुल/पूरी गाड़ी" marks it as the trip figure;
 - a count or measure ("20 टन", "दो दिन"): not money (figures.py marks it);
+- a bound or a figure taken back at the turn's end ("bees hazaar se upar", "above twenty", "bees nahi"): not
+  his figure yet;
 - one cost of the trip ("toll hi chaar hazaar ka hai", "डीज़ल में पंद्रह हज़ार"): not the rate, unless the turn
   sums the costs up ("sab milake pachees hazaar");
 - the trip rate: the last remaining figure of at least MIN_HEARD_RATE (a range gives its upper end); a bare
@@ -72,6 +74,9 @@ BARE_WORDS = _set(
     "chalo", "मेरा", "mera", "अपना", "apna", "अरे", "are", "हम्म", "hmm", "उम्म", "umm", "मैडम", "madam", "देखिए",
     "dekhiye", "बोलो", "bolo", "बोलिए", "boliye", "सुनिए", "suniye", "यार", "yaar",
 )  # fmt: skip
+# A bound, not a figure: "bees hazaar se upar", "pachees se zyada"; "above twenty", "more than twenty".
+BOUNDS = _set("ऊपर", "upar", "uper", "ज्यादा", "zyada", "jyada", "ziada", "above")
+BOUNDS_BEFORE = _set("above", "over", "than")
 # "साथ" (with) = साठ, "दो" (give), "एक" (a), "आधा" (half of anything: "aadha advance")
 AMBIGUOUS = _set("साथ", "दो", "एक", "ek", *BARE_FRACTIONS)
 
@@ -195,6 +200,18 @@ def _corrected(toks: list[Token], money: list[Figure]) -> int | None:
     return value if prev.value / 2 <= value <= prev.value * 2 else None
 
 
+def _not_the_figure(toks: list[Token], fig: Figure) -> bool:
+    """A lower bound ("bees hazaar se upar", "above twenty") or a figure taken back ("bees nahi"): he has not
+    said his figure yet."""
+    after = toks[fig.end_tok] if fig.end_tok < len(toks) else None
+    if after is not None and after.text in NEGATORS and fig.end_tok + 1 == len(toks):
+        return True  # "rate hoga bees nahi" (its correction, if it comes, is the figure after it)
+    a = fig.end_tok
+    while a < len(toks) and (toks[a].kind in ("currency", "range") or toks[a].text in _SKIP):
+        a += 1
+    return _at(toks, a) in BOUNDS or _at(toks, fig.first_tok - 1) in BOUNDS_BEFORE
+
+
 def hear_quote(text: str, *, anchor: int | None = None, tokens: list[Token] | None = None) -> Quote:
     """Read one vendor turn for a trip rate. `anchor`: the call waits for a rate (enables the bare shorthand);
     `tokens`: `tokenize(text)` when the caller has it already."""
@@ -206,7 +223,7 @@ def hear_quote(text: str, *, anchor: int | None = None, tokens: list[Token] | No
             phone = True
         elif _per_unit(toks, fig):
             per_unit = True
-        elif not fig.measure and not _cost_item(toks, fig):
+        elif not fig.measure and not _cost_item(toks, fig) and not _not_the_figure(toks, fig):
             money.append(fig)
     corrected = _corrected(toks, money)
     if corrected is not None:

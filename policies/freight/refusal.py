@@ -9,6 +9,8 @@ Owns `is_refusal(tokens)` over spelling keys (Devanagari, Hinglish and English a
 - someone else: "दूसरी गाड़ी देख लो", "kisi aur se karwa lo", "find another truck", "कोई और देख लो";
 - keep it: "aap rakho apna load", "isse achha to gaadi khadi rakhunga" (I would rather keep the truck parked);
 - a question that refuses: "itne mein kaun chalayega", "aap mazak kar rahe ho kya";
+- proverbs of a figure too low ("oonth ke munh mein jeera", "ghoda ghaas se dosti karega to khayega kya"), let
+  whoever goes take it ("usi se mangwa lo"), nothing left for me ("kya bachega"), from my own pocket ("jeb se");
 - mockery of the figure (`_mocked`): at this rate not even X ("itne mein to cycle bhi na aave", "इतने में तो डीज़ल
   भी नहीं भरेगा"), who would ("itne mein kaun gaadi bhejega"), would you yourself ("kya aap apni gaadi itne mein
   bhejoge"), I would sooner sell my truck ("itne mein to main apni gaadi bech dunga");
@@ -49,6 +51,14 @@ REFUSALS = table(
     # who would run it at this rate, are you joking (a question that refuses)
     "कौन चलाएगा", "kaun chalayega", "kon chalayega", "कौन करेगा", "kaun karega", "मज़ाक कर रहे", "मजाक कर रहे",
     "mazak kar rahe", "mazaak kar rahe", "you must be joking", "are you joking", "are you kidding",
+    # proverbs of a rate too low: a cumin seed in a camel's mouth, the horse that befriends the grass, cheap cries
+    "मुंह में जीरा", "munh mein jeera", "muh mein jeera", "munh me jeera", "muh me jira", "घोड़ा घास", "ghoda ghaas",
+    "ghoda ghas", "सस्ता रोए", "sasta roye", "sasta rove",
+    # whoever goes at it, let him ("usi se mangwa lo"); what would be left for me; from my own pocket
+    "उसी से मंगवा", "usi se mangwa", "उसी से करवा", "usi se karwa", "उसी को दे", "usi ko de", "क्या बचेगा",
+    "kya bachega", "कुछ नहीं बचेगा", "kuch nahi bachega", "kya bachta", "क्या बचता", "जेब से", "jeb se",
+    "from my pocket", "own pocket", "ऐसे कैसे चलेगा", "aise kaise chalega", "kaise chalega dhanda", "dhanda kaise chalega",
+    "धंधा कैसे चलेगा",
     # I would sooner sell my truck, close my business
     "बेच दूंगा", "bech dunga", "bech du", "bech dun", "बेच दूं", "bech denge", "बेच देंगे", "sell my truck",
     "sell the truck", "धंधा बंद", "dhandha band", "dhanda band",
@@ -76,7 +86,8 @@ ONLY_THAT = table("वही लगेगा", "wahi lagega", "उतना ह�
 AT_THIS = table("इतने में", "इतने मे", "itne mein", "itne me", "itne main", "itne mai", "itne men", "इतने पैसे में",
                 "itne paise mein", "इस रेट में", "इस रेट पे", "इस रेट पर", "is rate mein", "is rate pe", "is rate par",
                 "इस भाव में", "is bhav mein", "is bhaav mein", "at this rate", "at that rate", "for this much",
-                "for that much", "at this price", "for this price", "इतने कम में", "itne kam mein")  # fmt: skip
+                "for that much", "at this price", "for this price", "इतने कम में", "itne kam mein", "eh rate te",
+                "is rate te", "ए रेट ते", "इस रेट ते", "for that", "at that price")  # fmt: skip
 EVEN = frozenset(key(w) for w in ("भी", "bhi", "even"))
 NOT_EVEN_SCOPE = 3  # words after "bhi" its negator may come ("cycle bhi na aave", "diesel bhi nahi bharega")
 WHO_WOULD = table("कौन", "kaun", "kon", "who", "आप अपनी", "aap apni", "आप खुद", "aap khud", "would you", "will you",
