@@ -15,6 +15,8 @@ region answer and what the caller asks of the rest:
   в Павлодаре а в Караганде есть офис" is a question, not a correction; `buried_correction` finds one inside a
   longer sentence that asks nothing: the region set taken back or named as what was said ("я вам сказала
   Павлодар а мы ... в Актобе переехали", "мен Оралда емес Атырауда тұрамын"), or a correction word;
+- `where_he_lives`: of two places, the one the caller lives in, not where he used to live or works ("я в Таразе,
+  раньше в Шымкенте жил", "живу в Костанае но работаю в Астане");
 - `is_change(tokens, spans)`: an explicit request to change the region, in Russian ("смените регион на
   Павлодар", "поменяйте на Караганду", "я переехал в Актобе"; not a move to come or asked about: "если я перееду
   в Алматы ...", "переезжаем в Караганду как перенести интернет", "... договор сохранится") and Kazakh, object before the verb ("аймақты
@@ -214,7 +216,8 @@ _CORRECTION_GLUE = frozenset(
      "емеспин", "емеспиз", "не", "нет", "жок", "а", "сори", "i", "said", "meant", "am", "from", "it", "is"}
 )
 # What a caller says around a correction that carries no question: "да нет", "алло", "подождите", "я имею в
-# виду", "в смысле", "вообще-то", "я же говорю"; Kazakh "иә", "қойшы", "хабарласып тұрмын" (folded).
+# виду", "в смысле", "вообще-то", "я же говорю", "ой нет регион другой"; Kazakh "иә", "қойшы", "хабарласып тұрмын",
+# "тоқтаңыз" (stop), "облысым басқа" (my region is another) (folded).
 _DISCOURSE = frozenset(
     {"да", "алло", "ало", "але", "алле", "стоп", "так", "подождите", "погодите", "подожди", "погоди", "секунду",
      "секундочку", "минутку", "момент", "ага", "угу", "ладно", "окей", "ок", "слушай", "слушайте", "смотрите",
@@ -226,7 +229,9 @@ _DISCOURSE = frozenset(
      "yes", "yeah", "hello", "wait", "mean", "самом", "самой", "самый", "самим", "озим", "озимиз", "сам", "сама",
      "само", "ози", "озинде", "каланын", "облыстын", "это", "вот", "там", "тут", "боламын", "боламыз", "болам",
      "район", "районе", "района", "аудан", "ауданы", "ауданында", "ауданынан", "келдим", "келдик", "кеттим",
-     "кеттик", "едим", "едик", "уже", "недавно", "сюда", "насовсем", "жакында", "жуырда", "мы", "мен", "биз", "надо", "нужно"}
+     "кеттик", "едим", "едик", "уже", "недавно", "сюда", "насовсем", "жакында", "жуырда", "мы", "мен", "биз", "надо", "нужно",
+     "ой", "ой-ой", "токтаныз", "токта", "токтай", "токташы", "токтаныздар", "нажал", "нажала", "другой", "другая",
+     "другое", "баска", "облысым", "облысымыз", "регионым", "аймагым"}
 )
 
 
@@ -248,6 +253,9 @@ _SAID = frozenset({"сказал", "сказала", "назвал", "назва
                    "самом", "привычке", "айтпадым", "айтпапын", "айтыппын"})
 _ASKS_THERE = frozenset({"есть", "можно"})  # "не в Павлодаре а в Караганде есть офис": a question with no question word
 _SINCE = frozenset({"года", "лет", "год", "месяц", "месяца", "месяцев", "уже", "так"})  # "три года как": no question
+# Two places compared ("в Шымкенте дешевле чем в Таразе", "Таразда арзанырақ па"): a question about both, no correction
+_COMPARES = frozenset({"чем", "дешевле", "дороже", "лучше", "хуже", "быстрее", "медленнее", "одинаково", "одинаковые",
+                       "одинаковый", "одинаковая", "разница", "разницы", "арзанырак", "кымбатырак", "жылдамырак"})
 
 
 def taken_back(toks: Sequence[str], place: Place) -> bool:
@@ -264,8 +272,8 @@ def buried_correction(toks: Sequence[str], places: Sequence[Place], current: str
     kept = [p for p in places if not taken_back(toks, p)]
     others = [p for p in kept if p.code != current]
     asks = [t for k, t in enumerate(toks) if not (t == "как" and toks[k - 1 : k] and toks[k - 1] in _SINCE)]
-    if not kept or is_question(asks) or any(t in _ASKS_THERE and toks[k - 1 : k] != ["то"]
-                                            for k, t in enumerate(toks)):
+    if not kept or is_question(asks) or any(t in _COMPARES for t in toks) or any(
+            t in _ASKS_THERE and toks[k - 1 : k] != ["то"] for k, t in enumerate(toks)):
         return None
     own = [p for p in places if p.code == current]
     back = any(taken_back(toks, p) for p in own)
@@ -281,3 +289,25 @@ def is_correction(toks: Sequence[str], places: Sequence[Place]) -> bool:
     place alone is one too ("Павлодар", "нет нет Павлодар", "мен Павлодарданмын")."""
     spans = [(p.start, p.end) for p in places]
     return bool(spans) and only_glue(toks, spans)
+
+
+# Where the caller used to live or works, not where he lives ("раньше в Шымкенте жил", "бұрын Оралда тұрдым",
+# "работаю в Астане", "жұмысым Алматыда"): marked by a word before the place (a preposition between) or after it.
+_ASIDE_BEFORE = frozenset({"раньше", "прежде", "ранее", "бурын", "работаю", "работает", "работаем", "учусь", "учится",
+                           "жумысым", "жумысымыз", "жумыс"})
+_ASIDE_AFTER = frozenset({"жил", "жила", "жили", "турдым", "турдык", "турганмын", "туратынмын", "туратын",
+                          "жумыс", "жумыстамын", "истеймин", "оку", "окимын"})
+_ASIDE_REACH = 2  # words between the marker and the place (a preposition, a particle)
+
+
+def where_he_lives(toks: Sequence[str], places: Sequence[Place]) -> list[Place]:
+    """`places` without those named as where the caller used to live or works, when another place is left ("я в
+    Таразе, раньше в Шымкенте жил" is Taraz; "живу в Костанае но работаю в Астане" is Kostanay)."""
+    def aside(p: Place) -> bool:
+        before = toks[max(0, p.start - 1 - _ASIDE_REACH) : p.start]
+        after = toks[p.end : p.end + 1 + _ASIDE_REACH]
+        return any(t in _ASIDE_BEFORE for t in before) or any(t in _ASIDE_AFTER for t in after)
+
+    lives = [p for p in places if not aside(p)]
+    return lives if lives and len({p.code for p in places}) > 1 else list(places)
+

@@ -257,5 +257,7 @@ REGIONS: tuple[Region, ...] = tuple(
     replace(r, aliases=r.aliases + DISTRICT_ALIASES.get(r.code, ())) for r in _OWN
 )
 REGIONS_BY_CODE: dict[str, Region] = {r.code: r for r in REGIONS}
+# Each region's own aliases (its names, old names and large towns), without its districts and villages
+OWN_ALIASES: dict[str, tuple[str, ...]] = {r.code: r.aliases for r in _OWN}
 ALMATY_CITY = "KZ-75"
 ALMATY_REGION = "KZ-19"

@@ -33,8 +33,10 @@ from policies.operator.nlu_regions import (
     names_a_street,
     only_glue,
     taken_back,
+    where_he_lives,
 )
 from policies.operator.region_data import ALMATY_CITY, ALMATY_REGION, REGIONS, REGIONS_BY_CODE, SUFFIX_MAX
+from policies.operator.region_spelling import respelled
 
 SELECTED = "selected"
 AMBIGUOUS = "ambiguous"
@@ -149,11 +151,21 @@ def _places(utt: Utterance) -> tuple[list[Place], int, int]:
     return list(places.values()), streets, names
 
 
+def _read(text: str) -> Utterance:
+    """The caller's words, analysed; when they name no place as said, with a region name an ASR mis-wrote ("павладар",
+    "петро павловск", "ақтөбеліктерміз") respelled (region_spelling.py)."""
+    utt = analyse(text or "")
+    if not _places(utt)[0] and (words := respelled(utt.words)) is not None:
+        return analyse(" ".join(words))
+    return utt
+
+
 def _matched(utt: Utterance, place: Place) -> str:
     return " ".join(utt.words[place.start:place.end])
 
 
 def _decide(utt: Utterance, places: list[Place], streets: int, names: int) -> RegionResult:
+    places = where_he_lives(utt.cyr, places)
     choice = choose(utt.cyr, [Mention(p.start, p.end, p.code) for p in places], strict=True)
     chosen = [p for p in places if p.code == choice.value]
     if choice.chosen and choice.value != ALMATY_AMBIGUOUS:
@@ -186,7 +198,7 @@ def _decide(utt: Utterance, places: list[Place], streets: int, names: int) -> Re
 
 def resolve_region(text: str) -> RegionResult:
     """Resolve a caller's words to a region (see the module docstring for the statuses)."""
-    utt = analyse(text or "")
+    utt = _read(text)
     return _decide(utt, *_places(utt))
 
 
@@ -201,7 +213,7 @@ class NamedPlace:
 def places_in(text: str) -> list[NamedPlace]:
     """The places named in `text` that belong to one region (towns, old names, "столица"; not "Алматы" alone,
     not streets or people's names), in order."""
-    utt = analyse(text or "")
+    utt = _read(text)
     places, _streets, _names = _places(utt)
     return [NamedPlace(p.code, utt.words[p.start:p.end]) for p in sorted(places, key=lambda p: p.start)
             if p.code != ALMATY_AMBIGUOUS]
@@ -209,7 +221,7 @@ def places_in(text: str) -> list[NamedPlace]:
 
 def resolve_region_change(text: str) -> RegionResult:
     """The new region in a change request: the place moved away from ("с Караганды", "Қарағандыдан") is not it."""
-    utt = analyse(text or "")
+    utt = _read(text)
     places, streets, names = _places(utt)
     targets = [p for p in places if not p.source] or places
     return _decide(utt, targets, streets, names)
@@ -221,7 +233,7 @@ def resolve_region_correction(text: str, current: str) -> RegionResult | None:
     `nlu_regions.buried_correction`): the new region, or Almaty to ask "city or region?"; None when the words are
     not a correction. The region already set, named again by another of its places ("не
     Караганда а Темиртау", "да да Павлодар Павлодар"), is confirmed again; "не Павлодар а Павлодар" is none."""
-    utt = analyse(text or "")
+    utt = _read(text)
     places, streets, names = _places(utt)
     in_almaty = current in _ALMATY_CODES.values()
     if in_almaty and all(p.code == ALMATY_AMBIGUOUS for p in places):
@@ -276,6 +288,6 @@ def resolve_almaty_answer(text: str) -> RegionResult:
 def is_region_change_request(text: str) -> bool:
     """An explicit request to change the region ("смените регион на Павлодар", "аймақты Павлодарға ауыстырыңыз",
     "басқа аймақ"); a question about something else in a city is not."""
-    utt = analyse(text or "")
+    utt = _read(text)
     places, _streets, _names = _places(utt)
     return is_change(utt.cyr, places)
