@@ -44,6 +44,14 @@ MESSAGES: dict[str, dict[str, str]] = {
         "ru": "Регион: {region}. Задайте, пожалуйста, ваш вопрос.",
         "kk": "Өңір: {region}. Сұрағыңызды қойыңыз.",
     },
+    "holding": {  # "стоп", "подождите": nothing asked yet
+        "ru": "Хорошо, я вас слушаю.",
+        "kk": "Жақсы, тыңдап тұрмын.",
+    },
+    "region_noted": {  # the region set by the words that also asked a question: the answer follows
+        "ru": "Регион: {region}.",
+        "kk": "Өңір: {region}.",
+    },
     "denial": {
         "ru": "Извините, сейчас я не могу это сделать.",
         "kk": "Кешіріңіз, қазір мұны орындай алмаймын.",

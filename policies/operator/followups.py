@@ -3,7 +3,8 @@
 Each detector accepts an utterance only when it is *nothing but* the follow-up (cue words plus politeness and
 fillers), in Russian or Kazakh, on folded text (`text.fold`): "ещё раз пожалуйста", "не расслышал, повторите",
 "қайталаңызшы", "тағы бір рет айтыңызшы" repeat; "ещё раз про роуминг" is a new question and "по-казахски не
-понимаю" is about the language, not a request to repeat.
+понимаю" is about the language, not a request to repeat; "стоп", "подождите секунду", "тоқтаңыз" hold on (no
+question to search for).
 """
 
 from __future__ import annotations
@@ -31,6 +32,10 @@ _YES = frozenset(fold(
     "иә ия йә әрине жарайды болады қосыңыз қоса беріңіз yes ok okay").split())
 _NO = frozenset(fold("нет не надо не нужно не стоит спасибо не жоқ керек емес қажет емес рахмет no").split())
 _POLITE = frozenset(fold("пожалуйста ну а вот же өтінемін ал енді please").split())
+_HOLD = frozenset(fold(
+    "стоп подождите погодите подожди погоди секунду секундочку секунда минутку минуточку момент сейчас щас алло "
+    "ало але алле так девушка тоқтаңыз тоқта тоқташы күте тұрыңыз күтіңіз бір минут минут сәл wait hold on "
+    "hello").split())
 
 
 def is_repeat_request(text: str) -> bool:
@@ -55,3 +60,9 @@ def is_yes(text: str) -> bool:
 def is_no(text: str) -> bool:
     """A bare "no" ("нет, не надо", "жоқ, керек емес")."""
     return _only(text, _NO) and not _only(text, _YES)
+
+
+def is_hold_on(text: str) -> bool:
+    """Nothing but "wait", "stop" or "hello" ("стоп", "подождите секунду", "алло алло", "тоқтаңыз"): no question
+    to search for; the operator says it is listening."""
+    return _only(text, _HOLD)

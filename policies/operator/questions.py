@@ -44,6 +44,7 @@ class Questions:
         self.grounding: KnowledgeSearch | None = None  # the policy's search for the question a model answers
         self.grounded: Any = None  # its result, given to the model (and answered from if the model fails)
         self.last_question = ""
+        self.lead = ""  # said before the answer: the region set by the same words that asked the question
 
     def ask(self, text: str) -> Reply:
         """A question: gated, then searched (without a model) or searched and handed to the model."""
@@ -116,6 +117,7 @@ class Questions:
         if pending == "model":
             grounded, self.grounding, self.grounded = self.grounded, None, None
             if isinstance(result, str) and result.strip():
+                self.lead = ""  # the model's answer is spoken as it streams: nothing before it
                 reply = self._answered(result.strip())
                 hits = relevant_hits(grounded)
                 if hits:  # what the model was given to answer from
@@ -174,4 +176,5 @@ class Questions:
     def _answered(self, text: str) -> Reply:
         if self.facts.state == State.QUESTION_ANSWERING:
             self.facts.machine.fire(Event.ANSWER_COMPLETED)
-        return self.replies.reply(text)
+        lead, self.lead = self.lead, ""
+        return self.replies.reply(f"{lead} {text}" if lead else text)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from policies.operator.grammar import AMBIGUOUS as GRAMMAR_AMBIGUOUS
-from policies.operator.grammar import Mention, Utterance, analyse, choose
+from policies.operator.grammar import Mention, Utterance, analyse, choose, is_question
 from policies.operator.nlu_regions import (
     Place,
     almaty_mentions,
@@ -217,6 +217,25 @@ def places_in(text: str) -> list[NamedPlace]:
     places, _streets, _names = _places(utt)
     return [NamedPlace(p.code, utt.words[p.start:p.end]) for p in sorted(places, key=lambda p: p.start)
             if p.code != ALMATY_AMBIGUOUS]
+
+
+_NOT_ASKING = re.compile(r" (не знаю|не помню|не уверен\w*|билмеймин|билмеймиз|есимде жок) ")  # no question after it
+
+
+def question_beside_region(text: str) -> str | None:
+    """What a caller asks in the same breath as naming the region ("я из Павлодара, сколько стоит Дом 1000",
+    "Ақтөбеденмін, роутер жалға қанша тұрады"): the words beside the place when they ask something, else None
+    ("я из Павлодара", "Павлодар облысынан хабарласып тұрмын": the region alone)."""
+    utt = _read(text)
+    spans = [(p.start, p.end) for p in _places(utt)[0]]
+    if not spans or only_glue(utt.cyr, spans):
+        return None
+    rest = [k for k in range(len(utt.words)) if not any(s <= k < e for s, e in spans)]
+    said = " ".join(utt.cyr[k] for k in rest)
+    if not is_question(said.split()) or _NOT_ASKING.search(f" {said} "):
+        return None  # "я из Павлодара, не знаю какой тариф": no question
+    return " ".join(utt.words[k] for k in rest)
+
 
 
 def resolve_region_change(text: str) -> RegionResult:

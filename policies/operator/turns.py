@@ -16,12 +16,13 @@ from policies.operator.catalog import bilingual
 from policies.operator.confirmation import NO, YES, confirmation_reply, declines
 from policies.operator.endings import Endings
 from policies.operator.facts import PRE_DIALOGUE, CallFacts
-from policies.operator.followups import is_no, is_repeat_request, is_yes
+from policies.operator.followups import is_hold_on, is_no, is_repeat_request, is_yes
 from policies.operator.intents import is_closing, is_handoff_request
 from policies.operator.language import DTMF_LANGUAGE, detect_language, language_change
 from policies.operator.questions import Questions
 from policies.operator.regions import (
     is_region_change_request,
+    question_beside_region,
     resolve_region_change,
     resolve_region_correction,
 )
@@ -89,15 +90,27 @@ class CallerTurns:
         if f.state == State.LANGUAGE_SELECTION:
             lang = detect_language(text)
             if lang:
-                return self.selection.language_chosen(lang, text)
+                return self._and_question(self.selection.language_chosen(lang, text), text)
             f.reasked = True
             return r.reply(bilingual("language_reask"), language="ru")
         if f.state == State.REGION_SELECTION:
             change = language_change(text)
             if change and change != f.language:
                 return self.selection.language_changed(change, text)
-            return self.selection.region_answer(text)
+            return self._and_question(self.selection.region_answer(text), text)
         return self._ready(text)
+
+    def _and_question(self, reply: Reply, text: str) -> Reply:
+        """`reply` set the region; a question asked in the same words ("я из Павлодара, сколько стоит ...") is
+        answered at once, after the region is said."""
+        f = self.facts
+        question = question_beside_region(text) if f.state == State.READY_TO_HELP and not f.awaiting else None
+        if question is None:
+            return reply
+        self.questions.lead = self.replies.say("region_noted", region=f.region_name())
+        asked = self.questions.ask(question)
+        asked.tool_calls[:0] = reply.tool_calls
+        return asked
 
     def _ready(self, text: str) -> Reply:
         """READY_TO_HELP (and QUESTION_ANSWERING): a follow-up, a change of language or region, or a question."""
@@ -129,6 +142,8 @@ class CallerTurns:
         correction = resolve_region_correction(text, f.region_code)
         if correction is not None:  # "не Павлодар а Караганда": a region change, not a question
             return selection.apply_region(correction)
+        if is_hold_on(text):  # "стоп", "подождите": nothing to search for
+            return self.replies.reply(self.replies.say("holding"))
         return self.questions.ask(text)
 
     def dtmf(self, digit: str) -> Reply:

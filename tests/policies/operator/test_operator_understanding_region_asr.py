@@ -90,3 +90,37 @@ def test_two_places_compared_are_a_question(said: str) -> None:
     s = session_in("READY_TO_HELP", region="Тараз")
     r = s.on_utterance(said)
     assert isinstance(r.effect, KnowledgeSearch) and s.region_code == "KZ-31"
+
+
+# (language, the answer to the region question that also asks, the region, a fact of the answer)
+ASKED_WITH_THE_REGION = [
+    (RU, "я из павлодара сколько стоит самый быстрый тариф", "KZ-55", "16 990"),
+    (RU, "звоню из караганды сколько стоит аренда роутера", "KZ-35", "500"),
+    (RU, "шымкент как оплатить через каспи", "KZ-79", "Kaspi"),
+    (KK, "ақтөбеденмін роутер жалға қанша тұрады", "KZ-15", "500"),
+    (KK, "павлодардан хабарласып тұрмын роутерді жалға алу қанша тұрады", "KZ-55", "500"),
+]
+
+
+@pytest.mark.parametrize(("language", "said", "code", "fact"), ASKED_WITH_THE_REGION)
+def test_a_question_asked_with_the_region_is_searched_at_once(language: str, said: str, code: str,
+                                                              fact: str) -> None:
+    s = session_in("REGION_SELECTION", language=language)
+    r = s.on_utterance(said)
+    assert s.region_code == code and isinstance(r.effect, KnowledgeSearch), r.text
+    assert code not in r.effect.query and "павлодар" not in r.effect.query  # the region is the scope, not a word
+
+
+@pytest.mark.parametrize("said", ["я из павлодара", "павлодар облысынан хабарласып тұрмын", "город алматы пожалуйста",
+                                  "мы живём в караганде уже три года"])
+def test_the_region_alone_asks_for_the_question(said: str) -> None:
+    s = session_in("REGION_SELECTION")
+    r = s.on_utterance(said)
+    assert r.effect is None and s.state == State.READY_TO_HELP
+
+
+@pytest.mark.parametrize("said", ["стоп", "подождите секунду", "алло алло", "тоқтаңыз", "сәл күте тұрыңыз"])
+def test_a_hold_on_is_no_search(said: str) -> None:
+    s = session_in("READY_TO_HELP", region="Кокшетау")
+    r = s.on_utterance(said)
+    assert r.effect is None and s.region_code == "KZ-11" and r.text
