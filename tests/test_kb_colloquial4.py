@@ -12,10 +12,13 @@ Kazakh, with near misses in the same words that still get no answer:
 - where to put the router ("куда лучше роутер поставить", "роутерді қай жерге қойған дұрыс") is the slow Wi-Fi
   article, not a connection;
 - a speed measured on the phone against the tariff paid for ("плачу за пятьсот а на телефоне показывает
-  тридцать") is a speed test; the phone there is the device, and "ютуб тормозит" is slowness, not YouTube."""
+  тридцать") is a speed test; the phone there is the device, and "ютуб тормозит" is slowness, not YouTube;
+- the support line: whether a call to 1616 from another operator or a mobile is free (any number is), whether
+  someone answers at night (round the clock is at night too)."""
 
 from __future__ import annotations
 
+from policies.operator.kb_query import knowledge_query
 from tests.test_kb_relevance import keys, phrasing_tests
 
 ANSWERED = [
@@ -90,3 +93,27 @@ def test_the_terms_of_the_classes() -> None:
     assert "refund" in keys("за эти дни вернёте") and "refund" in keys("нам что-то положено без связи сидели")
     assert keys("куда поставить роутер") == ["placement", "router"]
     assert "mobile" not in keys("на телефоне спидтест показывает тридцать")
+
+
+SUPPORT = [
+    ("звонок на шестнадцать шестнадцать с мобильного платный или нет", "ru-support-hours"),
+    ("на шестнадцать шестнадцать с теле2 звонить бесплатно", "ru-support-hours"),
+    ("с билайна на шестнадцать шестнадцать дозвониться платно", "ru-support-hours"),
+    ("он алты он алтыға кселлден қоңырау шалу тегін бе", "kk-support-hours"),
+    ("ночью кто нибудь ответит если позвоню", "ru-support-hours"),
+    ("в три часа ночи вам можно позвонить", "ru-support-hours"),
+    ("түнде қоңырау шалсам біреу жауап бере ме", "kk-support-hours"),
+    ("түнгі үште хабарлассам біреу көтере ме", "kk-support-hours"),
+    ("в будни не успеваю центр в субботу открыт", "ru-support-hours"),
+]
+SUPPORT_NEAR_MISSES = ["звонок в казахстан из турции сколько стоит", "ночью в аптеку можно позвонить",
+                       "кто нибудь ответит мне в акимате"]
+
+test_support_reaches_its_article, test_a_support_near_miss_gets_no_answer = phrasing_tests(
+    SUPPORT, SUPPORT_NEAR_MISSES
+)
+
+
+def test_the_support_number_in_digits_is_the_support_line() -> None:
+    assert knowledge_query("звонок на 1616 платный", "ru") == "звонок на шестнадцать шестнадцать платный"
+    assert "support" in keys(knowledge_query("1616 ға қоңырау шалу тегін бе", "kk"))

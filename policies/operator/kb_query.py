@@ -31,11 +31,14 @@ def region_word(code: str, language: str) -> str:
     return " ".join(_GENERIC.sub(" ", region.name(language)).split())
 
 
+_OUR_NUMBER = re.compile(r"\b16\s?16\b")  # the support line said in digits: as "шестнадцать шестнадцать" is
+
+
 def knowledge_query(question: str, language: str) -> str:
     """`question` as finally asked (`kb_correction.settled_question`: what the caller took back is dropped;
     `kb_focus.focused`: what is not its topic), each
     place named in it replaced by its region's name (see the module docstring)."""
-    question = focused(settled_question(question))
+    question = _OUR_NUMBER.sub("шестнадцать шестнадцать", focused(settled_question(question)))
     places = places_in(question)
     if not places:
         return question

@@ -175,6 +175,17 @@ placement+router: роутер где повес
 reconnect+pay: после оплат
 reconnect+pay: төлем жаса кейін
 reduce: скинете=
+allday+hours: круглосуточ
+allday+hours: тәулік бойы
+allday+hours: кругл сутк
+anynumber: любого номер
+anynumber: любой номер
+anynumber: кез келген нөмір
+support: біреу көтер
+support: біреу жауап
+support: кто то ответ
+support: кто нибудь ответ
+support: трубку возьм
 refund: қайта сана
 refund: ақша есепте
 refund: не начисл
@@ -363,6 +374,8 @@ archive: missed +channel
 refund: return pay
 balance: money account_no
 own: self router
+anynumber: foreign +support +calls
+anynumber: mobile +support +calls | tariff roaming sim abroad gb internet
 placement: where connect +router | address rent buy own price
 placement: whereto connect +router | address rent buy own price
 placement: whereto put +router | address rent buy own price
@@ -392,6 +405,7 @@ reissue: death
 tariff: cheap
 own: connect
 service: internet
+allday: night
 """
 
 # Kazakh case endings an ASR writes apart from a number or a name ("1616 ға"): no term when alone (only the word
