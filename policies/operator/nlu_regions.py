@@ -254,6 +254,7 @@ _SAID = frozenset({"сказал", "сказала", "назвал", "назва
 _ASKS_THERE = frozenset({"есть", "можно"})  # "не в Павлодаре а в Караганде есть офис": a question with no question word
 _SINCE = frozenset({"года", "лет", "год", "месяц", "месяца", "месяцев", "уже", "так"})  # "три года как": no question
 # Two places compared ("в Шымкенте дешевле чем в Таразе", "Таразда арзанырақ па"): a question about both, no correction
+_NOW = frozenset({"теперь", "сейчас", "уже", "казир", "енди"})  # "мы переехали, теперь в Кокшетау": a move done
 _COMPARES = frozenset({"чем", "дешевле", "дороже", "лучше", "хуже", "быстрее", "медленнее", "одинаково", "одинаковые",
                        "одинаковый", "одинаковая", "разница", "разницы", "арзанырак", "кымбатырак", "жылдамырак"})
 
@@ -267,8 +268,8 @@ def buried_correction(toks: Sequence[str], places: Sequence[Place], current: str
     """After the region `current` is set, a correction inside a longer sentence, asking nothing (`is_question`):
     the region set taken back ("договор не на Караганду оформлен а на Костанай", "мен Оралда емес Атырауда
     тұрамын") or named as what was said ("я вам сказала Павлодар а мы ... в Актобе переехали"), or a correction
-    word ("я в другом регионе ошибся Кызылорда"); then the last other region named (not one taken back) is the
-    caller's. None otherwise: "в Павлодаре и в Караганде тарифы одинаковые" takes nothing back."""
+    word ("я в другом регионе ошибся Кызылорда"), or a move done ("забыл, мы переехали, я теперь в Кокшетау
+    живу"); then the last other region named (not one taken back) is the caller's. None otherwise: "в Павлодаре и в Караганде тарифы одинаковые" takes nothing back."""
     kept = [p for p in places if not taken_back(toks, p)]
     others = [p for p in kept if p.code != current]
     asks = [t for k, t in enumerate(toks) if not (t == "как" and toks[k - 1 : k] and toks[k - 1] in _SINCE)]
@@ -277,7 +278,8 @@ def buried_correction(toks: Sequence[str], places: Sequence[Place], current: str
         return None
     own = [p for p in places if p.code == current]
     back = any(taken_back(toks, p) for p in own)
-    marked = any(_CORRECTION_WORD.match(t) for t in toks) or (own and any(t in _SAID for t in toks))
+    moved_now = any(_MOVED.match(t) and not t.startswith("переезжа") for t in toks) and any(t in _NOW for t in toks)
+    marked = any(_CORRECTION_WORD.match(t) for t in toks) or (own and any(t in _SAID for t in toks)) or moved_now
     if others and (marked or back):
         return others[-1]
     return kept[-1] if back else None  # "не в Павлодаре а в Экибастузе": the region set, by another of its places

@@ -18,6 +18,7 @@ from policies.operator.endings import Endings
 from policies.operator.facts import PRE_DIALOGUE, CallFacts
 from policies.operator.followups import is_hold_on, is_no, is_repeat_request, is_yes
 from policies.operator.intents import is_closing, is_handoff_request
+from policies.operator.kb_correction import settled_question
 from policies.operator.language import DTMF_LANGUAGE, detect_language, language_change
 from policies.operator.questions import Questions
 from policies.operator.regions import (
@@ -140,6 +141,9 @@ class CallerTurns:
             f.awaiting = "region"
             return self.replies.reply(self.replies.say("region_change_prompt"))
         correction = resolve_region_correction(text, f.region_code)
+        if correction is None and (settled := settled_question(text)) != text:  # "сколько стоит ... ой стоп я не в
+            dropped = resolve_region_correction(settled, f.region_code)  # Актобе я в Уральске": the question dropped
+            correction = dropped if dropped is not None and dropped.region_code != f.region_code else None
         if correction is not None:  # "не Павлодар а Караганда": a region change, not a question
             return selection.apply_region(correction)
         if is_hold_on(text):  # "стоп", "подождите": nothing to search for

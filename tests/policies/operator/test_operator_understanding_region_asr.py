@@ -124,3 +124,26 @@ def test_a_hold_on_is_no_search(said: str) -> None:
     s = session_in("READY_TO_HELP", region="Кокшетау")
     r = s.on_utterance(said)
     assert r.effect is None and s.region_code == "KZ-11" and r.text
+
+
+@pytest.mark.parametrize(("first", "said", "code"), [
+    ("Актобе", "сколько стоит дом 100 ой стоп я не в актобе я в уральске", "KZ-27"),
+    ("Тараз", "тариф қанша тұрады жоқ тоқтаңыз мен шымкенттенмін", "KZ-79"),
+    ("Павлодар", "роутер в аренду сколько ой подождите я не из павлодара я из кокшетау", "KZ-11"),
+    ("Павлодар", "ой слушайте я ж забыл мы переехали уже я теперь в кокшетау живу", "KZ-11"),
+    ("Павлодар", "біз көштік қазір көкшетаудамыз", "KZ-11"),
+])  # fmt: skip
+def test_a_question_dropped_for_a_correction_or_a_move_done_changes_the_region(first: str, said: str,
+                                                                             code: str) -> None:
+    s = session_in("READY_TO_HELP", region=first)
+    r = s.on_utterance(said)
+    assert r.effect is None and s.region_code == code, r.text
+
+
+@pytest.mark.parametrize("said", ["мы переезжаем в кокшетау как перенести интернет",
+                                  "мы переехали в кокшетау теперь как перенести интернет",
+                                  "сколько стоит интернет ой стоп а роутер в аренду"])
+def test_a_move_asked_about_stays_a_question(said: str) -> None:
+    s = session_in("READY_TO_HELP", region="Павлодар")
+    r = s.on_utterance(said)
+    assert isinstance(r.effect, KnowledgeSearch) and s.region_code == "KZ-55"
