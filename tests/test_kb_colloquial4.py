@@ -14,7 +14,9 @@ Kazakh, with near misses in the same words that still get no answer:
 - a speed measured on the phone against the tariff paid for ("плачу за пятьсот а на телефоне показывает
   тридцать") is a speed test; the phone there is the device, and "ютуб тормозит" is slowness, not YouTube;
 - the support line: whether a call to 1616 from another operator or a mobile is free (any number is), whether
-  someone answers at night (round the clock is at night too)."""
+  someone answers at night (round the clock is at night too);
+- a connection: whether laying the cable in the flat is paid extra ("отдельно", "доплачивать": free or not),
+  "протянуть провод", "к вам перейти с чего начать", "дотянете ли до нашего дома"."""
 
 from __future__ import annotations
 
@@ -117,3 +119,19 @@ test_support_reaches_its_article, test_a_support_near_miss_gets_no_answer = phra
 def test_the_support_number_in_digits_is_the_support_line() -> None:
     assert knowledge_query("звонок на 1616 платный", "ru") == "звонок на шестнадцать шестнадцать платный"
     assert "support" in keys(knowledge_query("1616 ға қоңырау шалу тегін бе", "kk"))
+
+
+CONNECTION = [
+    ("за кабель по квартире отдельно платить или нет", "ru-internet-connect"),
+    ("протяжка провода по комнатам входит или доплачивать надо", "ru-internet-connect"),
+    ("а протянуть кабель до зала это отдельно платно", "ru-internet-connect"),
+    ("у нас трёшка провод через всю квартиру протянете бесплатно", "ru-internet-connect"),
+    ("надоел старый провайдер хочу к вам перейти с чего начать", "ru-internet-connect"),
+    ("дотянете ли вы оптику до нашего дома как узнать", "ru-internet-connect"),
+]
+CONNECTION_NEAR_MISSES = ["за доставку мебели отдельно платить", "хочу перейти на другую работу с чего начать",
+                          "протянуть забор до соседа сколько стоит"]
+
+test_a_connection_reaches_its_article, test_a_connection_near_miss_gets_no_answer = phrasing_tests(
+    CONNECTION, CONNECTION_NEAR_MISSES
+)

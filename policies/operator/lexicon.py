@@ -186,6 +186,19 @@ support: біреу жауап
 support: кто то ответ
 support: кто нибудь ответ
 support: трубку возьм
+extra: отдельн
+extra: бөлек
+free: доплач
+free: доплат
+connect: вам перейт
+connect: вам перейд
+connect: чего начат
+connect+line: протян кабел
+connect+line: протян провод
+connect+line: кабел протян
+connect+line: провод протян
+connect+line: протяжк кабел
+connect+line: протяжк провод
 refund: қайта сана
 refund: ақша есепте
 refund: не начисл
@@ -374,6 +387,9 @@ archive: missed +channel
 refund: return pay
 balance: money account_no
 own: self router
+free: extra pay
+free: extra money
+free: extra price
 anynumber: foreign +support +calls
 anynumber: mobile +support +calls | tariff roaming sim abroad gb internet
 placement: where connect +router | address rent buy own price
