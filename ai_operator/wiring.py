@@ -71,14 +71,15 @@ def start_session(
 
 
 class LazyKnowledge:
-    """The knowledge base, opened on first use (embedded PostgreSQL unless DATABASE_URL is set)."""
+    """The knowledge base, opened on first use or by `open` (embedded PostgreSQL unless DATABASE_URL is set)."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self._db: Any = None
         self._kb: Any = None
 
-    async def _open(self) -> Any:
+    async def open(self) -> Any:
+        """The knowledge base, opened now if it is not yet (starting an embedded PostgreSQL takes seconds)."""
         if self._kb is None:
             from ai_operator.kb.embeddings import build_embedder
             from ai_operator.kb.store import KnowledgeBase
@@ -94,7 +95,7 @@ class LazyKnowledge:
         self, query: str, language: str, scope: Mapping[str, str] | str = "", limit: int = 3,
         fallback_languages: Sequence[str] = (), *, profile: KnowledgeProfile | None = None,
     ) -> list[KnowledgeHit]:
-        kb = await self._open()
+        kb = await self.open()
         hits: list[KnowledgeHit] = await kb.search(query, language, scope, limit, fallback_languages, profile=profile)
         return hits
 
@@ -120,9 +121,15 @@ async def open_conversation(
     model = build_model(settings, route)  # None when no model is configured
     knowledge = LazyKnowledge(settings) if use_knowledge else None
     session = new_session(settings, route, new_call_id("console"), files=files, model_available=model is not None)
+    profile = knowledge_profile(load_policy(route.policy))
     try:
+        if knowledge is not None and profile is not None:
+            try:  # before the first question: its search has a budget (KB_SEARCH_TIMEOUT_S)
+                await knowledge.open()
+            except Exception as exc:  # the search tries again, and the policy says it cannot look it up
+                log.warning("kb_open_failed", error=str(exc) or type(exc).__name__)
         yield Conversation(session, knowledge=knowledge, model=model, log_context={"route": route.name},
-                           knowledge_profile=knowledge_profile(load_policy(route.policy)))
+                           knowledge_profile=profile)
     finally:
         if knowledge is not None:
             await knowledge.close()
