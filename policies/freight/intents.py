@@ -34,7 +34,7 @@ ABUSE = _phrases(
 )  # fmt: skip
 WRONG_NUMBER = _phrases(
     "गलत नंबर", "ग़लत नंबर", "गलत नम्बर", "रॉन्ग नंबर", "रांग नंबर", "wrong number", "galat number", "कोई नहीं है",
-    "यहां कोई", "मैं वो नहीं", "वो नहीं हूं", "नहीं जानता", "नहीं जानती", "किसको चाहिए", "who is this", "rong number",
+    "यहां कोई", "मैं वो नहीं", "वो नहीं हूं", "नहीं जानता", "नहीं जानती", "किसको चाहिए", "rong number",
     "galat no", "wo nahi hoon", "yahan koi nahi", "koi nahi hai", "nahi janta", "main wo nahi",
     # the number changed hands ("pehle unka number tha ab main use karta hoon")
     "number tha pehle", "pehle unka number", "पहले उनका नंबर", "नंबर था पहले", "number tha ye pehle",
@@ -98,6 +98,9 @@ YES = _phrases(
 # bachega"): a yes to an offer only alone with other yes words or fillers, or beside a firm one (`Intent.firm_yes`)
 WEAK_YES = _phrases("जी", "ji", "बोलिए", "बोलो", "बताइए", "बताओ", "boliye", "bolo", "bataiye", "batao", "अच्छा",
                     "accha", "achha", "acha")  # fmt: skip
+# Not assent: "theek hoon" (I am fine: "itne mein to main ghar baitha hi theek hoon"), laughter ("ha ha").
+NOT_YES = _phrases("ठीक हूं", "ठीक हूँ", "theek hoon", "theek hun", "theek hu", "thik hoon", "thik hu", "हा हा",
+                   "ha ha", "haha", "hahaha", "हाहा")  # fmt: skip
 FILLER = _phrases(
     "है", "हैं", "सर", "sir", "भाई", "भैया", "मैडम", "madam", "ma'am", "बस", "hai", "जी", "हम्म", "hmm", "अरे", "bhai",
     "bhaiya", "bas", "are", "arre", "hain", "हम", "umm", "उम्म",
@@ -206,7 +209,8 @@ def classify(text: str, tokens: list[Token] | None = None, vendor: str = "") -> 
     no_toks = [w for k, w in enumerate(no_toks) if not (k and w in NEGATORS and no_toks[k - 1] in figure_words)]
     no = _has(no_toks, NO) or no_toks[:1] == [_NA]
     refusal = is_refusal(final)
-    yes = (_has(final, YES, negation=True) or _has(final, NOT_NO)) and not no and not refusal
+    assent = _without(final, NOT_YES)
+    yes = (_has(assent, YES, negation=True) or _has(final, NOT_NO)) and not no and not refusal
     person = read_person(final, vendor_keys(vendor))
     hearing = _has(toks, HEARING) or (
         len(plain) <= 1 and _QUESTION in toks and plain[:1] in ([], [_KYA], [_WHAT])
@@ -217,7 +221,7 @@ def classify(text: str, tokens: list[Token] | None = None, vendor: str = "") -> 
         and (any(t in QUESTION_WORDS for t in plain) or plain[:1] == [_KYA] or plain[-1:] == [_KYA])
     )
     bare_ack = bool(plain) and _only(plain, YES, ACK_EXTRA, HELLO, FILLER) and not no
-    firm_yes = yes and (bare_ack or _has(_without(final, WEAK_YES), YES, negation=True) or _has(final, NOT_NO))
+    firm_yes = yes and (bare_ack or _has(_without(assent, WEAK_YES), YES, negation=True) or _has(final, NOT_NO))
     farewell = _has(final, FAREWELL, negation=True)
     callback = is_callback(final)
     our_rate = _asks_our_rate(final)

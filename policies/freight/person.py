@@ -160,6 +160,8 @@ RELAY = table(
     "call back karenge", "आपको कॉल", "aapko call", "aapko phone", "आपको फोन", "apko call", "बता देता", "bata deta",
     "बता देते", "bata dete", "बोल देता", "bol deta", "कह देता", "keh deta", "बता देब", "bata deb", "bata debo",
 )
+GREETINGS = table("good morning", "good evening", "good afternoon", "गुड मॉर्निंग", "गुड इवनिंग", "suprabhat",
+                  "सुप्रभात")  # fmt: skip
 # Telling him, not passing the phone ("main unko bata deta hoon" is no "deta hoon" handover).
 TELLING = _set("बता", "bata", "बोल", "bol", "कह", "keh", "kah", "samjha", "समझा")  # fmt: skip
 # When he is back ("दोपहर तक लौटेंगे", "kal subah milenge", "will be back"): beside deferral.LATER's times.
@@ -315,6 +317,8 @@ def _holding(tokens: Sequence[str]) -> bool:
 def _time(tokens: Sequence[str]) -> bool:
     if any(t in PAST for t in tokens):
         return False
+    for i, j in sorted(find_all(tokens, GREETINGS), reverse=True):  # "good morning": a greeting, not a time
+        tokens = [*tokens[:i], *tokens[j:]]
     return any(not negated(tokens, i, j) for i, j in find_all(tokens, LATER)) or find(tokens, RETURN, negation=True)
 
 

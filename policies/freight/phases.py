@@ -250,8 +250,8 @@ def countered(lad: Ladder, it: Intent, heard: int | None) -> Move:
         return Move(L.LAST_ASK, Phase.LAST_ASK)
     if it.callback:  # "हां, सोच कर बताता हूं" is no yes to the counter
         return _close(L.CALLBACK, CALLBACK)
-    if it.refusal or (it.no and it.farewell):  # "तो रहने दीजिए", "nahi karna": no -> the one more ask, no figure
-        return Move(L.LAST_ASK, Phase.LAST_ASK)
+    if it.refusal or (it.no and not it.hearing and (it.farewell or not it.question)):  # "suit nahi karega": no ->
+        return Move(L.LAST_ASK, Phase.LAST_ASK)  # the one more ask, no figure
     if it.hearing or it.question or it.our_rate:
         return Move(L.COUNTER, Phase.COUNTERED, figure=lad.concession)
     if it.firm_yes:  # a polite "ji" after a proverb or a "bataiye" is no yes to our figure

@@ -15,7 +15,9 @@ Owns `is_refusal(tokens)` over spelling keys (Devanagari, Hinglish and English a
   भी नहीं भरेगा"), who would ("itne mein kaun gaadi bhejega"), would you yourself ("kya aap apni gaadi itne mein
   bhejoge"), I would sooner sell my truck ("itne mein to main apni gaadi bech dunga");
 - a loss, not possible: "घाटा है", "loss hai", "impossible", "संभव नहीं", "padta nahi", "can't do";
-- an ultimatum: "वरना", "नहीं तो", "warna", "otherwise", "take it or leave it".
+- an ultimatum: "वरना", "नहीं तो", "warna", "otherwise", "take it or leave it";
+- yes to the argument, but the rate's trouble (`_but_the_rate`): "ji sab theek hai lekin rate mein dikkat hai",
+  "aap theek keh rahi ho par hamara kharcha hi itna hai" ("theek hai lekin payment jaldi karna" stays a yes).
 The forms without a negator of their own are negation-aware ("घाटा नहीं है", "final नहीं है" are no refusal). The phase machine reads it where an
 offer stands (after the counter: LAST_ASK, never a deal). Pure: no I/O.
 """
@@ -59,6 +61,7 @@ REFUSALS = table(
     "kya bachega", "कुछ नहीं बचेगा", "kuch nahi bachega", "kya bachta", "क्या बचता", "जेब से", "jeb se",
     "from my pocket", "own pocket", "ऐसे कैसे चलेगा", "aise kaise chalega", "kaise chalega dhanda", "dhanda kaise chalega",
     "धंधा कैसे चलेगा",
+    "आपको मुबारक", "aapko mubarak", "mubarak ho", "very funny", "so funny", "good joke",
     # I would sooner sell my truck, close my business
     "बेच दूंगा", "bech dunga", "bech du", "bech dun", "बेच दूं", "bech denge", "बेच देंगे", "sell my truck",
     "sell the truck", "धंधा बंद", "dhandha band", "dhanda band",
@@ -86,8 +89,13 @@ ONLY_THAT = table("वही लगेगा", "wahi lagega", "उतना ह�
 AT_THIS = table("इतने में", "इतने मे", "itne mein", "itne me", "itne main", "itne mai", "itne men", "इतने पैसे में",
                 "itne paise mein", "इस रेट में", "इस रेट पे", "इस रेट पर", "is rate mein", "is rate pe", "is rate par",
                 "इस भाव में", "is bhav mein", "is bhaav mein", "at this rate", "at that rate", "for this much",
-                "for that much", "at this price", "for this price", "इतने कम में", "itne kam mein", "eh rate te",
+                "for that much", "at this price", "for this price", "इतने कम में", "itne kam mein", "itna kam mein", "इतना कम में", "eh rate te",
                 "is rate te", "ए रेट ते", "इस रेट ते", "for that", "at that price")  # fmt: skip
+BUT = frozenset(key(w) for w in ("लेकिन", "पर", "मगर", "lekin", "par", "magar", "but", "however", "parantu", "परंतु"))
+# The rate's trouble said after "but": our cost, a difficulty, too little, it does not suit.
+BUT_TROUBLE = table("दिक्कत", "dikkat", "dikat", "problem", "प्रॉब्लम", "खर्चा", "kharcha", "kharch", "खर्च", "cost",
+                    "मुश्किल", "mushkil", "कम है", "kam hai", "बहुत कम", "bahut kam", "too low", "too less",
+                    "suit", "सूट", "महंगा", "mehnga", "mehenga", "nahi", "नहीं", "not", "can't", "cannot")  # fmt: skip
 EVEN = frozenset(key(w) for w in ("भी", "bhi", "even"))
 NOT_EVEN_SCOPE = 3  # words after "bhi" its negator may come ("cycle bhi na aave", "diesel bhi nahi bharega")
 WHO_WOULD = table("कौन", "kaun", "kon", "who", "आप अपनी", "aap apni", "आप खुद", "aap khud", "would you", "will you",
@@ -116,7 +124,15 @@ def _mocked(tokens: Sequence[str]) -> bool:
     return not_even or find(tokens, WHO_WOULD)
 
 
+def _but_the_rate(tokens: Sequence[str]) -> bool:
+    """A yes to the argument, then "but" and the rate's trouble ("ji sab theek hai lekin rate mein dikkat hai",
+    "aap theek keh rahi ho par hamara kharcha hi itna hai"); a condition after "but" stays a yes ("theek hai
+    lekin payment jaldi karna")."""
+    buts = [i for i, t in enumerate(tokens) if t in BUT]
+    return bool(buts) and find(tokens[buts[-1] + 1 :], BUT_TROUBLE)
+
+
 def is_refusal(tokens: Sequence[str]) -> bool:
     """Whether this clause turns the offer down (see the module docstring). `tokens`: spelling keys."""
     return (find(tokens, REFUSALS, negation=True) or find(tokens, FLAT_REFUSALS) or _stands(tokens)
-            or _mocked(tokens))
+            or _mocked(tokens) or _but_the_rate(tokens))

@@ -4,8 +4,10 @@ returns them:
 - (7) a counter refused without a plain "no": a proverb of a rate too low, sarcasm, "let whoever goes take it", a
   rhetorical question ("who will go at this rate", "what is left for me"), even ending on a polite "ji", is never
   booked as a deal at our figure: a polite "ji" or a "bataiye" is no yes (`Intent.firm_yes`); it moves to the last
-  ask, naming no figure, while "haan ji theek hai" and a bare "ji" still accept;
-- (6) Punjabi stand-ins and hand-overs ("main ohna da driver haan", "bapu ji nu bulaunda", "ik minute ji") get no
+  ask, naming no figure, while "haan ji theek hai" and a bare "ji" still accept; so does a yes to the argument
+  followed by "but" and the rate's trouble ("sab theek hai lekin rate mein dikkat hai"), "I am fine" ("ghar baitha
+  hi theek hoon") and laughter ("ha ha very funny");
+- (6) "who is this" is no wrong number, and "good morning" no time to call back; Punjabi stand-ins and hand-overs ("main ohna da driver haan", "bapu ji nu bulaunda", "ik minute ji") get no
   pitch; the vendor who then comes on gets it;
 - (8) a lower bound ("bees se upar", "above twenty") or a figure taken back ("bees nahi") is held for what follows
   and never heard as his figure;
@@ -42,9 +44,21 @@ NOT_A_YES = [
     "dekhiye ji humne bhi bacche paalne hain ji",
     "ji itne mein hamari gaadi ki EMI bhi nahi niklegi",
     "bataiye ji aise kaise chalega dhanda",
+    # yes to the argument, then "but" and the rate's trouble; "I am fine" and laughter are no assent
+    "ji ji sab theek hai lekin rate mein dikkat hai",
+    "aap theek keh rahi ho madam par hamara kharcha hi itna hai",
+    "सही बात है आपकी लेकिन इतने में मुश्किल है",
+    "haan ji baat sahi hai magar humko suit nahi karega",
+    "ok madam i understand but the cost is too high for us",
+    "accha offer hai lekin humko suit nahi karega",
+    "arre bhai sahab itna kam mein to main ghar baitha hi theek hoon",
+    "ha ha very funny madam next",
+    "हा हा मज़ाक अच्छा है",
+    "aapka rate aapko mubarak ho",
 ]
 STILL_YES = ["haan ji theek hai", "ji", "ji haan kar denge", "theek hai ji bhej denge gaadi", "chalo ji done",
-             "ji bilkul pakka", "ok ji chalega", "हां जी ठीक है"]  # fmt: skip
+             "ji bilkul pakka", "ok ji chalega", "हां जी ठीक है", "theek hai lekin payment jaldi karna",
+             "ok but send the loading address on whatsapp"]  # fmt: skip
 
 
 def countered(call_id: str):
@@ -131,3 +145,16 @@ def test_the_figure_he_means(text: str, value: int) -> None:
 
 def test_forty_fifty_stays_a_range() -> None:
     assert hear_rate("chalees pachaas hazaar") == 50_000
+
+
+@pytest.mark.parametrize("text", ["hello who is this", "haan ji kaun bol raha hai", "good morning who is calling"])
+def test_who_is_calling_is_no_wrong_number(text: str) -> None:
+    session = started(f"who-{text}")
+    reply = play(session, text)
+    assert session.disposition is None and reply.fields["phase"] == "OPENING" and L.PITCH not in session.moves
+
+
+def test_good_morning_is_a_greeting_not_a_time_to_call_back() -> None:
+    session = started("good-morning")
+    reply = play(session, "good morning this is priya his daughter may i know who is calling")
+    assert not reply.hang_up and session.moves[-1] == L.ASK_PERSON
