@@ -231,7 +231,9 @@ _DISCOURSE = frozenset(
      "район", "районе", "района", "аудан", "ауданы", "ауданында", "ауданынан", "келдим", "келдик", "кеттим",
      "кеттик", "едим", "едик", "уже", "недавно", "сюда", "насовсем", "жакында", "жуырда", "мы", "мен", "биз", "надо", "нужно",
      "ой", "ой-ой", "токтаныз", "токта", "токтай", "токташы", "токтаныздар", "нажал", "нажала", "другой", "другая",
-     "другое", "баска", "облысым", "облысымыз", "регионым", "аймагым"}
+     "другое", "баска", "облысым", "облысымыз", "регионым", "аймагым", "секунд", "екен", "тот", "кайта",
+     "кстати", "вообщем", "январе", "феврале", "марте", "апреле", "мае", "июне", "июле", "августе", "сентябре",
+     "октябре", "ноябре", "декабре", "месяц", "назад", "году"}
 )
 
 
@@ -254,6 +256,9 @@ _SAID = frozenset({"сказал", "сказала", "назвал", "назва
 _ASKS_THERE = frozenset({"есть", "можно"})  # "не в Павлодаре а в Караганде есть офис": a question with no question word
 _SINCE = frozenset({"года", "лет", "год", "месяц", "месяца", "месяцев", "уже", "так"})  # "три года как": no question
 # Two places compared ("в Шымкенте дешевле чем в Таразе", "Таразда арзанырақ па"): a question about both, no correction
+_INSIST = frozenset({"же", "гой", "ведь"})  # "я же из Караганды", "қарағандыданмын ғой"
+_RESIDES = frozenset({"звоню", "живу", "живем", "проживаю", "нахожусь", "турамын", "турамыз", "хабарласып"})
+_TAG_QUESTION = frozenset({"разве", "ли", "ма", "ме", "ба", "бе", "па", "пе", "еди"})
 _NOW = frozenset({"теперь", "сейчас", "уже", "казир", "енди"})  # "мы переехали, теперь в Кокшетау": a move done
 _COMPARES = frozenset({"чем", "дешевле", "дороже", "лучше", "хуже", "быстрее", "медленнее", "одинаково", "одинаковые",
                        "одинаковый", "одинаковая", "разница", "разницы", "арзанырак", "кымбатырак", "жылдамырак"})
@@ -273,13 +278,17 @@ def buried_correction(toks: Sequence[str], places: Sequence[Place], current: str
     kept = [p for p in places if not taken_back(toks, p)]
     others = [p for p in kept if p.code != current]
     asks = [t for k, t in enumerate(toks) if not (t == "как" and toks[k - 1 : k] and toks[k - 1] in _SINCE)]
+    insisted = any(t in _INSIST for t in toks) and any(t in _RESIDES or _ABLATIVE.search(t) for t in toks)
+    if insisted:  # "а разве не Караганда, я же из Караганды звоню": a tag question that insists, no question
+        asks = [t for t in asks if t not in _TAG_QUESTION]
     if not kept or is_question(asks) or any(t in _COMPARES for t in toks) or any(
             t in _ASKS_THERE and toks[k - 1 : k] != ["то"] for k, t in enumerate(toks)):
         return None
     own = [p for p in places if p.code == current]
     back = any(taken_back(toks, p) for p in own)
     moved_now = any(_MOVED.match(t) and not t.startswith("переезжа") for t in toks) and any(t in _NOW for t in toks)
-    marked = any(_CORRECTION_WORD.match(t) for t in toks) or (own and any(t in _SAID for t in toks)) or moved_now
+    marked = (any(_CORRECTION_WORD.match(t) for t in toks) or (own and any(t in _SAID for t in toks)) or moved_now
+              or insisted)
     if others and (marked or back):
         return others[-1]
     return kept[-1] if back else None  # "не в Павлодаре а в Экибастузе": the region set, by another of its places
