@@ -16,7 +16,9 @@ Kazakh, with near misses in the same words that still get no answer:
 - the support line: whether a call to 1616 from another operator or a mobile is free (any number is), whether
   someone answers at night (round the clock is at night too);
 - a connection: whether laying the cable in the flat is paid extra ("отдельно", "доплачивать": free or not),
-  "протянуть провод", "к вам перейти с чего начать", "дотянете ли до нашего дома"."""
+  "протянуть провод", "к вам перейти с чего начать", "дотянете ли до нашего дома";
+- the contract put in another's name: "на себя перевести", "перевести договор на сына", "сменить владельца
+  договора", "атыма аудару", "маған аудару", "покойная"."""
 
 from __future__ import annotations
 
@@ -134,4 +136,20 @@ CONNECTION_NEAR_MISSES = ["за доставку мебели отдельно �
 
 test_a_connection_reaches_its_article, test_a_connection_near_miss_gets_no_answer = phrasing_tests(
     CONNECTION, CONNECTION_NEAR_MISSES
+)
+
+
+REISSUE = [
+    ("как интернет на себя перевести если договор на отце", "ru-contract-reissue"),
+    ("хочу договор перевести на дочь что для этого нужно", "ru-contract-reissue"),
+    ("сменить владельца договора можно без прежнего хозяина", "ru-contract-reissue"),
+    ("договор на бабушке она покойная как на себя оформить", "ru-contract-reissue"),
+    ("можно договор переделать на мужа", "ru-contract-reissue"),
+    ("интернетті әкемнің атынан өз атыма аударғым келеді", "ru-contract-reissue"),
+    ("шартты маған аударуға бола ма анам келе алмайды", "ru-contract-reissue"),
+]
+REISSUE_NEAR_MISSES = ["как перевести деньги на сына", "машину на себя переоформить сколько стоит"]
+
+test_a_reissue_reaches_its_article, test_a_reissue_near_miss_gets_no_answer = phrasing_tests(
+    REISSUE, REISSUE_NEAR_MISSES
 )

@@ -199,6 +199,19 @@ connect+line: кабел протян
 connect+line: провод протян
 connect+line: протяжк кабел
 connect+line: протяжк провод
+reissue: себя перевест
+reissue: себя перевед
+reissue: себя оформит
+reissue: себя переписа
+reissue: перевест себя
+reissue: оформит себя
+reissue: атына аудар
+reissue: атыма аудар
+reissue: атымызға аудар
+reissue: маған аудар
+reissue: атымызға көшір
+reissue: передела договор
+reissue: договор передела
 refund: қайта сана
 refund: ақша есепте
 refund: не начисл
@@ -387,6 +400,8 @@ archive: missed +channel
 refund: return pay
 balance: money account_no
 own: self router
+reissue: change contract +relative | tariff
+reissue: change +contract +owner | tariff
 free: extra pay
 free: extra money
 free: extra price
