@@ -18,7 +18,9 @@ Kazakh, with near misses in the same words that still get no answer:
 - a connection: whether laying the cable in the flat is paid extra ("отдельно", "доплачивать": free or not),
   "протянуть провод", "к вам перейти с чего начать", "дотянете ли до нашего дома";
 - the contract put in another's name: "на себя перевести", "перевести договор на сына", "сменить владельца
-  договора", "атыма аудару", "маған аудару", "покойная"."""
+  договора", "атыма аудару", "маған аудару", "покойная";
+- a pause in Kazakh: "тоқтата тұру", "тоқтатып қою", "қатырып қою" (stop for a while, freeze; not a debt's block),
+  "төлемеу үшін" (so as not to pay)."""
 
 from __future__ import annotations
 
@@ -153,3 +155,14 @@ REISSUE_NEAR_MISSES = ["как перевести деньги на сына", "
 test_a_reissue_reaches_its_article, test_a_reissue_near_miss_gets_no_answer = phrasing_tests(
     REISSUE, REISSUE_NEAR_MISSES
 )
+
+
+PAUSE = [
+    ("жазға ауылға кетеміз интернетті тоқтата тұруға бола ма", "kk-pause"),
+    ("екі айға интернетті тоқтатып қою үшін не істеймін", "kk-pause"),
+    ("вахтаға кетемін интернетті қатырып қоюға бола ма", "kk-pause"),
+    ("шетелге кетемін абонплата төлемеу үшін не істеу керек", "kk-pause"),
+]
+PAUSE_NEAR_MISSES = ["көлікті тоқтата тұруға бола ма", "етті қатырып қоюға бола ма"]
+
+test_a_pause_reaches_its_article, test_a_pause_near_miss_gets_no_answer = phrasing_tests(PAUSE, PAUSE_NEAR_MISSES)
