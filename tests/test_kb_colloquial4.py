@@ -20,7 +20,9 @@ Kazakh, with near misses in the same words that still get no answer:
 - the contract put in another's name: "на себя перевести", "перевести договор на сына", "сменить владельца
   договора", "атыма аудару", "маған аудару", "покойная";
 - a pause in Kazakh: "тоқтата тұру", "тоқтатып қою", "қатырып қою" (stop for a while, freeze; not a debt's block),
-  "төлемеу үшін" (so as not to pay)."""
+  "төлемеу үшін" (so as not to pay);
+- roaming before a trip: whether it must be connected ("включён автоматически": it is enabled) and works there;
+  "летим", "лечу", "ұшамыз" are travel."""
 
 from __future__ import annotations
 
@@ -166,3 +168,16 @@ PAUSE = [
 PAUSE_NEAR_MISSES = ["көлікті тоқтата тұруға бола ма", "етті қатырып қоюға бола ма"]
 
 test_a_pause_reaches_its_article, test_a_pause_near_miss_gets_no_answer = phrasing_tests(PAUSE, PAUSE_NEAR_MISSES)
+
+
+ROAMING = [
+    ("роуминг перед поездкой надо подключать или он сам включится", "ru-mobile-roaming"),
+    ("летим в стамбул симка там сама заработает", "ru-mobile-roaming"),
+    ("лечу в москву в командировку интернет на телефоне будет работать", "ru-mobile-roaming"),
+    ("шетелге ұшамыз роуминг өзі қосыла ма", "ru-mobile-roaming"),
+]
+ROAMING_NEAR_MISSES = ["летим в анталию какой отель выбрать", "в командировку еду какие документы нужны"]
+
+test_roaming_reaches_its_article, test_a_roaming_near_miss_gets_no_answer = phrasing_tests(
+    ROAMING, ROAMING_NEAR_MISSES
+)

@@ -407,6 +407,9 @@ archive: missed +channel
 refund: return pay
 balance: money account_no
 own: self router
+enable: connect +roaming
+enable: connect +abroad
+enable: connect +abroad_place +sim
 reissue: change contract +relative | tariff
 reissue: change +contract +owner | tariff
 free: extra pay
@@ -444,6 +447,8 @@ tariff: cheap
 own: connect
 service: internet
 allday: night
+roaming: travel
+roaming: works
 """
 
 # Kazakh case endings an ASR writes apart from a number or a name ("1616 ға"): no term when alone (only the word
