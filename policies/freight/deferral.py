@@ -119,12 +119,15 @@ def _think_then_tell(tokens: Sequence[str]) -> bool:
     return thought and find(tokens, TELL, negation=True)
 
 
+FOR_YEARS = table("saal se", "साल से", "saalon se", "सालों से", "years", "barson se", "बरसों से", "varshon se")
+
+
 def is_callback(tokens: Sequence[str]) -> bool:
     """Whether this clause puts the call off (see the module docstring). `tokens`: spelling keys."""
     if find(tokens, NOT_NOW):
         return True
-    if find(tokens, BUSY, negation=True):
-        return True
+    if find(tokens, BUSY, negation=True) and not find(tokens, FOR_YEARS):  # "bees saal se gaadi chala raha hoon":
+        return True  # a life's work, not busy now
     return _later_and_talk(tokens) or _think_then_tell(tokens)
 
 

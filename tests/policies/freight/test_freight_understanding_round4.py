@@ -55,6 +55,7 @@ NOT_A_YES = [
     "ha ha very funny madam next",
     "हा हा मज़ाक अच्छा है",
     "aapka rate aapko mubarak ho",
+    "main bees saal se isi line pe gaadi chala raha hoon diesel badh gaya to itne mein to nahi ho payega",
 ]
 STILL_YES = ["haan ji theek hai", "ji", "ji haan kar denge", "theek hai ji bhej denge gaadi", "chalo ji done",
              "ji bilkul pakka", "ok ji chalega", "हां जी ठीक है", "theek hai lekin payment jaldi karna",
