@@ -22,7 +22,9 @@ Kazakh, with near misses in the same words that still get no answer:
 - a pause in Kazakh: "тоқтата тұру", "тоқтатып қою", "қатырып қою" (stop for a while, freeze; not a debt's block),
   "төлемеу үшін" (so as not to pay);
 - roaming before a trip: whether it must be connected ("включён автоматически": it is enabled) and works there;
-  "летим", "лечу", "ұшамыз" are travel."""
+  "летим", "лечу", "ұшамыз" are travel;
+- the account: logging in without a password (the code comes by SMS), past payments ("сколько я платил за прошлый
+  год": a payment history covers past periods)."""
 
 from __future__ import annotations
 
@@ -180,4 +182,16 @@ ROAMING_NEAR_MISSES = ["летим в анталию какой отель вы�
 
 test_roaming_reaches_its_article, test_a_roaming_near_miss_gets_no_answer = phrasing_tests(
     ROAMING, ROAMING_NEAR_MISSES
+)
+
+
+ACCOUNT = [
+    ("в кабинет на сайте как зайти пароль не помню", "ru-personal-account"),
+    ("где посмотреть сколько я платил за прошлый год", "ru-personal-account"),
+    ("қосымшаға кіргенде пароль сұрайды не істеймін", "kk-personal-account"),
+]
+ACCOUNT_NEAR_MISSES = ["пароль от почты не помню", "сантехника вызвать можно"]
+
+test_the_account_reaches_its_article, test_an_account_near_miss_gets_no_answer = phrasing_tests(
+    ACCOUNT, ACCOUNT_NEAR_MISSES
 )

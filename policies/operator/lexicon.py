@@ -219,6 +219,14 @@ pause: қатырып қой
 pause: қатырып қою
 pause: төлемеу үшін
 pause: төлемей тұр
+history: сколько платил
+history: сколько заплатил
+history: қанша төлегенім
+history: төлегендерім
+master: мастер вызв
+master: вызв мастер
+master: шебер шақыр
+master: шеберді шақыр
 refund: қайта сана
 refund: ақша есепте
 refund: не начисл
@@ -407,6 +415,9 @@ archive: missed +channel
 refund: return pay
 balance: money account_no
 own: self router
+history: +pay former | due debt autopay
+login: password +account
+login: password +app
 enable: connect +roaming
 enable: connect +abroad
 enable: connect +abroad_place +sim
@@ -447,6 +458,9 @@ tariff: cheap
 own: connect
 service: internet
 allday: night
+history: former
+history: year
+history: month
 roaming: travel
 roaming: works
 """
