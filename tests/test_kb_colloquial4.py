@@ -24,7 +24,9 @@ Kazakh, with near misses in the same words that still get no answer:
 - roaming before a trip: whether it must be connected ("включён автоматически": it is enabled) and works there;
   "летим", "лечу", "ұшамыз" are travel;
 - the account: logging in without a password (the code comes by SMS), past payments ("сколько я платил за прошлый
-  год": a payment history covers past periods)."""
+  год": a payment history covers past periods);
+- moving: the contract kept ("договор тот же останется", "шарт сақтала ма"), the internet taken along ("с собой
+  забрать", "за собой перетащить"), the new place ("на новом месте")."""
 
 from __future__ import annotations
 
@@ -195,3 +197,15 @@ ACCOUNT_NEAR_MISSES = ["пароль от почты не помню", "сант
 test_the_account_reaches_its_article, test_an_account_near_miss_gets_no_answer = phrasing_tests(
     ACCOUNT, ACCOUNT_NEAR_MISSES
 )
+
+
+MOVING = [
+    ("переезжаем договор тот же останется или новый", "ru-moving"),
+    ("я съезжаю можно интернет с собой забрать", "ru-moving"),
+    ("переезжаю к брату интернет за собой перетащить можно", "ru-moving"),
+    ("на новом месте интернет будет если переедем", "ru-moving"),
+    ("көшіп жатырмыз шарт сақтала ма", "kk-moving"),
+]
+MOVING_NEAR_MISSES = ["переезжаю можно кота с собой забрать в самолёт", "на новом месте работы пропуск нужен"]
+
+test_moving_reaches_its_article, test_a_moving_near_miss_gets_no_answer = phrasing_tests(MOVING, MOVING_NEAR_MISSES)

@@ -227,6 +227,20 @@ master: мастер вызв
 master: вызв мастер
 master: шебер шақыр
 master: шеберді шақыр
+keep+contract: договор остан
+keep+contract: остан договор
+keep+contract: договор тот же
+keep+contract: тот же договор
+keep+contract: договор прежн
+keep+account_no: номер остан
+keep+account_no: остан номер
+moving: собой забр
+moving: собой перетащ
+moving: собой перенес
+moving: собой взять
+moving: перетащ интернет
+moving: интернет перетащ
+address+new: нов мест
 refund: қайта сана
 refund: ақша есепте
 refund: не начисл
