@@ -1,5 +1,5 @@
-"""Helpers for the freight understanding tests: a load, a started session, playing vendor turns through the real
-`FreightSession`, and running scripts through `ai-operator call --route freight --json --script`."""
+"""Helpers for the freight understanding tests: a load, a started (or countered) session, playing vendor turns
+through the real `FreightSession`, and running scripts through `ai-operator call --route freight --json --script`."""
 
 from __future__ import annotations
 
@@ -50,6 +50,15 @@ def play(session: FreightSession, *utterances: str) -> Reply:
             reply = session.on_effect_result(None)
     assert reply is not None
     return reply
+
+
+def countered(call_id: str) -> FreightSession:
+    """A session where our one concession has just been offered (COUNTERED): the vendor confirmed, quoted above
+    the anchor and gave a reason."""
+    session = started(call_id)
+    reply = play(session, CONFIRM, QUOTE, "diesel bahut mehnga hai")
+    assert reply.fields["phase"] == "COUNTERED" and session.offered == [session.concession]
+    return session
 
 
 def cli_call(tmp_path: Path, lines: list[str], *extra: str) -> list[dict[str, Any]]:

@@ -11,7 +11,7 @@ import pytest
 
 from policies.freight import lines as L
 from policies.freight.quotes import hear_rate
-from tests.support.freight import CONFIRM, QUOTE, cli_call, play, started
+from tests.support.freight import cli_call, countered, play
 
 REFUSALS = [
     "isse kam nahi hoga",
@@ -82,12 +82,6 @@ ACCEPTANCES = ["ठीक है चलेगा", "haan kar denge", "done", "ok
                "haan itne mein bhi chalega", "haan ji itne mein main apni gaadi bhej dunga",
                "ok at this rate i will do it"]  # fmt: skip
 
-
-def countered(call_id: str):
-    session = started(call_id)
-    reply = play(session, CONFIRM, QUOTE, "diesel bahut mehnga hai")
-    assert reply.fields["phase"] == "COUNTERED" and session.offered == [session.concession]
-    return session
 
 
 @pytest.mark.parametrize("text", REFUSALS)

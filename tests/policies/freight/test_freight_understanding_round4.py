@@ -21,7 +21,7 @@ import pytest
 from policies.freight import lines as L
 from policies.freight.intents import classify, utterance_may_continue
 from policies.freight.quotes import hear_quote, hear_rate
-from tests.support.freight import CONFIRM, LOAD, QUOTE, play, started
+from tests.support.freight import CONFIRM, LOAD, countered, play, started
 
 NOT_A_YES = [
     "ye to oont ke munh mein jeera hai ji",
@@ -61,12 +61,6 @@ STILL_YES = ["haan ji theek hai", "ji", "ji haan kar denge", "theek hai ji bhej 
              "ji bilkul pakka", "ok ji chalega", "हां जी ठीक है", "theek hai lekin payment jaldi karna",
              "ok but send the loading address on whatsapp"]  # fmt: skip
 
-
-def countered(call_id: str):
-    session = started(call_id)
-    reply = play(session, CONFIRM, QUOTE, "diesel bahut mehnga hai")
-    assert reply.fields["phase"] == "COUNTERED" and session.offered == [session.concession]
-    return session
 
 
 @pytest.mark.parametrize("text", NOT_A_YES)
