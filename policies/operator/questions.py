@@ -46,9 +46,10 @@ class Questions:
         self.last_question = ""
         self.lead = ""  # said before the answer: the region set by the same words that asked the question
 
-    def ask(self, text: str) -> Reply:
-        """A question: gated, then searched (without a model) or searched and handed to the model."""
-        self.last_question = text.strip()
+    def ask(self, text: str, lead: str = "") -> Reply:
+        """A question: gated, then searched (without a model) or searched and handed to the model; `lead` is said
+        before its answer (the region set by the same words)."""
+        self.last_question, self.lead = text.strip(), lead
         if self.facts.state == State.READY_TO_HELP:
             decision = self.actions.decide("search_knowledge_base")
             if not decision.allowed:

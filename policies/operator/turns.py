@@ -108,8 +108,7 @@ class CallerTurns:
         question = question_beside_region(text) if f.state == State.READY_TO_HELP and not f.awaiting else None
         if question is None:
             return reply
-        self.questions.lead = self.replies.say("region_noted", region=f.region_name())
-        asked = self.questions.ask(question)
+        asked = self.questions.ask(question, lead=self.replies.say("region_noted", region=f.region_name()))
         asked.tool_calls[:0] = reply.tool_calls
         return asked
 
