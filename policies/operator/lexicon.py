@@ -215,8 +215,8 @@ reissue: договор передела
 pause: тоқтата тұр
 pause: тоқтатып қой
 pause: тоқтатып қою
-pause: қатырып қой
-pause: қатырып қою
+freeze: қатырып қой
+freeze: қатырып қою
 pause: төлемеу үшін
 pause: төлемей тұр
 history: сколько платил
@@ -429,6 +429,10 @@ archive: missed +channel
 refund: return pay
 balance: money account_no
 own: self router
+pause: freeze +internet
+pause: freeze +tv
+pause: freeze +contract
+pause: freeze +service
 history: +pay former | due debt autopay
 login: password +account
 login: password +app
