@@ -24,11 +24,12 @@ against (lower case, `ё`->`е`, Kazakh letters onto their nearest Russian ones)
 A word is looked up as said and by its normal form (morphology.py: the Russian lemma, the Kazakh stem), so a
 stem written with "=" may be a lemma ("закинуть=" matches "закинул", "закиньте").
 
-The two longest tables are kept in lexicon_words.py, the phrases in lexicon_phrases.py; how callers say the topics colloquially (slang, loanwords,
-ASR misspellings, Kazakh colloquial forms) in lexicon_colloquial.py, whose stems, phrases and negated verbs are
-joined here onto the concepts of the same names (`CONCEPTS`), `PHRASES` and `NEGATED_VERBS`; how they describe
-their situation (places abroad, services that are not ours, a story's openers) in lexicon_situations.py, joined
-alike, whose `NEW_CONCEPTS` are added after them (a name taken already is an error).
+The two longest tables are kept in lexicon_words.py, the phrases in lexicon_phrases.py; how callers say the
+topics colloquially (slang, loanwords, ASR misspellings, Kazakh colloquial forms) in lexicon_colloquial.py, whose
+stems, phrases and negated verbs are joined here onto the concepts of the same names (`CONCEPTS`), `PHRASES` and
+`NEGATED_VERBS`; how they describe their situation (places abroad, services that are not ours, a story's openers)
+in lexicon_situations.py, joined alike, whose `NEW_CONCEPTS` are added after them (a name taken already is an
+error).
 """
 
 from __future__ import annotations
