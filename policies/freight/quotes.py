@@ -6,8 +6,8 @@ Owns `hear_quote` (and `hear_rate`, its rate alone). Over the figures of figures
 - a per-unit rate: a figure said per ton/km/kilo/quintal ("पंद्रह सौ रुपये टन", "1500 per ton", "प्रति टन पंद्रह
   सौ", "एक टन का पंद्रह सौ", "टन के हिसाब से"), unless "total/कुल/पूरी गाड़ी" marks it as the trip figure;
 - a count or measure ("20 टन", "दो दिन"): not money (figures.py marks it);
-- a bound or a figure taken back at the turn's end ("bees hazaar se upar", "above twenty", "bees nahi"): not
-  his figure yet;
+- a lower bound or a figure taken back at the turn's end ("bees hazaar se upar", "above twenty", "bees nahi"):
+  not his figure yet (a cap is: "pachees se zyada nahi", "not more than twenty five thousand");
 - one cost of the trip ("toll hi chaar hazaar ka hai", "डीज़ल में पंद्रह हज़ार"): not the rate, unless the turn
   sums the costs up ("sab milake pachees hazaar");
 - the trip rate: the last remaining figure of at least MIN_HEARD_RATE (a range gives its upper end); a bare
@@ -209,7 +209,11 @@ def _not_the_figure(toks: list[Token], fig: Figure) -> bool:
     a = fig.end_tok
     while a < len(toks) and (toks[a].kind in ("currency", "range") or toks[a].text in _SKIP):
         a += 1
-    return _at(toks, a) in BOUNDS or _at(toks, fig.first_tok - 1) in BOUNDS_BEFORE
+    if _at(toks, a) in BOUNDS:
+        return _at(toks, a + 1) not in NEGATORS  # "pachees se zyada nahi": a cap, his figure
+    b = fig.first_tok - 1
+    return _at(toks, b) in BOUNDS_BEFORE and not any(_at(toks, k) in NEGATORS for k in (b - 1, b - 2))  # "not more
+    # than twenty thousand", "no more than": a cap
 
 
 def hear_quote(text: str, *, anchor: int | None = None, tokens: list[Token] | None = None) -> Quote:

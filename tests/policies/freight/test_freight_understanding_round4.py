@@ -133,6 +133,8 @@ def test_a_bound_or_a_figure_taken_back_waits_and_is_no_figure(text: str) -> Non
     ("pachees hazaar se kam nahi", 25_000), ("ikkees pachaas lagega", 21_500), ("bais pachas final", 22_500),
     ("इक्कीस पचास लगेगा", 21_500), ("teis pachaas ho jayega", 23_500), ("pachi hazaar lagu", 25_000),
     ("teyi hajaar lagu ji", 23_000), ("ikki hazaar", 21_000), ("bees pachees hazaar", 25_000),
+    ("pachees hazaar se zyada nahi lagega", 25_000), ("not more than twenty five thousand", 25_000),
+    ("bees hazaar se upar nahi jaunga", 20_000),
 ])  # fmt: skip
 def test_the_figure_he_means(text: str, value: int) -> None:
     assert hear_quote(text, anchor=LOAD.anchor).rate == value
