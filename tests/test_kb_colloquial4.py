@@ -26,12 +26,16 @@ Kazakh, with near misses in the same words that still get no answer:
 - the account: logging in without a password (the code comes by SMS), past payments ("сколько я платил за прошлый
   год": a payment history covers past periods);
 - moving: the contract kept ("договор тот же останется", "шарт сақтала ма"), the internet taken along ("с собой
-  забрать", "за собой перетащить"), the new place ("на новом месте")."""
+  забрать", "за собой перетащить"), the new place ("на новом месте");
+- a home tariff by its name ("дом 300", "үй бес жүз", "пятисотый тариф") is the tariffs, a house and a number
+  ("дом сто лет", "дом 5") is not."""
 
 from __future__ import annotations
 
+import pytest
+
 from policies.operator.kb_query import knowledge_query
-from tests.test_kb_relevance import keys, phrasing_tests
+from tests.test_kb_relevance import assert_answered, keys, phrasing_tests
 
 ANSWERED = [
     # an outage's compensation, however asked
@@ -209,3 +213,18 @@ MOVING = [
 MOVING_NEAR_MISSES = ["переезжаю можно кота с собой забрать в самолёт", "на новом месте работы пропуск нужен"]
 
 test_moving_reaches_its_article, test_a_moving_near_miss_gets_no_answer = phrasing_tests(MOVING, MOVING_NEAR_MISSES)
+
+
+@pytest.mark.parametrize(("question", "entry"), [
+    ("дом 300 сколько в месяц", "ru-internet-tariffs"),
+    ("правда что дом пятьсот стоит двенадцать девятьсот", "ru-internet-tariffs"),
+    ("сколько стоит пятисотый тариф", "ru-internet-tariffs"),
+    ("үй бес жүз қанша тұрады", "kk-internet-tariffs"),
+])  # fmt: skip
+def test_a_tariff_named_is_the_tariffs(question: str, entry: str) -> None:
+    assert_answered(knowledge_query(question, entry[:2]), entry)
+
+
+@pytest.mark.parametrize("question", ["у нас дом сто лет стоит", "дом 5 на улице абая", "дом пятьсот метров от школы"])
+def test_a_house_and_a_number_is_no_tariff(question: str) -> None:
+    assert "тариф" not in knowledge_query(question, "ru")

@@ -32,13 +32,27 @@ def region_word(code: str, language: str) -> str:
 
 
 _OUR_NUMBER = re.compile(r"\b16\s?16\b")  # the support line said in digits: as "шестнадцать шестнадцать" is
+# a home tariff by its name ("Дом 300", "Үй бес жүз"): "home" and a number, which carry little, are a tariff's name
+_TARIFF_NAME = re.compile(
+    r"\b(дом|үй|уй)\s+(?=(?:100|300|500|1000|сто|триста|пятьсот|тысяч[аиу]?|жүз|үш жүз|бес жүз|мың)\b"
+    r"(?!\s+(?:лет|года?|метр\w*|этаж\w*|жыл\w*|квартир\w*)))", re.IGNORECASE)
+# "пятисотый тариф" (the five-hundred one): the speed it names
+_ORDINAL = re.compile(r"\b(сот|двухсот|трехсот|трёхсот|пятисот|тысячн)(ый|ого|ом|ому|ая|ой|ую|ые|ых)\b", re.IGNORECASE)
+_ORDINAL_SPEED = {"сот": "сто", "двухсот": "двести", "трехсот": "триста", "трёхсот": "триста", "пятисот": "пятьсот",
+                  "тысячн": "тысяча"}
+
+
+def _named(question: str) -> str:
+    """A tariff named ("дом 300", "пятисотый тариф") said as the tariff and the speed it is."""
+    question = _TARIFF_NAME.sub(lambda m: f"тариф {m.group(1)} ", question)
+    return _ORDINAL.sub(lambda m: f"{_ORDINAL_SPEED[m.group(1).lower()]} мегабит", question)
 
 
 def knowledge_query(question: str, language: str) -> str:
     """`question` as finally asked (`kb_correction.settled_question`: what the caller took back is dropped;
     `kb_focus.focused`: what is not its topic), each
     place named in it replaced by its region's name (see the module docstring)."""
-    question = _OUR_NUMBER.sub("шестнадцать шестнадцать", focused(settled_question(question)))
+    question = _named(_OUR_NUMBER.sub("шестнадцать шестнадцать", focused(settled_question(question))))
     places = places_in(question)
     if not places:
         return question
