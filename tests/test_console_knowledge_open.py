@@ -13,7 +13,6 @@ import pytest
 
 from ai_operator import wiring
 from ai_operator.config import load_settings
-from ai_operator.dialogue import KnowledgeUnavailable
 from tests.support.policies import freight_route, operator_route
 
 REPO = Path(__file__).resolve().parents[1]
@@ -54,7 +53,3 @@ async def test_a_policy_without_a_knowledge_base_opens_none(tmp_path: Path, open
     async with wiring.open_conversation(_settings(tmp_path), route) as conv:
         await conv.start()
     assert opened == []
-
-
-def test_knowledge_unavailable_is_what_a_failed_open_gives() -> None:
-    assert KnowledgeUnavailable("error").reason == "error"
