@@ -138,6 +138,11 @@ refund: return pay
 balance: money account_no
 own: self router
 pause: freeze +internet
+broken: broken brand +internet
+broken: broken brand +wifi
+broken: broken brand +router
+archive: pause +activity | internet
+archive: archive missed
 pause: freeze +tv
 pause: freeze +contract
 pause: freeze +service

@@ -68,6 +68,12 @@ apartment: жк=
 connect: тартқым= тартуға=
 speed: жүздік мыңдық
 connect: жете= затянуть=
+symbols: букв буквы= букв= әріп әріп= әріпті
+wifi: вафл вафлю= вафля= вафле=
+archive: записи= записью= записях=
+free: процент пайыз
+cheap: дешманск
+tv: эфир= эфира= эфиру= эфире= эфирді эфирде эфирден
 """
 
 # concepts lexicon_words lacks ("name weight: stems", its format; see the module docstring)
