@@ -37,7 +37,8 @@ def _set(*words: str) -> frozenset[str]:
 
 
 # Negators. Hindi ones scope backwards (over what precedes them); English ones forwards.
-HINDI_NEGATORS = _set("नहीं", "नही", "मत", "ना", "nahi", "nahin", "nhi", "nai", "mat", "na", "naa", "नइ", "नई")
+HINDI_NEGATORS = _set("नहीं", "नही", "मत", "ना", "nahi", "nahin", "nhi", "nai", "mat", "na", "naa", "नइ", "नई", "नईं",
+                       "नइं", "नहिं", "नहि", "नाहीं", "नाही", "naahi", "nahee", "nahi'n")
 # "ना" negates before a verb ("बाद में ना करना") but is the emphatic particle at a clause's end ("busy हूं ना").
 WEAK_NEGATORS = _set("ना", "na", "naa")
 ENGLISH_NEGATORS = _set("not", "don't", "dont", "never", "no", "isn't", "aren't", "can't", "cannot", "won't")

@@ -87,6 +87,11 @@ def _parse_run(toks: list[Token], i: int) -> _Run | None:
                     st["en_tens"] = False
                     j += 1
                     continue
+                if st["mult"] and not st["hundred"] and t.kind == "en_tens" and 0 < st["cur"] < 10:
+                    st["cur"] = st["cur"] * 100 + t.value  # "twenty three thousand two fifty": 23,250
+                    st["hundred"], st["en_tens"] = True, True
+                    j += 1
+                    continue
                 break
             st["cur"] = (st["cur"] or 0.0) + t.value + (st["adj"] or 0.0)
             st["adj"] = None

@@ -4,8 +4,8 @@ Owns the turn-boundary guard of the freight policy (the turn holder in ai_operat
 fragment for the continuation and merges it before anything is decided). A transcript may continue when it ends
 - on an open punctuation mark ("...", ",", "-"), or on a number word a multiplier may still follow ("तेईस",
   "साढ़े", "23"), or on a range word ("बाईस से");
-- on a hedge, a connective, a link word or a lower bound (लगभग, करीब, तो, और, का, around, about, "would be", "at
-  least", "se upar"), on a figure taken back ("bees nahi ..."), or on
+- on a hedge, a connective, a link word or a lower bound (लगभग, करीब, तो, और, का, तक, पे, around, about, "would
+  be", "at least", "se upar"), on "bas" (just) before any figure, on a figure taken back ("bees nahi ..."), or on
   a future form right after one ("तो होगा", "matlab toh hoga"); or when it is openers alone ("देखिए जी",
   "dekho bhai"): what he means to say is still to come;
 - on the rate still to be named: a rate word ("रेट", "भाड़ा", "price", "इसका", "total", "मेरी तरफ़ से") followed
@@ -38,6 +38,7 @@ DANGLING_WORDS = _set(
     "karib", "to", "mera", "be", "roughly", "nearly", "almost", "of", "at", "than", "least", "minimum", "तकरीबन",
     "takriban", "करीबन", "kariban", "अंदाजन", "andajan", "यही", "yahi",
     "ऊपर", "upar", "uper", "above", "ज्यादा", "zyada", "jyada", "ziada",  # a lower bound: "bees se upar ..."
+    "तक", "tak", "पे", "pe", "वही", "wahi", "vahi", "वोही", "wohi",  # "delhi se jaipur tak ...", "is gaadi pe ..."
 )  # fmt: skip
 # Words whose figure follows them: the rate itself, "of this" ("इसका लगेगा"), the total, "from my side".
 RATE_SUBJECTS = _set(
@@ -59,6 +60,9 @@ PENDING_TAIL = _set(
     "के", "ka", "ki", "ke", "से", "se", "में", "mein", "इस", "लोड", "आपके", "aapke", "आपका", "aapka", "आपको", "aapko",
     "लिए", "liye", "मेरी", "meri", "हमारी", "hamari", "मेरा", "mera", "हमारा", "hamara", "ट्रिप", "trip", "रूट",
     "route", "basically", "approx", "approximately", "roughly",
+    # how he addresses us ("rate to bhaiya ..."); Bhojpuri, Bengali and Marathi futures ("भाड़ा होई", "rate lagi")
+    "भैया", "bhaiya", "साहब", "sahab", "saab", "madam", "मैडम", "paaji", "yaar", "यार", "होई", "hoi", "होइ", "lagi",
+    "लगी", "लागी", "padi", "पड़ी", "bani", "बनी", "hobe", "asel", "असेल", "padel", "पडेल",
 )  # fmt: skip
 # Before the rate word, these make it a rate already named or asked for: "यही रेट है", "tell me your price".
 NAMED_BEFORE = _set("यही", "वही", "yahi", "wahi", "vahi", "same", "that", "your", "आपका", "आपकी", "आपके", "aapka",
@@ -67,7 +71,12 @@ KAM_SE_KAM = (key("कम"), key("से"), key("कम"))  # "कम से क
 # "तो होगा", "toh rahega", "phir banega": a link, then a future form, and nothing named yet.
 LINKS = _set("तो", "to", "toh", "फिर", "phir", "fir", "मतलब", "matlab", "वो", "woh", "wo", "तब", "tab")
 FUTURES = _set("होगा", "hoga", "होगी", "hogi", "रहेगा", "rahega", "लगेगा", "lagega", "बनेगा", "banega", "पड़ेगा",
-               "padega", "बैठेगा", "baithega", "जाएगा", "jayega")  # fmt: skip
+               "padega", "बैठेगा", "baithega", "जाएगा", "jayega", "होई", "hoi", "lagi", "hobe")  # fmt: skip
+# "hamara to bas ...", "bhai sahab bas ...": "bas" (just) at the end of a turn with no figure yet
+JUST = _set("बस", "bas", "bus")
+# ... but "nahi bas", "theek hai bas", "ok bas" are whole: a no or a yes, and that is all
+SETTLED = _set("नहीं", "नही", "nahi", "nahin", "ना", "na", "no", "ठीक", "theek", "thik", "हां", "हाँ", "haan", "han",
+               "ok", "okay", "ओके", "done", "चलो", "chalo", "बात", "baat", "bye", "बाय")  # fmt: skip
 # A turn of openers alone ("देखिए जी", "dekho bhai", "arre suniye", "look sir"): what he means to say is to come.
 OPENERS = _set("देखिए", "देखो", "dekhiye", "dekhie", "dekho", "सुनिए", "suniye", "सुनो", "suno", "अरे", "arre",
                "मतलब", "matlab", "look", "listen", "well")  # fmt: skip
@@ -118,6 +127,8 @@ def utterance_may_continue(text: str) -> bool:
     words = [t.text for t in toks]
     if any(w in OPENERS for w in words) and all(w in OPENERS or w in ADDRESS for w in words):
         return True  # "देखिए जी", "dekho bhai"
+    if words[-1] in JUST and not any(w in SETTLED for w in words) and not scan(stripped, toks)[1]:
+        return True  # "hamara to bas ...": the figure comes after "just"
     if len(words) >= 2 and words[-1] in FUTURES and words[-2] in LINKS and not scan(stripped, toks)[1]:
         return True  # "तो होगा", "matlab toh hoga"
     return _rate_pending(stripped, toks)

@@ -109,7 +109,7 @@ HELLO = _phrases("हेलो", "हैलो", "हलो", "hello", "helo", "
 # "ना" is also the emphatic particle ("कर दीजिए ना"): it means no only as the first word.
 NO = _phrases(
     "नहीं", "नही", "no", "nahi", "nahin", "nhi", "नो", "मुश्किल", "not", "nope", "नहीं होगा", "नहीं चलेगा",
-    "mushkil", "nahi hoga", "nahi chalega",
+    "mushkil", "nahi hoga", "nahi chalega", "नईं", "नइं", "नहि", "नहिं", "नाहीं", "naahi", "nahee",
 )  # fmt: skip
 NOT_NO = _phrases(
     "कोई बात नहीं", "कोई दिक्कत नहीं", "कोई problem नहीं", "no problem", "दिक्कत नहीं", "problem नहीं",

@@ -29,6 +29,7 @@ ASK_WHY = "ask_why"  # every first quote above the anchor, whatever the ceiling
 PROBE_AGAIN = "probe_again"
 PROBE_NEUTRAL = "probe_neutral"  # he asked back what we pay instead of explaining
 ASK_TRIP_RATE = "ask_trip_rate"  # he quoted per ton/km/kilo
+ASK_WHOLE_RATE = "ask_whole_rate"  # he said an amount too small to be the trip rate ("पाँच सौ")
 NUMBER_NOTED = "number_noted"  # he gave a phone number instead of a rate
 SQUEEZE = "squeeze"
 COUNTER = "counter"
@@ -75,6 +76,7 @@ CANNED: dict[str, str] = {
     PROBE_AGAIN: "जी, बताइए ना, इतना रेट किस वजह से है? डीज़ल, टोल, या वापसी खाली आना?",
     PROBE_NEUTRAL: "जी, हम ज़रूर देखेंगे, पर पहले ये समझा दीजिए कि ये रेट किस हिसाब से बना है? डीज़ल, टोल, या वापसी खाली?",
     ASK_TRIP_RATE: "जी, टन या किलोमीटर के हिसाब से नहीं, पूरी गाड़ी का, पूरे ट्रिप का कुल रेट कितना रहेगा?",
+    ASK_WHOLE_RATE: "माफ़ कीजिए जी, पूरा रेट साफ़ नहीं सुना। पूरी गाड़ी का कुल रेट कितना रहेगा, एक बार फिर बता दीजिए?",
     NUMBER_NOTED: "जी, नंबर नोट कर लिया। इस लोड के लिए पूरी गाड़ी का आपका रेट कितना रहेगा?",
     # The seed writes "ask for a little more" for SQUEEZED; Ori is the buyer, so she asks him for a little less.
     SQUEEZE: "ठीक है जी। थोड़ा सा और कम हो सकता है क्या?",

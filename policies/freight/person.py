@@ -68,7 +68,8 @@ ROLE_AFTER = _set("हूं", "हूँ", "hoon", "hun", "hu", "बोल", "b
 SAYING = _set("हूं", "हूँ", "hoon", "hun", "hu", "बोल", "bol", "speaking", "here")  # "main chhota bhai bol raha"
 HONORIFICS = _set("जी", "ji", "साहब", "sahab", "sir", "paaji", "पाजी", "bhaiya", "भैया", "saab", "sa", "सा",
                   "bhai", "भाई", "babu", "बाबू")  # fmt: skip
-OTHER_POSSESSIVES = _set("da", "di", "दा", "दी", "ra", "ri", "रा", "री")  # Punjabi, Marwari ("de", "re": give, hey)
+OTHER_POSSESSIVES = _set("da", "di", "दा", "दी", "ra", "ri", "रा", "री",  # Punjabi, Marwari ("de", "re": give, hey)
+                         "er", "cha", "chi", "che", "चा", "ची", "चे")  # Bengali, Marathi ("ramesh er wife")
 # His phone in someone else's hands ("unka phone mere paas hai").
 HIS_PHONE = table("फोन मेरे पास", "phone mere paas", "phone mere pas", "mobile mere paas", "उनका फोन", "unka phone",
                   "unka mobile", "his phone", "her phone", "उनका मोबाइल")  # fmt: skip

@@ -296,6 +296,8 @@ def decide(phase: Phase, lad: Ladder, it: Intent, quote: Quote) -> Move:
             return Move(L.ASK_TRIP_RATE, phase)
         if quote.phone and phase is Phase.PITCHED:
             return Move(L.NUMBER_NOTED, phase)
+        if quote.partial and phase in (Phase.PITCHED, Phase.PROBING, Phase.SQUEEZED):
+            return Move(L.ASK_WHOLE_RATE, phase)  # "पाँच सौ": the hundreds of a figure, or an amount off it
     if phase is Phase.OPENING and quote.per_unit and not lad.someone_else:
         return Move(L.PITCH, Phase.PITCHED)
     return HANDLERS[phase](lad, it, quote.rate)

@@ -12,6 +12,8 @@ Owns `hear_quote` (and `hear_rate`, its rate alone). Over the figures of figures
   sums the costs up ("sab milake pachees hazaar");
 - the trip rate: the last remaining figure of at least MIN_HEARD_RATE (a range gives its upper end); a bare
   number that corrects an earlier figure borrows its multiplier ("पच्चीस हज़ार, नहीं नहीं, चौबीस" is 24,000);
+- in rate talk (`anchor` given), a figure under a tenth of the anchor (`PLAUSIBLE_RANGE`) is no trip rate: "पाँच सौ" after "बीस हज़ार"
+  on a 20,000 load is the hundreds of a figure already said, or an amount off it, never a deal at 500;
 - in rate talk only (`anchor` given: the call is waiting for a rate), a bare number under MIN_HEARD_RATE
   ("पच्चीस दे दो", "bas pachees", "साढ़े बाईस फाइनल") is shorthand for thousands (or lakhs), the scale chosen by the
   load's anchor alone, never by the ceiling.
@@ -31,6 +33,7 @@ from policies.freight.spelling import key, keys
 MIN_HEARD_RATE = 500  # a figure below this is a count or a weight ("20 टन", "एक मिनट"), never a truck rate
 SHORTHAND_SCALES = (1_000, 100_000)  # "पच्चीस" for 25,000, "सवा" for 1,25,000
 SHORTHAND_RANGE = 3.0  # a shorthand reading must lie within anchor/3 .. anchor*3
+PLAUSIBLE_RANGE = 10.0  # in rate talk, a figure under anchor/10 is no trip rate ("पाँच सौ" on a 20,000 load)
 
 
 def _set(*words: str) -> frozenset[str]:
@@ -89,6 +92,7 @@ class Quote:
     per_unit: bool = False  # a per-ton/km/kilo figure or per-unit talk, and no trip figure
     phone: bool = False  # he said a phone number
     shorthand: bool = False  # `rate` came from a bare "पच्चीस" in rate talk
+    partial: bool = False  # in rate talk, money too small to be the trip rate ("पाँच सौ" on a 20,000 load)
 
 
 _SKIP = LINK_WORDS | _set("से", "se")
@@ -232,7 +236,8 @@ def hear_quote(text: str, *, anchor: int | None = None, tokens: list[Token] | No
     corrected = _corrected(toks, money)
     if corrected is not None:
         return Quote(corrected, phone=phone)
-    rates = [f.value for f in money if f.value >= MIN_HEARD_RATE]
+    floor = MIN_HEARD_RATE if anchor is None else max(MIN_HEARD_RATE, anchor / PLAUSIBLE_RANGE)
+    rates = [f.value for f in money if f.value >= floor]  # in rate talk, "पाँच सौ" on a 20,000 load is no rate
     if rates:
         return Quote(rates[-1], phone=phone)
     if not per_unit:
@@ -243,7 +248,7 @@ def hear_quote(text: str, *, anchor: int | None = None, tokens: list[Token] | No
         value = _shorthand(toks, money, anchor)
         if value is not None:
             return Quote(value, phone=phone, shorthand=True)
-    return Quote(None, phone=phone)
+    return Quote(None, phone=phone, partial=any(MIN_HEARD_RATE <= f.value < floor for f in money))
 
 
 def hear_rate(text: str) -> int | None:
@@ -252,4 +257,4 @@ def hear_rate(text: str) -> int | None:
     return hear_quote(text).rate
 
 
-__all__ = ["MIN_HEARD_RATE", "Quote", "hear_quote", "hear_rate", "keys", "per_unit_talk"]
+__all__ = ["MIN_HEARD_RATE", "PLAUSIBLE_RANGE", "Quote", "hear_quote", "hear_rate", "keys", "per_unit_talk"]

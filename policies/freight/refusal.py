@@ -26,7 +26,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from policies.freight.clauses import ENGLISH_NEGATORS, HINDI_NEGATORS, find, find_all, negated, table
+from policies.freight.clauses import (
+    ENGLISH_NEGATORS,
+    HINDI_NEGATORS,
+    WEAK_NEGATORS,
+    find,
+    find_all,
+    negated,
+    table,
+)
 from policies.freight.spelling import key
 
 REFUSALS = table(
@@ -62,6 +70,10 @@ REFUSALS = table(
     "from my pocket", "own pocket", "ऐसे कैसे चलेगा", "aise kaise chalega", "kaise chalega dhanda", "dhanda kaise chalega",
     "धंधा कैसे चलेगा",
     "आपको मुबारक", "aapko mubarak", "mubarak ho", "very funny", "so funny", "good joke",
+    # alms, not a rate; a rate of the old days while everything went up
+    "भीख", "bhikh", "bheekh", "bhik de", "खैरात", "khairat", "khairaat", "charity", "दान दे", "daan de",
+    "पुराना रेट", "पुराने रेट", "purana rate", "purane rate", "old rate", "रेट बढ़ गया", "rate badh gaya",
+    "rate badh gaye", "बढ़ा हुआ है", "badha hua hai", "badhe hue hain", "बढ़े हुए हैं",
     # I would sooner sell my truck, close my business
     "बेच दूंगा", "bech dunga", "bech du", "bech dun", "बेच दूं", "bech denge", "बेच देंगे", "sell my truck",
     "sell the truck", "धंधा बंद", "dhandha band", "dhanda band",
@@ -129,7 +141,10 @@ def _but_the_rate(tokens: Sequence[str]) -> bool:
     "aap theek keh rahi ho par hamara kharcha hi itna hai"); a condition after "but" stays a yes ("theek hai
     lekin payment jaldi karna")."""
     buts = [i for i, t in enumerate(tokens) if t in BUT]
-    return bool(buts) and find(tokens[buts[-1] + 1 :], BUT_TROUBLE)
+    if not buts:
+        return False
+    after = tokens[buts[-1] + 1 :]
+    return bool(find(after, BUT_TROUBLE)) or any(t in HINDI_NEGATORS - WEAK_NEGATORS for t in after)
 
 
 def is_refusal(tokens: Sequence[str]) -> bool:

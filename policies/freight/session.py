@@ -135,7 +135,7 @@ class FreightSession:
     def _bounded(self, move: Move, it: Intent) -> Move:
         """MAX_MISUNDERSTOOD_TURNS: after that many turns in a row with no reading, only asked again, close
         politely (a person calls back) instead of asking for ever."""
-        if not (it.unknown and move.move in (L.REASK_PERSON, L.ASK_RATE)):
+        if not (it.unknown and move.move in (L.REASK_PERSON, L.ASK_RATE, L.ASK_WHOLE_RATE)):
             self.misunderstood = 0
             return move
         self.misunderstood += 1

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from policies.freight.quotes import hear_quote, hear_rate
+from policies.freight.quotes import PLAUSIBLE_RANGE, hear_quote, hear_rate
 from tests.support.freight import CONFIRM, cli_call, load_with, play, started
 
 LAKH_LOAD = load_with(anchor=120_000, ceiling=200_000)
@@ -92,7 +92,9 @@ NOT_MAGNITUDES = [
 @pytest.mark.parametrize(("text", "value"), MAGNITUDES)
 def test_a_fractional_magnitude_is_heard_as_the_figure_it_means(text: str, value: int) -> None:
     assert hear_rate(text) == value
-    assert hear_quote(text, anchor=LAKH_LOAD.anchor).rate == value
+    # in a lakh load's rate talk, a figure under a tenth of the anchor ("डेढ़ हज़ार") is no trip rate
+    plausible = value >= LAKH_LOAD.anchor / PLAUSIBLE_RANGE
+    assert hear_quote(text, anchor=LAKH_LOAD.anchor).rate == (value if plausible else None)
 
 
 @pytest.mark.parametrize(("text", "value"), NOT_MAGNITUDES)
