@@ -1,0 +1,62 @@
+"""Regions and their corrections as the sixth blind round found them (issue 27, classes 4 and 5), through a real
+operator session:
+
+- a correction marked in English ("my mistake", as the recogniser writes it or transliterated), by Kazakh "менің
+  қатем" / "қатеміз", or by "не город Астана а ..." (the kind word between the negator and the place) changes the
+  region with no search, also when a town or a district follows the region ("... поселок коянды", "... в
+  алмалинском районе") or the region is named by a town in its Russian case forms ("в есике", "с аксая");
+- a Russian town's full name with a Kazakh case ending ("петропавловскіден") is its region."""
+
+from __future__ import annotations
+
+import pytest
+
+from policies.operator.selftest_support import session_in
+from policies.operator.states import State
+
+RU, KK = "русский", "қазақша"
+
+# (language, the region set, the correction, the region it changes to)
+CORRECTIONS = [
+    (KK, "Талдықорған", "my mistake қонаев", "KZ-19"),
+    (KK, "Атырау", "my mistake маңғыстау облысы жаңаөзен", "KZ-47"),
+    (RU, "Алматинская область", "my mistake я в самом городе в алмалинском районе", "KZ-75"),
+    (RU, "Караганда", "sorry my mistake павлодар", "KZ-55"),
+    (RU, "Караганда", "май мистейк павлодар", "KZ-55"),
+    (KK, "Қызылорда", "кешіріңіз менің қатем түркістан облысы", "KZ-61"),
+    (KK, "Алматы облысы", "менің қатем алматы қаласы әуезов ауданы", "KZ-75"),
+    (KK, "Ақтөбе", "қатеміз атырау облысы", "KZ-23"),
+    (RU, "Астана", "ой нет не город астана а акмолинская область поселок коянды", "KZ-11"),
+    (RU, "Астана", "не город астана а акмолинская область", "KZ-11"),
+    (KK, "Астана", "астана қаласы емес ақмола облысы", "KZ-11"),
+    (RU, "Шымкент", "я перепутал мы в алматинской области в есике", "KZ-19"),
+    (RU, "Атырау", "ой перепутала я с аксая", "KZ-27"),
+]
+
+
+@pytest.mark.parametrize(("language", "first", "said", "code"), CORRECTIONS)
+def test_a_marked_correction_changes_the_region_with_no_search(language: str, first: str, said: str,
+                                                                code: str) -> None:
+    s = session_in("READY_TO_HELP", language=language, region=first)
+    r = s.on_utterance(said)
+    assert r.effect is None and s.region_code == code, r.text
+
+
+@pytest.mark.parametrize(("language", "said", "code"), [
+    (KK, "петропавловскіден", "KZ-59"),
+    (KK, "петропавловсктанмын", "KZ-59"),
+    (RU, "я в есике живу", "KZ-19"),
+    (RU, "мы из аксая", "KZ-27"),
+])  # fmt: skip
+def test_a_town_in_its_case_forms_is_its_region(language: str, said: str, code: str) -> None:
+    s = session_in("REGION_SELECTION", language=language)
+    r = s.on_utterance(said)
+    assert s.region_code == code, r.text
+    assert s.state == State.READY_TO_HELP and r.effect is None
+
+
+@pytest.mark.parametrize("said", ["не город астана а левый берег есть офис", "мой брат в есике живёт ему можно подключить"])
+def test_a_question_naming_places_is_no_correction(said: str) -> None:
+    s = session_in("READY_TO_HELP", region="Астана")
+    s.on_utterance(said)
+    assert s.region_code == "KZ-71"
