@@ -7,7 +7,7 @@ Kazakh, with near misses in the same words that still get no answer:
 - a commission asked as a percentage ("процент снимаете", "пайыз алына ма") is the payment methods' fee, a
   loan's or a deposit's percentage is not ours;
 - a password's letters ("сколько букв", "неше әріп") are its characters; "вафля" is the Wi-Fi;
-- "дешманский" is cheap;
+- "дешманский" is cheap; a speed and "how much" ("100 мегабит сколько", "жүз мегабит қанша") asks the tariffs;
 - a film paused ("фильм на паузу поставить") and a broadcast rewound after its start was missed are the TV's
   archive and pause, the internet paused for the summer stays the service's pause."""
 
@@ -49,6 +49,9 @@ PASSWORD = [
     ("жаңа пароль неше әріп болу керек вайфайға", "kk-router-setup"),
     ("как на вафлю пароль поставить", "ru-router-setup"),
     ("самый дешманский интернет какой у вас", "ru-internet-tariffs"),
+    ("100 мегабит сколько", "ru-internet-tariffs"),
+    ("гигабит сколько в месяц", "ru-internet-tariffs"),
+    ("жүз мегабит қанша", "kk-internet-tariffs"),
 ]
 PASSWORD_NEAR_MISSES = ["сколько букв в казахском алфавите"]
 
