@@ -9,11 +9,16 @@ Kazakh, with near misses in the same words that still get no answer:
 - a password's letters ("сколько букв", "неше әріп") are its characters; "вафля" is the Wi-Fi;
 - "дешманский" is cheap; a speed and "how much" ("100 мегабит сколько", "жүз мегабит қанша") asks the tariffs;
 - a film paused ("фильм на паузу поставить") and a broadcast rewound after its start was missed are the TV's
-  archive and pause, the internet paused for the summer stays the service's pause."""
+  archive and pause, the internet paused for the summer stays the service's pause;
+- where a service centre is ("адрес сервисного центра", "где находится ваш офис") is answered by a centre that
+  gives its address, never by an article that only names the centre in passing ("вернуть в сервисный центр")."""
 
 from __future__ import annotations
 
-from tests.test_kb_relevance import phrasing_tests
+import pytest
+
+from ai_operator.kb.relevance import RELEVANCE_GATE
+from tests.test_kb_relevance import assert_answered, assert_unanswered, phrasing_tests, rel
 
 APPS_DOWN = [
     ("интернет с обеда пропал ничего не открывается ни ютуб ни инстаграм", "ru-no-internet"),
@@ -71,3 +76,19 @@ ARCHIVE_NEAR_MISSES = ["стиральную машину можно на пау
 test_a_broadcast_paused_or_rewound_is_the_archive, test_a_programme_guide_gets_no_answer = phrasing_tests(
     ARCHIVE, ARCHIVE_NEAR_MISSES
 )
+
+
+@pytest.mark.parametrize("question", ["адрес сервисного центра", "где находится ваш офис", "офис қайда орналасқан",
+                                      "адрес ближайшего сервисного центра подскажите"])
+def test_where_a_centre_is_gets_no_national_article_that_only_names_one(question: str) -> None:
+    assert_unanswered(question)
+
+
+@pytest.mark.parametrize("question", ["адрес сервисного центра", "где находится ваш офис"])
+def test_where_a_centre_is_gets_the_centre_that_gives_its_address(question: str) -> None:
+    for entry in ("ru-centre-pavlodar", "ru-centre-astana"):
+        assert rel(question, entry) >= RELEVANCE_GATE, entry
+
+
+def test_where_to_end_a_contract_in_person_is_still_the_contract() -> None:
+    assert_answered("где можно договор расторгнуть лично", "ru-contract")

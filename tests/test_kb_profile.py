@@ -56,6 +56,7 @@ york 1.0: york
     PHRASE_GAP = ""
     IMPLIES = ""
     LOCATED = ""
+    ADDRESS = ""
     MOTION = ""
     CLAUSE_OPENERS = ""
     CIRCUMSTANCES = ""

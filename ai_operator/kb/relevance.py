@@ -28,7 +28,9 @@ Kazakh morphology (policies/operator/knowledge.py); the policy hands it to the r
    question terms the article has over the weight of all of them, halved when what matched weighs less than one
    topic word: an article that only shares "price" or a city does not answer. In a question about where
    something is (`lexicon.LOCATED`: an office) the place named weighs 3x, but an article that shares only the
-   place with a question that asks something else covers nothing of it; an article has the concepts its own
+   place with a question that asks something else covers nothing of it, and one that gives no address (`lexicon.ADDRESS`)
+   covers nothing of a question asking only where such a place is ("адрес сервисного центра" of an article that
+   names the centre in passing); an article has the concepts its own
    concepts imply (`lexicon.IMPLIES`: slow -> speed). An article's example questions (a KB line's "questions") count
    as what it covers when one is near the question from both sides (examples.py).
 4. Among the candidates the store orders by `Relevance.rank`: the score, then the share of the question the
@@ -317,6 +319,9 @@ class Scorer:
         matched = [t for t in wanted if _has(doc, t)]
         if all(self.is_place(t.key) for t in matched) and not all(self.is_place(t.key) for t in wanted):
             matched = []  # only the place asked about matched ("офис в Караганде" of the Karaganda outage): no answer
+        if self._asks_only_where(wanted) and (doc.concepts.isdisjoint(self.vocabulary.address)
+                                               or doc.concepts.isdisjoint(self.vocabulary.located)):
+            matched = []  # "адрес сервисного центра" of an article that names the centre in passing: no address
         got = sum(t.weight for t in matched)
         score = covered_share(got, total)
         in_title = self.doc_terms(title)
@@ -342,6 +347,16 @@ class Scorer:
                 Term(t.key, t.names, CONTEXT_FACTOR * t.weight)
                 if t.key in background and self._aside_concept(t) and not _has(doc, t) else t
                 for t in self.terms(question)]
+
+    def _asks_only_where(self, wanted: list[Term]) -> bool:
+        """The question asks only where a place of `lexicon.LOCATED` is, by its address (`lexicon.ADDRESS`): no
+        other topic of ours ("адрес сервисного центра", "где находится ваш офис"; not "где в офисе расторгнуть
+        договор")."""
+        v = self.vocabulary
+        named = [t.names for t in wanted if t.names]
+        return (any(n & v.located for n in named) and any(n & v.address for n in named)
+                and all(n & (v.located | v.address) or n <= v.places or max(v.weights[x] for x in n) < TOPIC_WEIGHT
+                        for n in named))
 
     def _aside_concept(self, term: Term) -> bool:
         """A plain word, a situation (`lexicon.CIRCUMSTANCES`) or a place: in the background, not what is asked."""

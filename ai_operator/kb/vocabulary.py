@@ -41,6 +41,7 @@ class Lexicon(Protocol):
     PHRASE_GAP: str  # words a phrase may have between two of its words (besides fillers): prepositions
     IMPLIES: str  # an article with the first concept also has the second ("slow: speed")
     LOCATED: str  # concepts of a question about where something is (an office): the place named must match
+    ADDRESS: str  # concepts of an address asked for ("адрес", "где находится"): an article without one gives none
     MOTION: str  # concepts of going somewhere (leaving, moving house): the place gone to is a circumstance
     CIRCUMSTANCES: str  # concepts of the caller's situation (family, a trip, a purchase): background, if unanswered
     CLAUSE_OPENERS: str  # words that open a clause ("а", "но", "как", "где"): the question's focus starts at one
@@ -167,6 +168,7 @@ class Vocabulary:
         self.implies = [(name.strip(), implied.strip()) for name, _, implied in
                         (line.partition(":") for line in lexicon.IMPLIES.strip().splitlines())]
         self.located = frozenset(lexicon.LOCATED.split())
+        self.address = frozenset(lexicon.ADDRESS.split())
         self.motion = frozenset(lexicon.MOTION.split())
         self.circumstances = frozenset(lexicon.CIRCUMSTANCES.split())
         self.clause_openers = frozenset(self.fold_words(lexicon.CLAUSE_OPENERS))

@@ -94,6 +94,7 @@ hours: calls night | broken
 foreign: tv repair | settop channel package
 foreign: mobile repair | internet line gb calls sim roaming tariff
 tariff: price internet | connect moving static ip pause rent buy router settop tv package roaming abroad mobile gb foreign tariff
+tariff: speed +price pay | slow broken wifi change tariff connect moving static rent buy router mobile gb speedtest debt refund account ways
 tariff: speed +price | slow broken wifi change tariff connect moving static rent buy router mobile gb
 tariff: +speed pay | slow broken wifi change tariff connect moving static rent buy router mobile gb speedtest debt refund account ways
 foreign: bank hours
@@ -209,6 +210,11 @@ PHRASE_GAP = "на в во по с со у к за о об от мне"
 # concepts of a question about where something is (an office, a service centre): the place it names weighs 3x,
 # so "офис в Таразе" is not answered by the Astana centre
 LOCATED = "centre"
+
+# concepts of an address asked for: a question that asks only where such a place is ("адрес сервисного центра", "где
+# находится ваш офис") is not answered by an article that names the place in passing with no address ("вернуть
+# в сервисный центр")
+ADDRESS = "address"
 
 # concepts of going somewhere (leaving for a while, moving house): in such a question the place gone to ("на дачу",
 # "ауылға") is a circumstance, not what is asked about
