@@ -5,6 +5,8 @@ held-out-13 failures (issue 27 §1), each class filled from domain knowledge wel
 
 - `CONCEPTS`: blocks "name: stems" appended to the concept of that name (lexicon_words.CONCEPTS).
   - `relative`: more Kazakh kinship words (a Russian one is a person already: the morphology reads it animate).
+  - a password's letters ("букв", "әріп") are its `symbols`; "вафля" is the Wi-Fi; a percentage ("процент",
+    "пайыз") on a payment is its commission (`free`); "дешманский" is `cheap`; "эфир" is the TV.
 - `NEW_CONCEPTS`: concepts lexicon_words lacks:
   - `abroad_place`: countries, their capitals and the cities people from Kazakhstan travel to (the CIS, Russia's
     big cities, Turkey, the Gulf, pilgrimage, East Asia, Europe, America; those lexicon_words' `abroad` names
@@ -26,7 +28,9 @@ held-out-13 failures (issue 27 §1), each class filled from domain knowledge wel
   paused, and services "уақытша тоқтатылады" (stopped, for a debt) are blocked; jobs with us, Black Friday and an ATM are not ours (`foreign`), nor is sending money from a phone's
   balance to another number (lexicon.COMBINATIONS: a transfer with the phone and no account of ours); a storm
   that broke the router, the line or the TV is the cause, not the weather asked about ("роутер сгорел после
-  грозы"; lexicon.COMBINATIONS); "без доступа к интернету", a computer's words, is no internet.
+  грозы"; lexicon.COMBINATIONS); "без доступа к интернету", a computer's words, is no internet; "в центре
+  квартиры" is where the router goes (`placement`), not a service centre; a speed and "how much" ("100 мегабит
+  сколько", "жүз мегабит қанша") asks its price.
 - `FILLER_WORDS`: urgency, hedges, apologies and a story's openers that carry no topic ("срочно", "блин",
   "извините что поздно", "былай айтайын"), and Kazakh "ету" after a Russian verb ("заморозить етуге": code
   switching, the Russian verb is the term), our own name ("Qazaq Telecom"), Kazakh "пен"/"бен" ("and"); "нету" here, a negator in lexicon.NEGATORS, is no term itself.
