@@ -86,11 +86,17 @@ def find(tokens: Sequence[str], phrases: Table, *, negation: bool = False) -> bo
     return any(not negation or not negated(tokens, i, j) for i, j in find_all(tokens, phrases))
 
 
+# After "sorry", these make it an apology, not a correction: "ramesh speaking, sorry about that", "sorry ji"
+APOLOGY_AFTER = _set("about", "for", "to", "ji", "जी", "sir", "सर", "madam", "मैडम", "bhai", "भाई", "yaar", "boss")
+_SORRY = frozenset(key(w) for w in ("sorry", "सॉरी"))
+
+
 def last_clause(tokens: Sequence[str]) -> list[str]:
-    """The tokens after the last self-correction marker (all of them when there is none, or nothing follows)."""
+    """The tokens after the last self-correction marker (all of them when there is none, or nothing follows); a
+    "sorry" that apologises ("sorry about that", "sorry ji") corrects nothing."""
     cut = 0
-    for _, j in find_all(tokens, CORRECTIONS):
-        if j < len(tokens):
+    for i, j in find_all(tokens, CORRECTIONS):
+        if j < len(tokens) and not (tokens[i] in _SORRY and tokens[j] in APOLOGY_AFTER):
             cut = j
     return list(tokens[cut:])
 

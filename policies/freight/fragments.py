@@ -39,6 +39,7 @@ DANGLING_WORDS = _set(
     "takriban", "करीबन", "kariban", "अंदाजन", "andajan", "यही", "yahi",
     "ऊपर", "upar", "uper", "above", "ज्यादा", "zyada", "jyada", "ziada",  # a lower bound: "bees se upar ..."
     "तक", "tak", "पे", "pe", "वही", "wahi", "vahi", "वोही", "wohi",  # "delhi se jaipur tak ...", "is gaadi pe ..."
+    "समझो", "samjho", "samjhiye", "समझिए", "समझिये", "samjhlo", "समझ लो",  # "rate to aap samjho ..."
 )  # fmt: skip
 # Words whose figure follows them: the rate itself, "of this" ("इसका लगेगा"), the total, "from my side".
 RATE_SUBJECTS = _set(
@@ -63,6 +64,7 @@ PENDING_TAIL = _set(
     # how he addresses us ("rate to bhaiya ..."); Bhojpuri, Bengali and Marathi futures ("भाड़ा होई", "rate lagi")
     "भैया", "bhaiya", "साहब", "sahab", "saab", "madam", "मैडम", "paaji", "yaar", "यार", "होई", "hoi", "होइ", "lagi",
     "लगी", "लागी", "padi", "पड़ी", "bani", "बनी", "hobe", "asel", "असेल", "padel", "पडेल",
+    "आप", "aap", "samjho", "समझो", "samjhiye", "समझिए", "lo", "लो", "maan", "मान",  # "rate to aap samjho ..."
 )  # fmt: skip
 # Before the rate word, these make it a rate already named or asked for: "यही रेट है", "tell me your price".
 NAMED_BEFORE = _set("यही", "वही", "yahi", "wahi", "vahi", "same", "that", "your", "आपका", "आपकी", "आपके", "aapka",

@@ -45,6 +45,8 @@ RELATIONS = _set(
     "पार्टनर", "partner", "दोस्त", "dost", "friend", "पड़ोसी", "padosi", "neighbour", "neighbor", "साथी", "saathi",
     "मुंडा", "munda", "कुड़ी", "kudi", "chhora", "छोरा", "chhori", "छोरी", "bhabhi", "भाभी", "मेहरारू", "mehraru",
     "मेहरारु", "लइका", "laika", "बबुआ", "babua",  # Bhojpuri: wife, son
+    "अम्मा", "amma", "अम्मी", "ammi", "माई", "maai", "माताजी", "mataji", "mummyji", "दुलहिन", "dulhin", "बाबूजी",
+    "babuji", "पिताजी", "pitaji", "दीदी", "didi", "भौजी", "bhauji", "mother-in-law", "सास", "saas",  # Awadhi and more
     "भरा", "bhra", "praa", "veer", "वीर", "बापू", "bapu", "bebe", "बेबे", "puttar", "पुत्तर",  # Punjabi
 )  # fmt: skip
 ROLES = _set(
@@ -111,6 +113,10 @@ MAX_NAME_WORDS = 2
 # "main ramesh hoon", "हम रमेश बानी", "i am ramesh": read for his own name only ("main theek hoon" names nobody)
 AM = _set("हूं", "हूँ", "hoon", "hun", "hu", "su", "बानी", "baani", "bani", "am", "aahe", "आहे")
 I_AM = _set("am", "i'm", "im")
+# After "main <his name>", a case marker or a possessive makes him someone else ("main ramesh ko bulata hoon",
+# "main ramesh ka bhai hoon", "main ramesh ji ke yahan se")
+NOT_HIMSELF_AFTER = _set("ko", "ka", "ki", "ke", "se", "ne", "को", "का", "की", "के", "से", "ने", "ji", "जी", "da", "di",
+                         "de", "er", "cha", "chi", "che", "nu", "sahab", "saab", "साहब", "bhai", "भाई", "sir", "babu")
 NAME_LIKENESS = 0.8  # one letter off in a six-letter name ("rakesh" for "ramesh"): his name misheard, not another's
 THIRD_PERSON = _set(
     "वो", "वह", "वे", "woh", "wo", "vo", "voh", "he", "she", "he's", "she's", "sir", "सर", "सेठ", "seth", "sahab",
@@ -239,6 +245,7 @@ def _self_named(tokens: Sequence[str], vendor: frozenset[str]) -> bool | None:
     if not vendor:
         return None
     n = len(tokens)
+    first_named = False
     for k, tok in enumerate(tokens):
         if tok in AM and k > 1:
             name = _before(tokens, k)
@@ -248,6 +255,9 @@ def _self_named(tokens: Sequence[str], vendor: frozenset[str]) -> bool | None:
             return True  # "i am ramesh", "i'm ramesh"
         if tok == HERE and k > 0 and _same_name(tokens[k - 1], vendor):
             return True  # "ramesh here"
+        if (tok in FIRST_PERSON and tokens[k + 1 : k + 2] and _same_name(tokens[k + 1], vendor)
+                and not (tokens[k + 2 : k + 3] and tokens[k + 2] in NOT_HIMSELF_AFTER)):
+            first_named = True  # "haan bhai main ramesh aa gaya bolo" (not "main ramesh ko bulata hoon")
         if tok in SPEAKS or (tok == key("bol") and tokens[k + 1 : k + 2] and tokens[k + 1] in PROGRESSIVE):
             said = _name_said(_before(tokens, k), vendor)
             if said is not None:
@@ -263,7 +273,7 @@ def _self_named(tokens: Sequence[str], vendor: frozenset[str]) -> bool | None:
                 said = _name_said(tokens[start:k], vendor)
                 if said is not None:
                     return said
-    return None
+    return True if first_named else None
 
 
 def _his(tokens: Sequence[str], i: int, vendor: frozenset[str]) -> bool:

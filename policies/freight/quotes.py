@@ -190,12 +190,14 @@ def _shorthand(toks: list[Token], figs: list[Figure], anchor: int) -> int | None
 
 
 def _corrected(toks: list[Token], money: list[Figure]) -> int | None:
-    """A bare last figure correcting an earlier one with a multiplier, read at that multiplier, or None."""
+    """A bare last figure correcting an earlier one with a multiplier, read at that multiplier, or None; bare
+    corrections between them are taken back too ("बाईस हज़ार नहीं नहीं तेईस मतलब साढ़े बाईस" is 22,500)."""
     if len(money) < 2:
         return None
-    last, prev = money[-1], money[-2]
+    last = money[-1]
+    prev = next((f for f in reversed(money[:-1]) if f.has_multiplier), None)
     exact = max(last.exact) if last.exact else 0.0
-    if last.has_multiplier or not prev.has_multiplier or not 0 < exact < MIN_HEARD_RATE:
+    if last.has_multiplier or prev is None or not 0 < exact < MIN_HEARD_RATE:
         return None
     between = [t.text for t in toks[prev.end_tok : last.first_tok]]
     if not any(w in NEGATORS or w in CORRECTIONS for w in between):

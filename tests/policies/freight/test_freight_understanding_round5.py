@@ -5,13 +5,15 @@ returns them:
   में नईं पड़ेगा", "nahee", "नाही"), mocked as alms ("bhikh de rahe ho kya", "khairat"), or answered with the
   market ("sab jagah rate badha hua hai", "aap purana rate bol rahe ho") moves to the last ask, naming no figure;
   a "no" spelled so is a no;
-- (6) a Bengali or Marathi possessive after his name ("ramesh er wife", "ramesh cha bhau") is his relation: no pitch;
+- (6) a Bengali or Marathi possessive after his name ("ramesh er wife", "ramesh cha bhau") is his relation, and a
+  mother ("amma", "maai") no wrong number: no pitch; after a stand-in, the vendor naming himself ("main ramesh aa
+  gaya", "ramesh speaking sorry about that": an apology, no correction) gets it;
 - (8) a turn that ends on "tak", "pe", "wahi", on "bas" before any figure, on how he addresses us after the rate
-  word ("rate to bhaiya"), or on a Bhojpuri future ("भाड़ा होई", "rate lagi") is held for the figure; "nahi bas",
-  "theek hai bas" are whole;
+  word ("rate to bhaiya"), on "aap samjho", or on a Bhojpuri future ("भाड़ा होई", "rate lagi") is held for the
+  figure; "nahi bas", "theek hai bas" are whole;
 - (9) in rate talk, money too small to be the trip rate ("पाँच सौ" on a 20,000 load: the hundreds of a figure or
   an amount off it) is never a deal at that sum: the whole rate is asked for again; "twenty three thousand two
-  fifty" is 23,250."""
+  fifty" is 23,250; a figure corrected twice is the last ("बाईस हज़ार नहीं नहीं तेईस मतलब साढ़े बाईस": 22,500)."""
 
 from __future__ import annotations
 
@@ -101,3 +103,42 @@ def test_a_small_sum_is_still_heard_outside_rate_talk() -> None:
 ])  # fmt: skip
 def test_hundreds_said_as_two_fifty(text: str, value: int) -> None:
     assert hear_rate(text) == value
+
+
+# (6) after a stand-in, the vendor who comes on naming himself ("main ramesh aa gaya", "ramesh speaking, sorry
+# about that": an apology, no correction) gets the pitch; "main ramesh ko bulata hoon" is still the stand-in
+@pytest.mark.parametrize("text", ["haan bhai main mahesh aa gaya bolo", "मैं महेश आ गया जी बोलिए",
+                                  "mahesh speaking sorry about that", "sorry ji mahesh bol raha hoon"])  # fmt: skip
+def test_the_vendor_coming_on_after_a_stand_in_gets_the_pitch(text: str) -> None:
+    session = started(f"comes-on-{text}")
+    play(session, "arre main munshi hoon seth ji godown gaye hain")
+    reply = play(session, text)
+    assert reply.fields["phase"] == "PITCHED" and LOAD.origin in (reply.text or ""), session.moves
+
+
+@pytest.mark.parametrize("text", ["main mahesh ko bulata hoon", "main mahesh ka bhai hoon"])
+def test_naming_him_in_another_case_is_still_someone_else(text: str) -> None:
+    it = classify(text, vendor=LOAD.vendor_name)
+    assert not it.identifies
+
+
+@pytest.mark.parametrize("text", ["hum unki amma bolit hai u abhin nahi aaye", "main unki ammi hoon wo bahar gaye",
+                                  "हम उनकी माई बोलत हई"])  # fmt: skip
+def test_a_mother_answering_is_no_wrong_number(text: str) -> None:
+    session = started(f"mother-{text}")
+    reply = play(session, text)
+    assert reply.fields["phase"] == "OPENING" and session.disposition is None and L.PITCH not in session.moves
+
+
+@pytest.mark.parametrize("text", ["rate to aap samjho", "आप समझो", "bhada maan lo"])
+def test_a_turn_ending_on_you_understand_is_held(text: str) -> None:
+    assert utterance_may_continue(text)
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("बाईस हज़ार नहीं नहीं तेईस मतलब साढ़े बाईस", 22_500),
+    ("twenty thousand no twenty one no sorry twenty one and a half", 21_500),
+    ("bees hazaar nahi ikkees nahi saadhe ikkees", 21_500),
+])  # fmt: skip
+def test_a_figure_corrected_twice_is_the_last(text: str, value: int) -> None:
+    assert hear_quote(text, anchor=LOAD.anchor).rate == value
