@@ -29,7 +29,8 @@ topics colloquially (slang, loanwords, ASR misspellings, Kazakh colloquial forms
 stems, phrases and negated verbs are joined here onto the concepts of the same names (`CONCEPTS`), `PHRASES` and
 `NEGATED_VERBS`; how they describe their situation (places abroad, services that are not ours, a story's openers)
 in lexicon_situations.py, joined alike, whose `NEW_CONCEPTS` are added after them (a name taken already is an
-error).
+error); how they describe their devices (a video that stalls, the box's code, a fixed IP) in lexicon_devices.py,
+joined alike after lexicon_situations.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from __future__ import annotations
 import re
 
 import policies.operator.lexicon_colloquial as lexicon_colloquial
+import policies.operator.lexicon_devices as lexicon_devices
 import policies.operator.lexicon_phrases as lexicon_phrases
 import policies.operator.lexicon_situations as lexicon_situations
 import policies.operator.lexicon_words as lexicon_words
@@ -66,10 +68,20 @@ def _added(concepts: str, new: str) -> str:
     return concepts.rstrip() + "\n" + new.strip()
 
 
-FILLER_WORDS: str = lexicon_words.FILLER_WORDS + lexicon_situations.FILLER_WORDS
+FILLER_WORDS: str = (
+    lexicon_words.FILLER_WORDS + lexicon_situations.FILLER_WORDS + lexicon_devices.FILLER_WORDS
+)
 CONCEPTS: str = _added(
-    _joined(_joined(lexicon_words.CONCEPTS, lexicon_colloquial.CONCEPTS), lexicon_situations.CONCEPTS),
-    lexicon_situations.NEW_CONCEPTS,
+    _added(
+        _joined(
+            _joined(
+                _joined(lexicon_words.CONCEPTS, lexicon_colloquial.CONCEPTS), lexicon_situations.CONCEPTS
+            ),
+            lexicon_devices.CONCEPTS,
+        ),
+        lexicon_situations.NEW_CONCEPTS,
+    ),
+    lexicon_devices.NEW_CONCEPTS,
 )
 
 # the concepts of `CONCEPTS` that name a place (a region or a city): an article for another region that matched one of
@@ -78,8 +90,14 @@ PLACES = """astana almaty karaganda pavlodar abai akmola aktobe atyrau west_kz j
 north_kz turkistan ulytau east_kz shymkent"""
 
 # concept: words (each a stem, matched like a concept stem) that only together name it (lexicon_phrases.py)
-PHRASES = "\n".join([lexicon_phrases.PHRASES.rstrip(), lexicon_colloquial.PHRASES.strip(),
-                     lexicon_situations.PHRASES.strip()])
+PHRASES = "\n".join(
+    [
+        lexicon_phrases.PHRASES.rstrip(),
+        lexicon_colloquial.PHRASES.strip(),
+        lexicon_situations.PHRASES.strip(),
+        lexicon_devices.PHRASES.strip(),
+    ]
+)
 
 # concept: concepts that name it when a question has all of them, anywhere ("деньги за те дни вернёте"), unless it has
 # one of those after "|"; a combination may be a part of a later one ("перевёл деньги на счёт через каспи": the
@@ -169,6 +187,7 @@ streaming: activity +slow
 speedtest: shows +wifi | balance debt channel tv settop indicator app
 speedtest: shows +speed | balance debt channel tv settop indicator app
 speedtest: account +tariff +speedtest
+static: +ip change
 device: mobile +wifi | tariff roaming sim abroad gb calls
 device: mobile +speedtest | roaming sim abroad gb calls
 device: mobile +slow +streaming | roaming sim abroad gb calls
