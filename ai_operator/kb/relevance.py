@@ -27,12 +27,11 @@ Kazakh morphology (policies/operator/knowledge.py); the policy hands it to the r
    analysis reads as negated ("жүктелмей") is "does not work". The relevance is the weight of the
    question terms the article has over the weight of all of them, halved when what matched weighs less than one
    topic word: an article that only shares "price" or a city does not answer. In a question about where
-   something is (`lexicon.LOCATED`: an office) the place named weighs 3x, but an article that shares only the
-   place with a question that asks something else covers nothing of it, and one that gives no address (`lexicon.ADDRESS`)
-   covers nothing of a question asking only where such a place is ("адрес сервисного центра" of an article that
-   names the centre in passing); an article has the concepts its own
-   concepts imply (`lexicon.IMPLIES`: slow -> speed). An article's example questions (a KB line's "questions") count
-   as what it covers when one is near the question from both sides (examples.py).
+   something is (`lexicon.LOCATED`: an office) the place named weighs 3x, and an article that shares only that
+   place, or gives no address to a question asking only where such a place is, covers nothing (located.py); an
+   article has the concepts its own concepts imply (`lexicon.IMPLIES`: slow -> speed). An article's example
+   questions (a KB line's "questions") count as what it covers when one is near the question from both sides
+   (examples.py).
 4. Among the candidates the store orders by `Relevance.rank`: the score, then the share of the question the
    title holds (which article is *about* it), then the best single sentence; a title topic the question does not
    name counts a little against ("Смена тарифа" for "какие тарифы есть").
@@ -51,6 +50,7 @@ from functools import lru_cache, partial
 from ai_operator.kb.clauses import CONTEXT_FACTOR, TOPIC_WEIGHT, covered_share, sentences
 from ai_operator.kb.clauses import background as clause_background
 from ai_operator.kb.examples import Example, by_examples, read_examples
+from ai_operator.kb.located import LOCATED_PLACE_WEIGHT, covers_nothing, is_place
 from ai_operator.kb.vocabulary import DROP, Lexicon, Vocabulary, WordAnalysis
 
 RELEVANCE_GATE = 0.6
@@ -61,7 +61,6 @@ UNSEEN_WEIGHT = 1.5  # a plain word no candidate article has: most likely what t
 UNSEEN_NOUN_WEIGHT = 2.0  # ... and more so a noun or adjective ("коммуналку", "торговый"): the thing asked about
 UNSEEN_ASIDE_WEIGHT = 0.5  # ... but a circumstance (`Term.aside`: "на дачу", "сосед") of a question that names a
 # topic of ours less: it is not what is asked ("ты робот или человек" names none: there "человек" is the question)
-LOCATED_PLACE_WEIGHT = 3.0  # a place named in a question about where something is (an office): it must match
 MIN_SHARED = 5  # plain words shorter than this match only whole
 STEM_TAIL = 2  # letters a plain word may have beyond a shared stem
 TITLE_BONUS = 0.6  # ordering only: the share of the question its title has says which article is about it
@@ -285,7 +284,7 @@ class Scorer:
 
     def is_place(self, key: str) -> bool:
         """The term key (`Relevance.matched`) is a place concept (`lexicon.PLACES`): a region or city."""
-        return not self.vocabulary.places.isdisjoint(key.split("|"))
+        return is_place(self.vocabulary, key)
 
     def _doc_terms(self, text: str, implied: bool = True) -> DocTerms:
         """The terms of an article (title and text joined); `implied`: with the concepts its concepts imply."""
@@ -317,11 +316,8 @@ class Scorer:
         if total <= 0:
             return Relevance(0.0)
         matched = [t for t in wanted if _has(doc, t)]
-        if all(self.is_place(t.key) for t in matched) and not all(self.is_place(t.key) for t in wanted):
-            matched = []  # only the place asked about matched ("офис в Караганде" of the Karaganda outage): no answer
-        if self._asks_only_where(wanted) and (doc.concepts.isdisjoint(self.vocabulary.address)
-                                               or doc.concepts.isdisjoint(self.vocabulary.located)):
-            matched = []  # "адрес сервисного центра" of an article that names the centre in passing: no address
+        if covers_nothing(self.vocabulary, wanted, matched, doc):
+            matched = []  # only the place asked matched, or no address to "адрес сервисного центра" (located.py)
         got = sum(t.weight for t in matched)
         score = covered_share(got, total)
         in_title = self.doc_terms(title)
@@ -347,16 +343,6 @@ class Scorer:
                 Term(t.key, t.names, CONTEXT_FACTOR * t.weight)
                 if t.key in background and self._aside_concept(t) and not _has(doc, t) else t
                 for t in self.terms(question)]
-
-    def _asks_only_where(self, wanted: list[Term]) -> bool:
-        """The question asks only where a place of `lexicon.LOCATED` is, by its address (`lexicon.ADDRESS`): no
-        other topic of ours ("адрес сервисного центра", "где находится ваш офис"; not "где в офисе расторгнуть
-        договор")."""
-        v = self.vocabulary
-        named = [t.names for t in wanted if t.names]
-        return (any(n & v.located for n in named) and any(n & v.address for n in named)
-                and all(n & (v.located | v.address) or n <= v.places or max(v.weights[x] for x in n) < TOPIC_WEIGHT
-                        for n in named))
 
     def _aside_concept(self, term: Term) -> bool:
         """A plain word, a situation (`lexicon.CIRCUMSTANCES`) or a place: in the background, not what is asked."""
