@@ -29,13 +29,15 @@ topics colloquially (slang, loanwords, ASR misspellings, Kazakh colloquial forms
 stems, phrases and negated verbs are joined here onto the concepts of the same names (`CONCEPTS`), `PHRASES` and
 `NEGATED_VERBS`; how they describe their situation (places abroad, services that are not ours, a story's openers)
 in lexicon_situations.py, joined alike, whose `NEW_CONCEPTS` are added after them (a name taken already is an
-error).
+error); how they ask about their account and contract (paying ahead, a penalty, a debt paid off) in
+lexicon_accounts.py, joined alike, its stems appended last (so also onto lexicon_situations' new concepts).
 """
 
 from __future__ import annotations
 
 import re
 
+import policies.operator.lexicon_accounts as lexicon_accounts
 import policies.operator.lexicon_colloquial as lexicon_colloquial
 import policies.operator.lexicon_phrases as lexicon_phrases
 import policies.operator.lexicon_situations as lexicon_situations
@@ -66,11 +68,14 @@ def _added(concepts: str, new: str) -> str:
     return concepts.rstrip() + "\n" + new.strip()
 
 
-FILLER_WORDS: str = lexicon_words.FILLER_WORDS + lexicon_situations.FILLER_WORDS
-CONCEPTS: str = _added(
+FILLER_WORDS: str = (
+    lexicon_words.FILLER_WORDS + lexicon_situations.FILLER_WORDS + lexicon_accounts.FILLER_WORDS
+)
+_SITUATED: str = _added(
     _joined(_joined(lexicon_words.CONCEPTS, lexicon_colloquial.CONCEPTS), lexicon_situations.CONCEPTS),
     lexicon_situations.NEW_CONCEPTS,
 )
+CONCEPTS: str = _joined(_added(_SITUATED, lexicon_accounts.NEW_CONCEPTS), lexicon_accounts.CONCEPTS)
 
 # the concepts of `CONCEPTS` that name a place (a region or a city): an article for another region that matched one of
 # them is what a question about that region is about (store.py)
@@ -79,7 +84,7 @@ north_kz turkistan ulytau east_kz shymkent"""
 
 # concept: words (each a stem, matched like a concept stem) that only together name it (lexicon_phrases.py)
 PHRASES = "\n".join([lexicon_phrases.PHRASES.rstrip(), lexicon_colloquial.PHRASES.strip(),
-                     lexicon_situations.PHRASES.strip()])
+                     lexicon_situations.PHRASES.strip(), lexicon_accounts.PHRASES.strip()])
 
 # concept: concepts that name it when a question has all of them, anywhere ("деньги за те дни вернёте"), unless it has
 # one of those after "|"; a combination may be a part of a later one ("перевёл деньги на счёт через каспи": the
@@ -138,6 +143,9 @@ archive: missed +channel
 refund: return pay
 balance: money account_no
 own: self router
+advance: ahead +pay
+foreign: penalty | terminate contract conclude
+anynumber: mobile +free +calls +line | tariff roaming sim abroad gb internet landline bank lender foreign
 pause: freeze +internet
 broken: broken brand +internet
 broken: broken brand +wifi
