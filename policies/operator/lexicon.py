@@ -30,13 +30,15 @@ stems, phrases and negated verbs are joined here onto the concepts of the same n
 `NEGATED_VERBS`; how they describe their situation (places abroad, services that are not ours, a story's openers)
 in lexicon_situations.py, joined alike, whose `NEW_CONCEPTS` are added after them (a name taken already is an
 error); how they describe their devices (a video that stalls, the box's code, a fixed IP) in lexicon_devices.py,
-joined alike after lexicon_situations.
+joined alike after lexicon_situations; how they ask about their account and contract (paying ahead, a penalty, a
+debt paid off) in lexicon_accounts.py, joined alike, its stems appended last (so also onto the new concepts before).
 """
 
 from __future__ import annotations
 
 import re
 
+import policies.operator.lexicon_accounts as lexicon_accounts
 import policies.operator.lexicon_colloquial as lexicon_colloquial
 import policies.operator.lexicon_devices as lexicon_devices
 import policies.operator.lexicon_phrases as lexicon_phrases
@@ -70,19 +72,19 @@ def _added(concepts: str, new: str) -> str:
 
 FILLER_WORDS: str = (
     lexicon_words.FILLER_WORDS + lexicon_situations.FILLER_WORDS + lexicon_devices.FILLER_WORDS
+    + lexicon_accounts.FILLER_WORDS
 )
-CONCEPTS: str = _added(
+_SITUATED: str = _added(
     _added(
         _joined(
-            _joined(
-                _joined(lexicon_words.CONCEPTS, lexicon_colloquial.CONCEPTS), lexicon_situations.CONCEPTS
-            ),
+            _joined(_joined(lexicon_words.CONCEPTS, lexicon_colloquial.CONCEPTS), lexicon_situations.CONCEPTS),
             lexicon_devices.CONCEPTS,
         ),
         lexicon_situations.NEW_CONCEPTS,
     ),
     lexicon_devices.NEW_CONCEPTS,
 )
+CONCEPTS: str = _joined(_added(_SITUATED, lexicon_accounts.NEW_CONCEPTS), lexicon_accounts.CONCEPTS)
 
 # the concepts of `CONCEPTS` that name a place (a region or a city): an article for another region that matched one of
 # them is what a question about that region is about (store.py)
@@ -90,14 +92,9 @@ PLACES = """astana almaty karaganda pavlodar abai akmola aktobe atyrau west_kz j
 north_kz turkistan ulytau east_kz shymkent"""
 
 # concept: words (each a stem, matched like a concept stem) that only together name it (lexicon_phrases.py)
-PHRASES = "\n".join(
-    [
-        lexicon_phrases.PHRASES.rstrip(),
-        lexicon_colloquial.PHRASES.strip(),
-        lexicon_situations.PHRASES.strip(),
-        lexicon_devices.PHRASES.strip(),
-    ]
-)
+PHRASES = "\n".join([lexicon_phrases.PHRASES.rstrip(), lexicon_colloquial.PHRASES.strip(),
+                     lexicon_situations.PHRASES.strip(), lexicon_devices.PHRASES.strip(),
+                     lexicon_accounts.PHRASES.strip()])
 
 # concept: concepts that name it when a question has all of them, anywhere ("деньги за те дни вернёте"), unless it has
 # one of those after "|"; a combination may be a part of a later one ("перевёл деньги на счёт через каспи": the
@@ -156,6 +153,9 @@ archive: missed +channel
 refund: return pay
 balance: money account_no
 own: self router
+advance: ahead +pay
+foreign: penalty | terminate contract conclude
+anynumber: mobile +free +calls +line | tariff roaming sim abroad gb internet landline bank lender foreign
 pause: freeze +internet
 broken: broken brand +internet
 broken: broken brand +wifi
