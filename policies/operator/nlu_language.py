@@ -6,7 +6,8 @@ Built on `grammar`: the mentions of a language in the caller's words are found o
 applies negation ("только не на русском" -> kk, "по-казахски не понимаю" -> ru, "орыс тілін білмеймін" -> kk,
 "no not russian" -> kk) and self-correction ("сначала казахский нет давайте русский" -> ru). A language the
 operator does not serve ("английский") gives `unsupported`; both named gives `ambiguous`; nothing gives
-`unknown`. `how` tells whether the choice was named, corrected, or inferred from a negation.
+`unknown`. `how` tells whether the choice was named, corrected, or inferred from a negation. `spoken_language`:
+the language a caller who names none simply talks in.
 """
 
 from __future__ import annotations
@@ -99,6 +100,38 @@ def understand_language(text: str) -> LanguageResult:
     if choice.status == AMBIGUOUS:
         return LanguageResult(UNKNOWN, reason="both languages named")
     return LanguageResult(UNKNOWN, reason=f"language {choice.how}")
+
+
+# A caller who answers the language question by simply talking ("здравствуйте я из Павлодара хотел узнать по
+# тарифам", "сәлеметсіз бе мен Ақтөбеденмін интернет жоқ") has chosen the language he talks in: at least
+# `SPOKEN_MIN_WORDS` words that say something (not a greeting, "алло", "вы меня слышите").
+SPOKEN_MIN_WORDS = 3
+_KAZAKH_LETTERS = frozenset("әғқңөұүһі")
+_KAZAKH_WORDS = frozenset({"мен", "сен", "биз", "бар", "жок", "керек", "деп", "еди", "едим", "гой", "гана", "ма", "ме",
+                           "ба", "бе", "па", "пе", "кандай", "калай", "канша", "кайда", "иа", "ия", "жаксы"})
+_SAYS_NOTHING = re.compile(
+    r"^(алло|ало|алле|але|да|нет|здравствуйте|здрасте|здрасьте|добрый|день|вечер|утро|привет|слышно|слышите|"
+    r"слышишь|меня|вы|я|ты|вот|эээ|ээ|мм|ммм|ассалаумагалейкум|салеметсиз|салем|саламатсызба|сизди|естимин|"
+    r"естисиз|бе|ма|иа|ия|hello|hi|yes|ok|окей)$"
+)
+
+
+def spoken_language(text: str) -> str | None:
+    """The language the caller talks in when he names none: "kk" for Kazakh letters or Kazakh words, "ru" for
+    other Cyrillic speech; None for a greeting, "алло, вы меня слышите", or too few words to tell."""
+    toks = analyse(text).cyr
+    named, _, other = _mentions(toks)
+    if named or other:
+        return None  # a language named ("русский или казахский"), or one not served: not what he talks in
+    saying = [t for t in content(toks) if not _SAYS_NOTHING.match(t)]
+    if len(saying) < SPOKEN_MIN_WORDS:
+        return None
+    raw = (text or "").lower()
+    if _KAZAKH_LETTERS & set(raw) or any(t in _KAZAKH_WORDS for t in toks):
+        return "kk"
+    cyrillic = sum("а" <= ch <= "я" or ch == "ё" for ch in raw)
+    latin = sum("a" <= ch <= "z" for ch in raw)
+    return "ru" if cyrillic > latin else None
 
 
 def language_change(text: str) -> str | None:

@@ -206,7 +206,7 @@ def is_change(toks: Sequence[str], places: Sequence[Place]) -> bool:
 
 _CORRECTION_WORD = re.compile(
     r"^(ошиб\w*|поправ\w*|исправ\w*|неправильн\w*|правильн\w*|неверн\w*|оговор\w*|перепут\w*|точнее|вернее|тоесть|"
-    r"кателес\w*|кате|катем|катемин|катемиз|кателик\w*|дурысы|дурыс|ягни|жангылыс\w*|шатаст\w*|тузет\w*|wrong|mistake|correction|sorry|actually|мистаке|мистейк|вронг|сорры)$"
+    r"кателес\w*|кате|катем|катемин|катемиз|кателик\w*|жанылыс\w*|дурысы|дурыс|ягни|жангылыс\w*|шатаст\w*|тузет\w*|wrong|mistake|correction|sorry|actually|мистаке|мистейк|вронг|сорры)$"
 )
 _CORRECTION_GLUE = frozenset(
     {"то", "есть", "имел", "имела", "ввиду", "виду", "сказал", "сказала", "сказать", "назвал", "назвала", "говорю",
@@ -235,7 +235,8 @@ _DISCOURSE = frozenset(
      "другое", "баска", "облысым", "облысымыз", "регионым", "аймагым", "секунд", "екен", "тот", "кайта",
      "кстати", "вообщем", "январе", "феврале", "марте", "апреле", "мае", "июне", "июле", "августе", "сентябре",
      "октябре", "ноябре", "декабре", "месяц", "назад", "году", "прошлом", "этом", "неделе", "былтыр",
-     "жылы", "откен", "айда", "бурын"}
+     "жылы", "откен", "айда", "бурын", "все", "таки", "всетаки", "сонда", "барибир", "верно", "точно", "именно",
+     "ничего", "путаю", "каласынын", "облысынын"}
 )
 
 
@@ -314,19 +315,22 @@ def is_correction(toks: Sequence[str], places: Sequence[Place]) -> bool:
 # Where the caller used to live or works, not where he lives ("раньше в Шымкенте жил", "бұрын Оралда тұрдым",
 # "работаю в Астане", "жұмысым Алматыда"): marked by a word before the place (a preposition between) or after it.
 _ASIDE_BEFORE = frozenset({"раньше", "прежде", "ранее", "бурын", "работаю", "работает", "работаем", "учусь", "учится",
-                           "жумысым", "жумысымыз", "жумыс"})
+                           "жумысым", "жумысымыз", "жумыс", "езжу", "ездим", "ездит", "еду", "едем", "мотаюсь",
+                           "катаюсь", "дача", "дачу", "даче", "рядом", "возле", "около", "недалеко"})
 _ASIDE_AFTER = frozenset({"жил", "жила", "жили", "турдым", "турдык", "турганмын", "туратынмын", "туратын",
-                          "жумыс", "жумыстамын", "истеймин", "оку", "окимын"})
+                          "жумыс", "жумыстамын", "истеймин", "оку", "окимын", "барып", "барамын", "барам", "барамыз",
+                          "катынаймын", "катынаймыз"})
 _ASIDE_REACH = 2  # words between the marker and the place (a preposition, a particle)
 
 
 def where_he_lives(toks: Sequence[str], places: Sequence[Place]) -> list[Place]:
-    """`places` without those named as where the caller used to live or works, when another place is left ("я в
-    Таразе, раньше в Шымкенте жил" is Taraz; "живу в Костанае но работаю в Астане" is Kostanay)."""
-    def aside(p: Place) -> bool:
-        before = toks[max(0, p.start - 1 - _ASIDE_REACH) : p.start]
-        after = toks[p.end : p.end + 1 + _ASIDE_REACH]
-        return any(t in _ASIDE_BEFORE for t in before) or any(t in _ASIDE_AFTER for t in after)
+    """`places` without those named as where the caller used to live, works, goes to or is near, when another place
+    is left ("я в Таразе, раньше в Шымкенте жил" is Taraz; "живу в Костанае но работаю в Астане" is Kostanay; "я из
+    Семея но часто езжу в Павлодар" is Semey; "в Косшы, это рядом с Астаной" is Kosshy)."""
+    def aside(p: Place) -> bool:  # the words next to it, up to the place before or after it
+        lo = max([q.end for q in places if q.end <= p.start] + [p.start - 1 - _ASIDE_REACH, 0])
+        hi = min([q.start for q in places if q.start >= p.end] + [p.end + 1 + _ASIDE_REACH])
+        return any(t in _ASIDE_BEFORE for t in toks[lo : p.start]) or any(t in _ASIDE_AFTER for t in toks[p.end : hi])
 
     lives = [p for p in places if not aside(p)]
     return lives if lives and len({p.code for p in places}) > 1 else list(places)

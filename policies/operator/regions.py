@@ -220,6 +220,8 @@ def places_in(text: str) -> list[NamedPlace]:
 
 
 _NOT_ASKING = re.compile(r" (не знаю|не помню|не уверен\w*|билмеймин|билмеймиз|есимде жок) ")  # no question after it
+# greetings that end on a question particle ("сәлеметсіз бе", "қалыңыз қалай"): no question of ours
+_GREETING = re.compile(r" (салеметсиз(дер)? бе|саламатсыз(дар)? ба|калыныз калай|жагдайыныз калай|как дела) ")
 
 
 def question_beside_region(text: str) -> str | None:
@@ -231,7 +233,7 @@ def question_beside_region(text: str) -> str | None:
     if not spans or only_glue(utt.cyr, spans):
         return None
     rest = [k for k in range(len(utt.words)) if not any(s <= k < e for s, e in spans)]
-    said = " ".join(utt.cyr[k] for k in rest)
+    said = _GREETING.sub(" ", f" {' '.join(utt.cyr[k] for k in rest)} ").strip()
     if not is_question(said.split()) or _NOT_ASKING.search(f" {said} "):
         return None  # "я из Павлодара, не знаю какой тариф": no question
     return " ".join(utt.words[k] for k in rest)
@@ -246,13 +248,16 @@ def resolve_region_change(text: str) -> RegionResult:
     return _decide(utt, targets, streets, names)
 
 
+_NO_NO = re.compile(r"^\W*(?:(?:не|нет|жоқ|жок|no)\W+){2,}(?=(?:я|мы|мен|біз|биз)\b)", re.IGNORECASE)
+
+
 def resolve_region_correction(text: str, current: str) -> RegionResult | None:
     """The region the caller corrects to, once one is set ("не Павлодар а Караганда", "Павлодар емес Қарағанды",
     "я ошибся Актобе", "Актобе" alone; `nlu_regions.is_correction`; inside a longer sentence that asks nothing,
     `nlu_regions.buried_correction`): the new region, or Almaty to ask "city or region?"; None when the words are
     not a correction. The region already set, named again by another of its places ("не
     Караганда а Темиртау", "да да Павлодар Павлодар"), is confirmed again; "не Павлодар а Павлодар" is none."""
-    utt = _read(text)
+    utt = _read(_NO_NO.sub("", text or ""))  # "не не не я в Талдыкоргане": "no no no", no place negated
     places, streets, names = _places(utt)
     in_almaty = current in _ALMATY_CODES.values()
     if in_almaty and all(p.code == ALMATY_AMBIGUOUS for p in places):

@@ -19,7 +19,7 @@ from policies.operator.facts import PRE_DIALOGUE, CallFacts
 from policies.operator.followups import is_hold_on, is_no, is_repeat_request, is_yes
 from policies.operator.intents import is_closing, is_handoff_request
 from policies.operator.kb_correction import settled_question
-from policies.operator.language import DTMF_LANGUAGE, detect_language, language_change
+from policies.operator.language import DTMF_LANGUAGE, detect_language, language_change, spoken_language
 from policies.operator.questions import Questions
 from policies.operator.regions import (
     is_region_change_request,
@@ -89,7 +89,7 @@ class CallerTurns:
         if f.last_said and is_repeat_request(text):
             return r.repeat()
         if f.state == State.LANGUAGE_SELECTION:
-            lang = detect_language(text)
+            lang = detect_language(text) or spoken_language(text)  # named, or the one he simply talks in
             if lang:
                 return self._and_question(self.selection.language_chosen(lang, text), text)
             f.reasked = True

@@ -8,7 +8,7 @@ import pytest
 
 from tests.support.daemon import Caller, runs, stage_for, synthesized_frames
 
-NEAR_QUESTION = "вайфай в спальне совсем никакой ролики на телефоне еле прогружаются"
+NEAR_QUESTION = "в дальней комнате вайфай еле ловит одна палочка что можно сделать"
 
 
 @pytest.mark.slow
