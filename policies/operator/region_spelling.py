@@ -6,8 +6,9 @@ Kazakh plural demonym ("ақтөбеліктерміз", "қарағандылы
 kept), or None when there is none; the resolver (regions.py) reads the words again with it only when nothing was
 found as said. Only the regions' own names and large towns are guessed (never a district's or a village's, which
 count only beside "село" or "ауданы"), and never one shorter than `MIN_STEM` letters ("тараз", "орал"): too many
-ordinary words lie near them. Names are looked up by their first and by their last three letters (one edit leaves
-one of the two as it is), then checked to be one edit away.
+ordinary words lie near them. Unstressed vowels a recogniser writes either way count alike ("павладор", "остона":
+`_skeleton`); beyond that, a name of `MIN_NEAR` letters may be one letter off. Names are looked up by their first
+and by their last three letters (one edit leaves one of the two as it is).
 """
 
 from __future__ import annotations
@@ -42,10 +43,19 @@ def _names() -> dict[str, str]:
     return out
 
 
+# Unstressed Russian vowels sound alike and a recogniser writes either ("павладор", "остона", "петрапавловск"):
+# names are compared by their vowel classes
+_VOWEL_CLASS = str.maketrans({"о": "а", "е": "и", "я": "и"})  # akanye and ikanye
+
+
+def _skeleton(word: str) -> str:
+    return word.translate(_VOWEL_CLASS)
+
+
 def _by(part: slice) -> dict[str, tuple[str, ...]]:
     index: dict[str, list[str]] = {}
     for joined in _NAMES:
-        index.setdefault(joined[part], []).append(joined)
+        index.setdefault(_skeleton(joined)[part], []).append(joined)
     return {k: tuple(sorted(v)) for k, v in index.items()}
 
 
@@ -74,11 +84,14 @@ def _name_in(word: str, lowest: int, split: bool) -> tuple[str, str] | None:
         start = word[:cut]
         if start in _NAMES:
             return _NAMES[start], word[cut:]
-        if cut < MIN_NEAR - 1 or not any(abs(cut - n) <= 1 for n in _LENGTHS):
+        if cut < MIN_STEM or not any(abs(cut - n) <= 1 for n in _LENGTHS):
             continue
-        for name in (*_BY_HEAD.get(start[:_EDGE], ()), *_BY_TAIL.get(start[-_EDGE:], ())):
-            if len(name) >= MIN_NEAR and (split or " " not in _NAMES[name]) and _one_edit(start, name):
-                return _NAMES[name], word[cut:]
+        skeleton = _skeleton(start)
+        for name in (*_BY_HEAD.get(skeleton[:_EDGE], ()), *_BY_TAIL.get(skeleton[-_EDGE:], ())):
+            if not (split or " " not in _NAMES[name]):
+                continue
+            if _skeleton(name) == skeleton or (len(name) >= MIN_NEAR and _one_edit(start, name)):
+                return _NAMES[name], word[cut:]  # vowels alike ("павладор"), or one letter off ("шимкент")
     return None
 
 
