@@ -92,3 +92,9 @@ def test_where_a_centre_is_gets_the_centre_that_gives_its_address(question: str)
 
 def test_where_to_end_a_contract_in_person_is_still_the_contract() -> None:
     assert_answered("где можно договор расторгнуть лично", "ru-contract")
+
+
+@pytest.mark.parametrize("question", ["пять джи у вас уже есть или когда будет", "бес джи біздің қалада қашан болады",
+                                      "5 джи сеть когда запустите"])  # fmt: skip
+def test_the_mobile_five_g_is_no_wifi_band(question: str) -> None:
+    assert_unanswered(question)

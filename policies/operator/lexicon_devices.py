@@ -6,7 +6,7 @@ knowledge past the lines that showed it.
 
 - `CONCEPTS`: blocks "name: stems" appended to the concept of that name (lexicon_words.CONCEPTS).
   - `slow`: a video that stalls or barely loads ("прогружается", "буферизует", "әрең").
-  - `band`: "пять джи" said for the 5 GHz network.
+  - no "джи": "пять джи" is as often the mobile 5G, which is not ours, as the Wi-Fi's 5 GHz band.
   - `activity`: a series' episode ("серию"): with missed, the archive (lexicon.COMBINATIONS). Not "передача" or
     "хабарлар": the TV articles name them ("архив передач"), and "какие фильмы идут" would be answered.
   - `code`: Kazakh forms of "код" ("кодты").
@@ -29,7 +29,6 @@ from __future__ import annotations
 
 CONCEPTS = """
 slow: прогруж буфериз әрең
-band: джи=
 activity: сери= серию= серия= серии=
 code: кодты= кодтар кодтарды=
 static: фиксир
