@@ -6,7 +6,7 @@ Kazakh plural demonym ("ақтөбеліктерміз", "қарағандылы
 kept), or None when there is none; the resolver (regions.py) reads the words again with it only when nothing was
 found as said. Only the regions' own names and large towns are guessed (never a district's or a village's, which
 count only beside "село" or "ауданы"), and never one shorter than `MIN_STEM` letters ("тараз", "орал"): too many
-ordinary words lie near them. Unstressed vowels a recogniser writes either way count alike ("павладор", "остона":
+ordinary words lie near them. Unstressed vowels a recogniser writes either way count alike ("павладор", "кизилорда":
 `_skeleton`); beyond that, a name of `MIN_NEAR` letters may be one letter off. Names are looked up by their first
 and by their last three letters (one edit leaves one of the two as it is).
 """
@@ -43,9 +43,9 @@ def _names() -> dict[str, str]:
     return out
 
 
-# Unstressed Russian vowels sound alike and a recogniser writes either ("павладор", "остона", "петрапавловск"):
-# names are compared by their vowel classes
-_VOWEL_CLASS = str.maketrans({"о": "а", "е": "и", "я": "и"})  # akanye and ikanye
+# Unstressed Russian vowels sound alike and a recogniser writes either ("павладор", "петрапавловск"), and "ы" is
+# heard "и" ("кизилорда"): names are compared by their vowel classes
+_VOWEL_CLASS = str.maketrans({"о": "а", "е": "и", "я": "и", "ы": "и"})  # akanye, ikanye; "ы" heard "и"
 
 
 def _skeleton(word: str) -> str:
