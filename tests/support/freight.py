@@ -13,6 +13,7 @@ from typing import Any
 
 from ai_operator.dialogue import Reply
 from policies.freight import FreightSession, Load
+from policies.freight import lines as L
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE_ENV = REPO / "etc" / "ai-operator.env.example"
@@ -59,6 +60,13 @@ def countered(call_id: str) -> FreightSession:
     reply = play(session, CONFIRM, QUOTE, "diesel bahut mehnga hai")
     assert reply.fields["phase"] == "COUNTERED" and session.offered == [session.concession]
     return session
+
+
+def assert_last_ask(session: FreightSession, reply: Reply) -> None:
+    """A refused counter: no deal at it, the last ask, and no figure named."""
+    assert session.disposition != "deal_at_counter", session.moves
+    assert reply.fields["phase"] == "LAST_ASK" and session.moves[-1] == L.LAST_ASK, session.moves
+    assert reply.fields["offered_rate"] is None and not any(ch.isdigit() for ch in reply.text or "")
 
 
 def cli_call(tmp_path: Path, lines: list[str], *extra: str) -> list[dict[str, Any]]:

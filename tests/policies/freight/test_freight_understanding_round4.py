@@ -21,7 +21,7 @@ import pytest
 from policies.freight import lines as L
 from policies.freight.intents import classify, utterance_may_continue
 from policies.freight.quotes import hear_quote, hear_rate
-from tests.support.freight import CONFIRM, LOAD, countered, play, started
+from tests.support.freight import CONFIRM, LOAD, assert_last_ask, countered, play, started
 
 NOT_A_YES = [
     "ye to oont ke munh mein jeera hai ji",
@@ -66,10 +66,7 @@ STILL_YES = ["haan ji theek hai", "ji", "ji haan kar denge", "theek hai ji bhej 
 @pytest.mark.parametrize("text", NOT_A_YES)
 def test_no_plain_no_is_still_no_deal_at_the_counter(text: str) -> None:
     session = countered(f"not-yes-{text}")
-    reply = play(session, text)
-    assert session.disposition != "deal_at_counter", session.moves
-    assert reply.fields["phase"] == "LAST_ASK" and session.moves[-1] == L.LAST_ASK, session.moves
-    assert reply.fields["offered_rate"] is None and not any(ch.isdigit() for ch in reply.text or "")
+    assert_last_ask(session, play(session, text))
 
 
 @pytest.mark.parametrize("text", STILL_YES)

@@ -22,7 +22,7 @@ import pytest
 from policies.freight import lines as L
 from policies.freight.intents import classify, utterance_may_continue
 from policies.freight.quotes import hear_quote, hear_rate
-from tests.support.freight import CONFIRM, LOAD, countered, load_with, play, started
+from tests.support.freight import CONFIRM, LOAD, assert_last_ask, countered, load_with, play, started
 
 REFUSED = [
     "हओ बात तो सही है पर इतने में नईं पड़ेगा",
@@ -42,10 +42,7 @@ REFUSED = [
 @pytest.mark.parametrize("text", REFUSED)
 def test_a_refusal_after_a_yes_or_as_mockery_or_the_market_moves_to_the_last_ask(text: str) -> None:
     session = countered(f"refused5-{text}")
-    reply = play(session, text)
-    assert session.disposition != "deal_at_counter", session.moves
-    assert reply.fields["phase"] == "LAST_ASK" and session.moves[-1] == L.LAST_ASK, session.moves
-    assert reply.fields["offered_rate"] is None and not any(ch.isdigit() for ch in reply.text or "")
+    assert_last_ask(session, play(session, text))
 
 
 @pytest.mark.parametrize("text", ["नईं जी", "nahee bhai", "नाही जी", "नहि"])
