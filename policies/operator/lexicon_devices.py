@@ -1,5 +1,5 @@
 """How callers describe their devices and what they see on them (data only; lexicon.py joins these tables onto its
-own like lexicon_situations'): the Wi-Fi that stalls, the laptop, the TV's recorded programmes, the set-top box's
+own like lexicon_situations'): the Wi-Fi that stalls, the TV's recorded programmes, the set-top box's
 activation code, the static IP. Written class by class from the misses of the device topics (no internet, slow Wi-Fi,
 the router's setup and rent, TV packages and setup, static IP; issue 27 §1), each class filled from domain
 knowledge past the lines that showed it.
