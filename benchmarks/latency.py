@@ -60,7 +60,6 @@ from benchmarks.media_bench import (
     CallerProcess,
     Options,
     base_env,
-    free_port,
     pinning,
     rtp_range,
     start_daemon,
@@ -68,6 +67,7 @@ from benchmarks.media_bench import (
     write_daemon_env,
     write_env,
 )
+from benchmarks.ports import free_tcp_port
 from benchmarks.run import REPORTS, git_commit, machine
 
 # The daemon's own figures kept in the report: its slow loop steps, GC pauses and pacer overruns (daemon_proc)
@@ -135,7 +135,7 @@ async def run_one(profile: str, n: int, window_s: float, workdir: Path, plan: lp
         os.sched_setaffinity(0, set(cpus["callers"]))
     server = _server(profile if cold else "instant", seed, plan)
     openai_url = await server.start()
-    password, metrics_port = secrets.token_hex(8), free_port()
+    password, metrics_port = secrets.token_hex(8), free_tcp_port()
     spec = {"n": n, "plan": str(workdir / "plan" / "plan.json"), "out": str(run_dir / "capture"), "seed": seed,
             "ari_user": APP, "ari_password": password, "app": APP, "route": lplan.KB_ROUTE,
             "routes": {str(i): r for i, r in plan.routes.items()}, "warmup_s": CALL_S if n > 1 else SINGLE_WARMUP_S, "call_s": CALL_S,

@@ -17,7 +17,6 @@ import json
 import os
 import secrets
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -30,6 +29,7 @@ from benchmarks import plan as plans
 from benchmarks.analysis import Rules, analyse, percentile, verdicts
 from benchmarks.baseline import judge_net, reference_figures, reference_problems
 from benchmarks.capture import loads
+from benchmarks.ports import free_tcp_port, free_udp_port
 from benchmarks.procstat import (
     box_busy_seconds,
     box_steal_seconds,
@@ -120,16 +120,9 @@ async def prepare_stage(workdir: Path) -> Stage:
     return Stage(workdir, state, workdir / "plan" / "plan.json", plan)
 
 
-def free_port() -> int:
-    """A TCP/UDP port number the OS says is free now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def rtp_range(size: int) -> tuple[int, int]:
     """A range of `size` ports starting at one the OS hands out (the daemon skips any taken meanwhile)."""
-    base = free_port()
+    base = free_udp_port()
     if base + size - 1 > 65535:
         base = 65535 - size + 1
     return base, base + size - 1
@@ -271,7 +264,7 @@ async def run_media(n: int, stage: Stage, options: Options) -> dict[str, Any]:
     stagger = options.stagger_s if options.stagger_s is not None else call_s
     cpus = pinning(options.pin)
     password = secrets.token_hex(8)
-    metrics_port = free_port()
+    metrics_port = free_tcp_port()
     spec = {"n": n, "plan": str(stage.plan_path), "out": str(run_dir / "capture"), "seed": options.seed,
             "ari_user": APP, "ari_password": password, "app": APP, "route": ROUTE, "warmup_s": warmup, "call_s": call_s,
             "window_s": options.window_s, "stagger_s": stagger, "think_s": THINK_S, "gap_s": GAP_S,

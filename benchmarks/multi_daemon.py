@@ -42,13 +42,13 @@ from benchmarks.media_bench import (
     _sleep_until,
     assemble,
     base_env,
-    free_port,
     judge,
     records_check,
     start_daemon,
     stop_daemon,
     write_env,
 )
+from benchmarks.ports import free_tcp_ports, free_udp_port
 from benchmarks.procstat import (
     box_busy_seconds,
     cpu_seconds,
@@ -76,7 +76,7 @@ def pinning(k: int, pin: bool = True) -> dict[str, Any]:
 
 def rtp_ranges(k: int, size: int) -> list[tuple[int, int]]:
     """K disjoint ranges of `size` ports from one base the OS hands out (the daemons skip ports taken meanwhile)."""
-    base = min(free_port(), 65536 - k * size)
+    base = min(free_udp_port(), 65536 - k * size)
     return [(base + i * size, base + (i + 1) * size - 1) for i in range(k)]
 
 
@@ -110,6 +110,30 @@ def start_daemons(started: list[subprocess.Popen[bytes]], stage: Stage, dirs: li
                                     options.window_s))
 
 
+def last_line(log: Path) -> str:
+    """The last non-empty line of a daemon's log (its error), for a failure message that names the cause."""
+    with contextlib.suppress(OSError):
+        lines = [line for line in log.read_text(errors="replace").splitlines() if line.strip()]
+        return lines[-1][-300:] if lines else "(empty)"
+    return "(unreadable)"
+
+
+async def apps_registered(pbx: Any, names: list[str], daemons: list[Any], dirs: list[Path],
+                          timeout: float = START_TIMEOUT_S) -> None:
+    """Until every daemon's app is registered with Asterisk; a daemon that exited first, or the timeout, is
+    named with its log."""
+    deadline = time.monotonic() + timeout
+    while not set(names) <= {a["name"] for a in await asyncio.to_thread(pbx.ari, "GET", "/applications") or []}:
+        exited = [(p, d) for p, d in zip(daemons, dirs, strict=False) if p.poll() is not None]
+        if dead := [f"{d / 'daemon.log'} (exit {p.returncode}; it ends: {last_line(d / 'daemon.log')})"
+                    for p, d in exited]:
+            raise RuntimeError(f"a daemon exited before registering with Asterisk: {', '.join(dead)}")
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the daemons did not register {names} with Asterisk in {timeout:g} s (see "
+                               f"{', '.join(str(d / 'daemon.log') for d in dirs)}; --keep keeps them)")
+        await asyncio.sleep(0.2)
+
+
 def _readings(pids: list[int], pg_pid: int | None, caller_pid: int) -> dict[str, Any]:
     own = [cpu_seconds(p) for p in pids]
     waits = [runqueue_wait_seconds(p) for p in pids]
@@ -139,7 +163,7 @@ async def run_multi(n: int, k: int, stage: Stage, options: Options) -> dict[str,
     pins = pinning(k, options.pin)
     names = apps(k)
     password = secrets.token_hex(8)
-    ports = [free_port() for _ in names]
+    ports = free_tcp_ports(len(names))
     spec = {"n": n, "plan": str(stage.plan_path), "out": str(run_dir / "capture"), "seed": options.seed,
             "ari_user": USER, "ari_password": password, "app": names[0], "apps": names, "route": ROUTE,
             "warmup_s": warmup, "call_s": call_s, "window_s": options.window_s, "stagger_s": stagger,

@@ -65,13 +65,21 @@ from benchmarks.media_bench import (
     Stage,
     _sleep_until,
     assemble,
-    free_port,
     judge,
     prepare_stage,
     records_check,
     stop_daemon,
 )
-from benchmarks.multi_daemon import _readings, apps, merged_figures, per_daemon, rtp_ranges, start_daemons
+from benchmarks.multi_daemon import (
+    _readings,
+    apps,
+    apps_registered,
+    merged_figures,
+    per_daemon,
+    rtp_ranges,
+    start_daemons,
+)
+from benchmarks.ports import free_tcp_ports
 from benchmarks.procstat import cpu_seconds, postmaster_pid, rss_mb, tree_cpu_seconds
 
 DAEMONS = 2
@@ -178,21 +186,6 @@ def hang_up_all(pbx: Any) -> None:
             pbx.ari("DELETE", f"/channels/{channel['id']}")
 
 
-async def apps_registered(pbx: Any, names: list[str], daemons: list[Any], dirs: list[Path],
-                          timeout: float = START_TIMEOUT_S) -> None:
-    """Until every daemon's app is registered with Asterisk; a daemon that exited first, or the timeout, is
-    named with its log."""
-    deadline = time.monotonic() + timeout
-    while not set(names) <= {a["name"] for a in await asyncio.to_thread(pbx.ari, "GET", "/applications") or []}:
-        exited = [(p, d) for p, d in zip(daemons, dirs, strict=False) if p.poll() is not None]
-        if dead := [f"{d / 'daemon.log'} (exit {p.returncode})" for p, d in exited]:
-            raise RuntimeError(f"a daemon exited before registering with Asterisk: {', '.join(dead)}")
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"the daemons did not register {names} with Asterisk in {timeout:g} s (see "
-                               f"{', '.join(str(d / 'daemon.log') for d in dirs)}; --keep keeps them)")
-        await asyncio.sleep(0.2)
-
-
 async def run_node(n: int, stage: NodeStage, options: Options) -> dict[str, Any]:
     """One run of `n` SIP caller slots against the node; the media run's entry plus `daemons` and `node`."""
     from ai_operator.storage.embedded import EmbeddedServer
@@ -204,7 +197,7 @@ async def run_node(n: int, stage: NodeStage, options: Options) -> dict[str, Any]
     run_dir.mkdir(parents=True, exist_ok=True)
     call_s = stage.plan.call_seconds(sum(THINK_S) / 2, END_SILENCE_MS / 1000)
     warmup = options.warmup_s if options.warmup_s is not None else call_s + 5
-    pbx, names, ports = stage.pbx, apps(DAEMONS), [free_port() for _ in range(DAEMONS)]
+    pbx, names, ports = stage.pbx, apps(DAEMONS), free_tcp_ports(DAEMONS)
     ref_port = free_udp_port()
     spec = {"n": n, "plan": str(stage.plan_path), "out": str(run_dir / "capture"), "seed": options.seed,
             "ari_user": ARI_USER, "ari_password": "-", "app": names[0], "apps": names, "route": ROUTE,

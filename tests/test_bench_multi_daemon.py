@@ -3,6 +3,7 @@ and STATE_DIR each, one shared PostgreSQL), calls spread round-robin, CPU kept p
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
@@ -94,3 +95,29 @@ def test_readme_k_daemon_figures_come_from_the_committed_report() -> None:
     report = json.loads((REPO / found.group("source")).read_text())
     assert found.group(0) == render(report, found.group("source")), "run python -m benchmarks.multi_readme --write"
     assert [r["daemons"]["k"] for r in report["media"] if r.get("daemons")]  # a --daemons report
+
+
+def test_metrics_ports_are_distinct_and_free_for_tcp() -> None:
+    """A daemon's metrics port is a TCP listener: the numbers are free for TCP (a UDP check says nothing of a
+    TCP port in use) and no two daemons get the same one."""
+    import socket
+
+    from benchmarks.ports import free_tcp_ports
+
+    ports = free_tcp_ports(4)
+    assert len(set(ports)) == 4
+    with contextlib.ExitStack() as stack:
+        for port in ports:
+            sock = stack.enter_context(socket.socket(socket.AF_INET, socket.SOCK_STREAM))
+            sock.bind(("127.0.0.1", port))
+            sock.listen()
+
+
+def test_a_daemon_that_exits_at_start_is_named_with_its_last_log_line(tmp_path: Path) -> None:
+    from benchmarks.multi_daemon import last_line
+
+    log = tmp_path / "daemon.log"
+    log.write_text('{"event": "starting"}\nTraceback (most recent call last):\n  File "x"\n'
+                   "OSError: [Errno 98] address already in use\n\n")
+    assert last_line(log) == "OSError: [Errno 98] address already in use"
+    assert last_line(tmp_path / "missing.log") == "(unreadable)"
