@@ -42,6 +42,7 @@ from policies.operator.grammar import (
     is_question,
     kk_negative_verb,
 )
+from policies.operator.region_news import tells_a_move, tells_where_he_lives
 
 STREET_BEFORE = frozenset(
     {"улица", "улице", "улицу", "улицы", "ул", "проспект", "проспекте", "пр", "просп", "переулок", "переулке",
@@ -205,7 +206,7 @@ def is_change(toks: Sequence[str], places: Sequence[Place]) -> bool:
 
 
 _CORRECTION_WORD = re.compile(
-    r"^(ошиб\w*|поправ\w*|исправ\w*|неправильн\w*|правильн\w*|неверн\w*|оговор\w*|перепут\w*|точнее|вернее|тоесть|"
+    r"^(ошиб\w*|путаниц\w*|поправ\w*|исправ\w*|неправильн\w*|правильн\w*|неверн\w*|оговор\w*|перепут\w*|точнее|вернее|тоесть|"
     r"кателес\w*|кате|катем|катемин|катемиз|кателик\w*|жанылыс\w*|дурысы|дурыс|ягни|жангылыс\w*|шатаст\w*|тузет\w*|wrong|mistake|correction|sorry|actually|мистаке|мистейк|вронг|сорры)$"
 )
 _CORRECTION_GLUE = frozenset(
@@ -218,7 +219,8 @@ _CORRECTION_GLUE = frozenset(
 )
 # What a caller says around a correction that carries no question: "да нет", "алло", "подождите", "я имею в
 # виду", "в смысле", "вообще-то", "я же говорю", "ой нет регион другой"; Kazakh "иә", "қойшы", "хабарласып тұрмын",
-# "тоқтаңыз" (stop), "облысым басқа" (my region is another) (folded).
+# "тоқтаңыз" (stop), "облысым басқа" (my region is another); news and insistence: "забыл сказать", "хотя",
+# "у меня адрес в", "мекенжайым", "дегенмен" (after all) (folded).
 _DISCOURSE = frozenset(
     {"да", "алло", "ало", "але", "алле", "стоп", "так", "подождите", "погодите", "подожди", "погоди", "секунду",
      "секундочку", "минутку", "момент", "ага", "угу", "ладно", "окей", "ок", "слушай", "слушайте", "смотрите",
@@ -236,7 +238,10 @@ _DISCOURSE = frozenset(
      "кстати", "вообщем", "январе", "феврале", "марте", "апреле", "мае", "июне", "июле", "августе", "сентябре",
      "октябре", "ноябре", "декабре", "месяц", "назад", "году", "прошлом", "этом", "неделе", "былтыр",
      "жылы", "откен", "айда", "бурын", "все", "таки", "всетаки", "сонда", "барибир", "верно", "точно", "именно",
-     "ничего", "путаю", "каласынын", "облысынын", "прописан", "прописана", "прописаны", "тиркелгенмин"}
+     "ничего", "путаю", "каласынын", "облысынын", "прописан", "прописана", "прописаны", "тиркелгенмин",
+     "дегенмен", "айтсе", "де", "казир", "хотя", "забыл", "забыла", "забыли", "умытып", "умыттым", "адрес", "адресу",
+     "мекенжай", "мекенжайым", "мекенжайымыз", "прописке", "фактически", "теперь", "итоге", "деле", "айтеуир",
+     "айтпакшы", "шынымды", "шынында", "айтсам", "жазыныз", "биыл", "за", "городом"}
 )
 
 
@@ -260,6 +265,7 @@ _ASKS_THERE = frozenset({"есть", "можно"})  # "не в Павлодар
 _SINCE = frozenset({"года", "лет", "год", "месяц", "месяца", "месяцев", "уже", "так"})  # "три года как": no question
 # Two places compared ("в Шымкенте дешевле чем в Таразе", "Таразда арзанырақ па"): a question about both, no correction
 _INSIST = frozenset({"же", "гой", "ведь"})  # "я же из Караганды", "қарағандыданмын ғой"
+_SELF = frozenset({"я", "мы", "мен", "биз"})  # "я же в Шымкенте": insisting on where he is
 _RESIDES = frozenset({"звоню", "живу", "живем", "проживаю", "нахожусь", "турамын", "турамыз", "хабарласып"})
 _TAG_QUESTION = frozenset({"разве", "ли", "ма", "ме", "ба", "бе", "па", "пе", "еди"})
 _NOW = frozenset({"теперь", "сейчас", "уже", "казир", "енди"})  # "мы переехали, теперь в Кокшетау": a move done
@@ -279,6 +285,12 @@ def taken_back(toks: Sequence[str], place: Place) -> bool:
     return is_negated(toks, Mention(place.start, place.end, place.code), strict=True)
 
 
+def _place_next(toks: Sequence[str], k: int, places: Sequence[Place]) -> bool:
+    """A place starts at `k`, or right after a preposition there ("я же в Шымкенте", "мы же из Тараза")."""
+    k += toks[k] in ("в", "во", "из", "с") if k < len(toks) else 0
+    return any(p.start == k for p in places)
+
+
 def buried_correction(toks: Sequence[str], places: Sequence[Place], current: str) -> Place | None:
     """After the region `current` is set, a correction inside a longer sentence, asking nothing (`is_question`):
     the region set taken back ("договор не на Караганду оформлен а на Костанай", "мен Оралда емес Атырауда
@@ -288,7 +300,10 @@ def buried_correction(toks: Sequence[str], places: Sequence[Place], current: str
     kept = [p for p in places if not taken_back(toks, p)]
     others = [p for p in kept if p.code != current]
     asks = [t for k, t in enumerate(toks) if not (t == "как" and toks[k - 1 : k] and toks[k - 1] in _SINCE)]
-    insisted = any(t in _INSIST for t in toks) and any(t in _RESIDES or _ABLATIVE.search(t) for t in toks)
+    insisted = any(t in _INSIST for t in toks) and (
+        any(t in _RESIDES or _ABLATIVE.search(t) for t in toks)
+        or any(t in _INSIST and k > 0 and toks[k - 1] in _SELF and _place_next(toks, k + 1, places)
+               for k, t in enumerate(toks)))
     if insisted:  # "а разве не Караганда, я же из Караганды звоню": a tag question that insists, no question
         asks = [t for t in asks if t not in _TAG_QUESTION]
     if not kept or is_question(asks) or any(t in _COMPARES for t in toks) or any(
@@ -297,8 +312,11 @@ def buried_correction(toks: Sequence[str], places: Sequence[Place], current: str
     own = [p for p in places if p.code == current]
     back = any(taken_back(toks, p) for p in own)
     moved_now = any(_MOVED.match(t) and not t.startswith("переезжа") for t in toks) and any(t in _NOW for t in toks)
+    news = tells_where_he_lives(toks)  # "мы переехали в Актобе", "я теперь в Караганде", "у меня адрес в ..."
     marked = (any(_CORRECTION_WORD.match(t) for t in toks) or (own and any(t in _SAID for t in toks)) or moved_now
-              or insisted)
+              or insisted or news)
+    if news and tells_a_move(toks):  # "мы переехали из Туркестана в ...": where he moved from is not it
+        others = [p for p in others if not p.source]
     if others and (marked or back):
         return others[-1]
     return kept[-1] if back else None  # "не в Павлодаре а в Экибастузе": the region set, by another of its places

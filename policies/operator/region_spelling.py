@@ -2,6 +2,9 @@
 "астона", "усть каменагорск"), split in two ("петро павловск", "жез казган", "ақ төбе", "уст каменогорск") or a
 Kazakh plural demonym ("ақтөбеліктерміз", "қарағандылықтармыз": we are from Aktobe, from Karaganda).
 
+`final_i_written(words)` reads a final "й" written "и" ("кордаи", "абаи"), `region_word_written(words)` "облыс"
+written "обылыс".
+
 `respelled(words)` gives the folded words with such a name written as a region alias writes it (its case ending
 kept), or None when there is none; the resolver (regions.py) reads the words again with it only when nothing was
 found as said. Only the regions' own names and large towns are guessed (never a district's or a village's, which
@@ -124,3 +127,22 @@ def respelled(words: Sequence[str]) -> list[str] | None:
     """`words` (folded) with a mis-written region name respelled as its alias, or None (see the module docstring)."""
     found = _respelled(tuple(words))
     return None if found is None else list(found)
+
+
+_SHORT_I = re.compile(r"(?<=[аеоуыя])и$")  # "костанаи", "семеи", "абаи": a final "й" written "и"
+_REGION_WORD = re.compile(r"^обылыс")  # "обылысы": "облысы" with a vowel heard between
+
+
+def _changed(words: Sequence[str], out: list[str]) -> list[str] | None:
+    return out if out != list(words) else None
+
+
+def region_word_written(words: Sequence[str]) -> list[str] | None:
+    """`words` (folded) with "облыс" an ASR wrote "обылыс" ("алматы обылысы"), or None when there is none."""
+    return _changed(words, [_REGION_WORD.sub("облыс", w) for w in words])
+
+
+def final_i_written(words: Sequence[str]) -> list[str] | None:
+    """`words` (folded) with a final "й" an ASR wrote "и" after a vowel ("кордаи", "абаи"), or None when there is
+    none (the resolver reads them again only when nothing was found as said: "мои" stays "мои")."""
+    return _changed(words, [_SHORT_I.sub("й", w) if len(w) >= 4 else w for w in words])

@@ -36,7 +36,9 @@ from policies.operator.nlu_regions import (
     where_he_lives,
 )
 from policies.operator.region_data import ALMATY_CITY, ALMATY_REGION, REGIONS, REGIONS_BY_CODE, SUFFIX_MAX
-from policies.operator.region_spelling import respelled
+from policies.operator.region_news import tells_a_move
+from policies.operator.region_sound import heard_name
+from policies.operator.region_spelling import final_i_written, region_word_written, respelled
 
 SELECTED = "selected"
 AMBIGUOUS = "ambiguous"
@@ -50,7 +52,7 @@ _FOREIGN = re.compile(
     r"киргизи\w*|узбекистан\w*|russia|kyrgyzstan|uzbekistan)\b"
 )
 _KAZAKHSTAN = re.compile(r"\b(казахстан\w*|казакстан\w*|kazakhstan|qazaqstan)\b")
-_ALMATY = re.compile(r"\b(алмат(ы\w{0,5}|е|у|ой)|almaty\w{0,2})\b")
+_ALMATY = re.compile(r"\b(алмат(ы\w{0,5}|а|е|у|ой)|almaty\w{0,2})\b")
 
 
 def _compile(alias: str) -> re.Pattern[str]:
@@ -91,6 +93,8 @@ def _index() -> dict[str, tuple[Alias, ...]]:
 _BY_LEAD = _index()  # "" holds the aliases without a plain `_LEAD`-letter start (tried on every utterance)
 _ALMATY_COMPLEMENT = {"city": "region", "region": "city"}
 _ALMATY_CODES = {"city": ALMATY_CITY, "region": ALMATY_REGION}
+_ITSELF = frozenset({"само", "самой", "самом", "сама", "самого"})  # "в самой Алматы": the city itself
+_ITSELF_AFTER = frozenset({"ози", "озинде", "озинен", "озиндемин", "озинденмин"})  # "Алматының өзі"
 
 
 @dataclass(frozen=True)
@@ -153,10 +157,16 @@ def _places(utt: Utterance) -> tuple[list[Place], int, int]:
 
 def _read(text: str) -> Utterance:
     """The caller's words, analysed; when they name no place as said, with a region name an ASR mis-wrote ("павладар",
-    "петро павловск", "ақтөбеліктерміз") respelled (region_spelling.py)."""
+    "петро павловск", "ақтөбеліктерміз", "кордаи", "обылысы") respelled (region_spelling.py)."""
     utt = analyse(text or "")
-    if not _places(utt)[0] and (words := respelled(utt.words)) is not None:
+    if (fixed := region_word_written(utt.words)) is not None:
+        utt = analyse(" ".join(fixed))
+    if _places(utt)[0]:
+        return utt
+    if (words := respelled(utt.words)) is not None:
         return analyse(" ".join(words))
+    if (written := final_i_written(utt.words)) is not None and _places(again := analyse(" ".join(written)))[0]:
+        return again
     return utt
 
 
@@ -176,7 +186,8 @@ def _decide(utt: Utterance, places: list[Place], streets: int, names: int) -> Re
     matched = " ".join(_matched(utt, p) for p in places)
     if len(concrete) > 1:
         return RegionResult(AMBIGUOUS, matched=matched, candidates=tuple(concrete), reason="several regions named")
-    if choice.value == ALMATY_AMBIGUOUS and (streets or names_a_street(utt.cyr)):  # "Алматы, улица Толе би": the city
+    if choice.value == ALMATY_AMBIGUOUS and (streets or names_a_street(utt.cyr) or _itself(utt.cyr, places)):
+        # "Алматы, улица Толе би", "в самой Алматы": the city
         return selected(ALMATY_CITY, matched)
     if choice.value == ALMATY_AMBIGUOUS:
         return RegionResult(
@@ -197,8 +208,12 @@ def _decide(utt: Utterance, places: list[Place], streets: int, names: int) -> Re
 
 
 def resolve_region(text: str) -> RegionResult:
-    """Resolve a caller's words to a region (see the module docstring for the statuses)."""
+    """Resolve a caller's words to a region (see the module docstring for the statuses). A name said alone and
+    heard wrong ("кастанаи", "торас") is read too (region_sound.py): only here, in an answer to the region
+    question, not in a later turn, where a word alone is more often a question ("интернет")."""
     utt = _read(text)
+    if not _places(utt)[0] and (words := heard_name(utt.words)) is not None:
+        utt = analyse(" ".join(words))
     return _decide(utt, *_places(utt))
 
 
@@ -244,8 +259,10 @@ def resolve_region_change(text: str) -> RegionResult:
     """The new region in a change request: the place moved away from ("с Караганды", "Қарағандыдан") is not it."""
     utt = _read(text)
     places, streets, names = _places(utt)
-    targets = [p for p in places if not p.source] or places
-    return _decide(utt, targets, streets, names)
+    targets = [p for p in places if not p.source]
+    if places and not targets and tells_a_move(utt.cyr):  # "мы переехали из Шымкента": where to is to be asked
+        return RegionResult(NOT_FOUND, reason="only the place moved away from")
+    return _decide(utt, targets or places, streets, names)  # "регион неправильный, я из Тараза": he lives there
 
 
 _NO_NO = re.compile(r"^\W*(?:(?:не|нет|жоқ|жок|no)\W+){2,}(?=(?:я|мы|мен|біз|биз)\b)", re.IGNORECASE)
@@ -282,11 +299,21 @@ def resolve_region_correction(text: str, current: str) -> RegionResult | None:
 
 def _almaty_switch(utt: Utterance, places: list[Place], current: str) -> RegionResult | None:
     """In Almaty, the city for the region or back ("не город а область", "қала емес облыс", "я в самом городе
-    Алматы"): the other one, when the words say only that."""
+    Алматы", "жоқ Алматының өзі"): the other one, when the words say only that."""
     chosen = _city_or_region(utt.cyr)
-    if chosen is None or not only_glue(utt.cyr, [(p.start, p.end) for p in places]):
+    toks = utt.cyr
+    if chosen is None and _itself(toks, places):
+        chosen = selected(ALMATY_CITY, "алматы")
+    if chosen is None or not only_glue(toks, [(p.start, p.end) for p in places]):
         return None
     return chosen  # the other one, or the one set said again ("город город", "иә облыс"): no question either way
+
+
+def _itself(toks: Sequence[str], places: Sequence[Place]) -> bool:
+    """Almaty named as the city itself: "Алматының өзі", "в самой Алматы", "в Алматы, в самом городе"."""
+    in_the_city = any(t in _ITSELF and toks[k + 1 : k + 2] in (("городе",), ("городу",)) for k, t in enumerate(toks))
+    return any(in_the_city or set(toks[p.end : p.end + 1]) & _ITSELF_AFTER or set(toks[p.start - 1 : p.start]) & _ITSELF
+               for p in places if p.code == ALMATY_AMBIGUOUS)
 
 
 def _city_or_region(toks: Sequence[str]) -> RegionResult | None:
