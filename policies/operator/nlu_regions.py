@@ -42,7 +42,7 @@ from policies.operator.grammar import (
     is_question,
     kk_negative_verb,
 )
-from policies.operator.region_news import tells_a_move, tells_where_he_lives
+from policies.operator.region_news import lives_at, tells_a_move, tells_where_he_lives
 
 STREET_BEFORE = frozenset(
     {"улица", "улице", "улицу", "улицы", "ул", "проспект", "проспекте", "пр", "просп", "переулок", "переулке",
@@ -241,7 +241,7 @@ _DISCOURSE = frozenset(
      "ничего", "путаю", "каласынын", "облысынын", "прописан", "прописана", "прописаны", "тиркелгенмин",
      "дегенмен", "айтсе", "де", "казир", "хотя", "забыл", "забыла", "забыли", "умытып", "умыттым", "адрес", "адресу",
      "мекенжай", "мекенжайым", "мекенжайымыз", "прописке", "фактически", "теперь", "итоге", "деле", "айтеуир",
-     "айтпакшы", "шынымды", "шынында", "айтсам", "жазыныз", "биыл", "за", "городом"}
+     "айтпакшы", "шынымды", "шынында", "айтсам", "жазыныз", "биыл", "за", "городом", "поставьте", "укажите", "койыныз", "койынызшы"}
 )
 
 
@@ -262,7 +262,7 @@ def only_glue(toks: Sequence[str], spans: Sequence[tuple[int, int]], also: re.Pa
 _SAID = frozenset({"сказал", "сказала", "назвал", "назвала", "говорил", "говорила", "айттым", "айттык", "деп",
                    "самом", "привычке", "айтпадым", "айтпапын", "айтыппын"})
 _ASKS_THERE = frozenset({"есть", "можно"})  # "не в Павлодаре а в Караганде есть офис": a question with no question word
-_SINCE = frozenset({"года", "лет", "год", "месяц", "месяца", "месяцев", "уже", "так"})  # "три года как": no question
+_SINCE = frozenset({"года", "лет", "год", "полгода", "месяц", "месяца", "месяцев", "уже", "так"})  # "три года как": no question
 # Two places compared ("в Шымкенте дешевле чем в Таразе", "Таразда арзанырақ па"): a question about both, no correction
 _INSIST = frozenset({"же", "гой", "ведь"})  # "я же из Караганды", "қарағандыданмын ғой"
 _SELF = frozenset({"я", "мы", "мен", "биз"})  # "я же в Шымкенте": insisting on where he is
@@ -317,6 +317,8 @@ def buried_correction(toks: Sequence[str], places: Sequence[Place], current: str
               or insisted or news)
     if news and tells_a_move(toks):  # "мы переехали из Туркестана в ...": where he moved from is not it
         others = [p for p in others if not p.source]
+    if news and any(lives_at(toks, p.start, p.end) for p in own):  # "дом в Караганде, а живём в Павлодаре"
+        return None
     if others and (marked or back):
         return others[-1]
     return kept[-1] if back else None  # "не в Павлодаре а в Экибастузе": the region set, by another of its places

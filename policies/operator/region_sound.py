@@ -23,6 +23,7 @@ from ai_operator.kb.kazakh import is_kazakh_verb_form
 from ai_operator.kb.morphology import russian_pos
 from policies.operator.nlu_regions import only_glue
 from policies.operator.region_data import OWN_ALIASES, SUFFIX_MAX
+from policies.operator.region_spelling import one_edit
 
 MIN_KEY = 5  # sounds a name's key must have to be matched at all ("тараз", "семей", "актау"; not "орал")
 MIN_NEAR_KEY = 8  # ... and to be matched one sound off ("петрапаловск"; not "орталык", centre, for Аркалык)
@@ -30,9 +31,11 @@ MIN_CUT_KEY = 6  # ... or with its last sound not heard ("шимкен", "улы
 # Real places whose names sound like another region's town: with them, that sound names neither ("аралда" is
 # in Aral, Kyzylorda, not in Орал) or their own region ("зеленовск", West Kazakhstan, is no Зыряновск)
 SOUNDALIKES: dict[str, tuple[str, ...]] = {"KZ-43": ("re:арал(|да|дан|га|дын)",), "KZ-27": ("зеленовск*",)}
-_SOFT_END = frozenset("ту")  # a final sound an ASR drops: "т" after "н" ("шымкен(т)"), "у" after "а" ("улыта(у)")
+_SOFT_END = frozenset("туй")  # a final sound an ASR drops: "т" after "н" ("шымкен(т)"), "у" after "а" ("улыта(у)"),
+# "й" after a vowel ("рудны(й)")
 MAX_WORDS = 2  # words an ASR may have split the name into ("усть каминогорск")
 _PLAIN = re.compile(r"[а-я ]+")
+_KIND_WORDS = frozenset({"город", "г", "село", "поселок", "район", "аул", "станция"})  # "город абай": a phrase
 _SIMPLE_RE = re.compile(r"([а-я ]+)\(([а-я|]*)\)\??")  # "re:семе(й|я|е|ю|ем)": a stem and its endings
 _KEY = str.maketrans({"о": "а", "е": "и", "э": "и", "я": "и", "ы": "и", "й": "и", "ю": "у", "ь": "", "б": "п",
                       "в": "ф", "г": "к", "д": "т", "ж": "ш", "з": "с", "х": "к", "щ": "ш"})
@@ -55,7 +58,7 @@ def _bodies(alias: str) -> list[tuple[str, bool]]:
         m = _SIMPLE_RE.fullmatch(alias[3:])
         return [] if m is None else [(m[1] + ending, False) for ending in {*m[2].split("|"), ""}]
     body = alias.removesuffix("*")
-    if "*" in body or "обл" in body or not _PLAIN.fullmatch(body):
+    if "*" in body or "обл" in body or not _PLAIN.fullmatch(body) or body.split()[0] in _KIND_WORDS:
         return []
     return [(body, alias.endswith("*"))]
 
@@ -85,20 +88,11 @@ for _key in _NAMES:
     _BY_LENGTH[len(_key)] = (*_BY_LENGTH.get(len(_key), ()), _key)
 
 
-def _one_off(a: str, b: str) -> bool:
-    """`a` and `b` differ by at most one sound inserted, dropped or replaced."""
-    if abs(len(a) - len(b)) > 1:
-        return False
-    i = 0
-    while i < min(len(a), len(b)) and a[i] == b[i]:
-        i += 1
-    return a[i + 1 :] == b[i + 1 :] or a[i:] == b[i + 1 :] or a[i + 1 :] == b[i:]
-
-
-def _name_of(word: str) -> tuple[str, str] | None:
+def _name_of(word: str, one_off: bool = True) -> tuple[str, str] | None:
     """(the name as an alias writes it, the ending after it) when `word` sounds like one region's name; a name
     matched whole wins over one a sound off, and two regions a sound off name neither. A sound off: the first
-    sound as heard, and either both `MIN_NEAR_KEY` long or the name's last sound not heard."""
+    sound as heard, and either both `MIN_NEAR_KEY` long or the name's last sound not heard (`one_off`: looked
+    for at all)."""
     whole: dict[str, tuple[str, str]] = {}
     near: dict[str, tuple[str, str]] = {}
     for cut in range(len(word), max(len(word) - SUFFIX_MAX, 1) - 1, -1):
@@ -107,12 +101,12 @@ def _name_of(word: str) -> tuple[str, str] | None:
             code, body, _ = _NAMES[key]
             whole.setdefault(code, (body, ending))
     key = sound_key(word)  # a name a sound off is the whole word: no ending ("шимкен", not "жалга" for Шалкар)
-    for n in (len(key) - 1, len(key), len(key) + 1):
+    for n in (len(key) - 1, len(key), len(key) + 1) if one_off else ():
         for name in _BY_LENGTH.get(n, ()):
             code, body, _ = _NAMES[name]
             long_enough = min(len(key), n) >= MIN_NEAR_KEY and key[0] == name[0]  # "бойынша" is no Тайынша
-            cut_short = n >= MIN_CUT_KEY and name[:-1] == key and name[-1] in _SOFT_END
-            if (long_enough and _one_off(key, name)) or cut_short:
+            cut_short = n >= MIN_CUT_KEY and name[:-1] == key and body[-1] in _SOFT_END
+            if (long_enough and one_edit(key, name)) or cut_short:
                 near.setdefault(code, (body, ""))
     for found in (whole, near):
         if len(found) == 1:
@@ -129,9 +123,9 @@ def _heard(words: tuple[str, ...]) -> tuple[str, ...] | None:
             if not only_glue(words, [(i, i + size)]):
                 continue
             said = "".join(words[i : i + size])
-            if not _PLAIN.fullmatch(said) or (size == 1 and (russian_pos(said) or is_kazakh_verb_form(said))):
-                continue  # Latin, a Russian word the dictionary knows ("семья", "работа") or a Kazakh verb
-            hit = _name_of(said)
+            if not _PLAIN.fullmatch(said) or (size == 1 and russian_pos(said)):
+                continue  # Latin, or a Russian word the dictionary knows ("семья", "работа")
+            hit = _name_of(said, one_off=size > 1 or not is_kazakh_verb_form(said))  # a Kazakh verb: whole names only
             if hit is not None:
                 return (*words[:i], hit[0] + hit[1], *words[i + size :])
     return None

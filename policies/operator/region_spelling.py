@@ -68,7 +68,7 @@ _BY_HEAD, _BY_TAIL = _by(slice(None, _EDGE)), _by(slice(-_EDGE, None))
 _LENGTHS = frozenset(len(n) for n in _NAMES)
 
 
-def _one_edit(a: str, b: str) -> bool:
+def one_edit(a: str, b: str) -> bool:
     """`a` and `b` differ by at most one letter inserted, dropped or replaced."""
     if abs(len(a) - len(b)) > 1:
         return False
@@ -93,7 +93,7 @@ def _name_in(word: str, lowest: int, split: bool) -> tuple[str, str] | None:
         for name in (*_BY_HEAD.get(skeleton[:_EDGE], ()), *_BY_TAIL.get(skeleton[-_EDGE:], ())):
             if not (split or " " not in _NAMES[name]):
                 continue
-            if _skeleton(name) == skeleton or (len(name) >= MIN_NEAR and _one_edit(start, name)):
+            if _skeleton(name) == skeleton or (len(name) >= MIN_NEAR and one_edit(start, name)):
                 return _NAMES[name], word[cut:]  # vowels alike ("павладор"), or one letter off ("шимкент")
     return None
 

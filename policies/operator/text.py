@@ -1,7 +1,7 @@
 """Text normalisation shared by the operator's detectors (language, region, intents). Pure.
 
 `fold` lower-cases, maps `ё` to `е`, folds Kazakh-specific Cyrillic letters onto their nearest Russian ones
-(қ->к, ғ->г, ұ/ү->у, ө->о, ә->а, і->и, ң->н, һ->х), turns hyphens and punctuation into spaces and collapses
+(қ->к, ғ->г, ұ/ү/ў->у, ө->о, ә->а, і->и, ң->н, һ->х), turns hyphens and punctuation into spaces and collapses
 whitespace, so one set of patterns serves Russian, Kazakh and Latin transliterations.
 """
 
@@ -15,6 +15,7 @@ _KK_FOLD = str.maketrans(
         "қ": "к",
         "ғ": "г",
         "ұ": "у",
+        "ў": "у",  # "кентаўдан": the Kazakh "у" after a vowel as some recognisers write it
         "ү": "у",
         "ө": "о",
         "ә": "а",
