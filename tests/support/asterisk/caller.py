@@ -55,10 +55,12 @@ class SipCaller:
         self.messages = work_dir / "sipp-messages.log"
         self.errors = work_dir / "sipp-errors.log"
         media = free_udp_range(4)
+        # no "-cp": sipp binds its remote-control socket itself, at the first free port from 8888; a number asked of
+        # the OS before could be taken by the time sipp binds it (callers started at once), and sipp would exit
         cmd = ["sipp", f"127.0.0.1:{pbx.ports.sip}", "-sf", str(scenario), "-s", exten,
                "-au", user, "-ap", password or pbx.creds.test_caller_password,
                "-i", "127.0.0.1", "-p", str(free_udp_port("127.0.0.1")), "-mp", str(media),
-               "-cp", str(free_udp_port()), "-m", "1", "-l", "1", "-nostdin",
+               "-m", "1", "-l", "1", "-nostdin",
                "-trace_logs", "-log_file", str(self.log_file), "-trace_msg", "-message_file", str(self.messages),
                "-trace_err", "-error_file", str(self.errors),
                "-timeout", f"{int(hangup_after_s) + 120}s", "-timeout_error"]
