@@ -67,8 +67,8 @@ from benchmarks.media_bench import (
     write_daemon_env,
     write_env,
 )
-from benchmarks.ports import free_tcp_port
 from benchmarks.run import REPORTS, git_commit, machine
+from tests.support.ports import closed_tcp_port
 
 # The daemon's own figures kept in the report: its slow loop steps, GC pauses and pacer overruns (daemon_proc)
 DAEMON_LOOP_FIGURES = ("slow_steps", "gc", "gc_waited_ticks", "overruns", "counters")
@@ -135,7 +135,7 @@ async def run_one(profile: str, n: int, window_s: float, workdir: Path, plan: lp
         os.sched_setaffinity(0, set(cpus["callers"]))
     server = _server(profile if cold else "instant", seed, plan)
     openai_url = await server.start()
-    password, metrics_port = secrets.token_hex(8), free_tcp_port()
+    password, metrics_port = secrets.token_hex(8), closed_tcp_port()
     spec = {"n": n, "plan": str(workdir / "plan" / "plan.json"), "out": str(run_dir / "capture"), "seed": seed,
             "ari_user": APP, "ari_password": password, "app": APP, "route": lplan.KB_ROUTE,
             "routes": {str(i): r for i, r in plan.routes.items()}, "warmup_s": CALL_S if n > 1 else SINGLE_WARMUP_S, "call_s": CALL_S,

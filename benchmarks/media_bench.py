@@ -29,7 +29,6 @@ from benchmarks import plan as plans
 from benchmarks.analysis import Rules, analyse, percentile, verdicts
 from benchmarks.baseline import judge_net, reference_figures, reference_problems
 from benchmarks.capture import loads
-from benchmarks.ports import free_tcp_port, free_udp_port
 from benchmarks.procstat import (
     box_busy_seconds,
     box_steal_seconds,
@@ -41,6 +40,8 @@ from benchmarks.procstat import (
 )
 from benchmarks.reference_pacer import ReferenceProcess
 from benchmarks.stalls import box_problems, events_by_call
+from tests.support.asterisk.pbx import free_udp_port
+from tests.support.ports import closed_tcp_port
 
 REPO = Path(__file__).resolve().parent.parent
 ENV_EXAMPLE = REPO / "etc" / "ai-operator.env.example"
@@ -122,7 +123,7 @@ async def prepare_stage(workdir: Path) -> Stage:
 
 def rtp_range(size: int) -> tuple[int, int]:
     """A range of `size` ports starting at one the OS hands out (the daemon skips any taken meanwhile)."""
-    base = free_udp_port()
+    base = free_udp_port("127.0.0.1")
     if base + size - 1 > 65535:
         base = 65535 - size + 1
     return base, base + size - 1
@@ -264,7 +265,7 @@ async def run_media(n: int, stage: Stage, options: Options) -> dict[str, Any]:
     stagger = options.stagger_s if options.stagger_s is not None else call_s
     cpus = pinning(options.pin)
     password = secrets.token_hex(8)
-    metrics_port = free_tcp_port()
+    metrics_port = closed_tcp_port()
     spec = {"n": n, "plan": str(stage.plan_path), "out": str(run_dir / "capture"), "seed": options.seed,
             "ari_user": APP, "ari_password": password, "app": APP, "route": ROUTE, "warmup_s": warmup, "call_s": call_s,
             "window_s": options.window_s, "stagger_s": stagger, "think_s": THINK_S, "gap_s": GAP_S,

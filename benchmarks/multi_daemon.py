@@ -48,7 +48,6 @@ from benchmarks.media_bench import (
     stop_daemon,
     write_env,
 )
-from benchmarks.ports import free_tcp_ports, free_udp_port
 from benchmarks.procstat import (
     box_busy_seconds,
     cpu_seconds,
@@ -57,6 +56,8 @@ from benchmarks.procstat import (
     runqueue_wait_seconds,
     tree_cpu_seconds,
 )
+from tests.support.asterisk.pbx import free_udp_port
+from tests.support.ports import free_tcp_ports
 
 APP_PREFIX = "ai-operator"
 USER = "ai-operator"
@@ -76,7 +77,7 @@ def pinning(k: int, pin: bool = True) -> dict[str, Any]:
 
 def rtp_ranges(k: int, size: int) -> list[tuple[int, int]]:
     """K disjoint ranges of `size` ports from one base the OS hands out (the daemons skip ports taken meanwhile)."""
-    base = min(free_udp_port(), 65536 - k * size)
+    base = min(free_udp_port("127.0.0.1"), 65536 - k * size)
     return [(base + i * size, base + (i + 1) * size - 1) for i in range(k)]
 
 

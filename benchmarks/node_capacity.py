@@ -79,7 +79,6 @@ from benchmarks.multi_daemon import (
     rtp_ranges,
     start_daemons,
 )
-from benchmarks.ports import free_tcp_ports
 from benchmarks.procstat import cpu_seconds, postmaster_pid, rss_mb, tree_cpu_seconds
 
 DAEMONS = 2
@@ -192,6 +191,7 @@ async def run_node(n: int, stage: NodeStage, options: Options) -> dict[str, Any]
     from tests.support.asterisk.pbx import ARI_USER, free_udp_port
     from tests.support.cluster.kamailio import FRONT_DOOR_HOST
     from tests.support.cluster.nodes import ROUTE_EXTEN
+    from tests.support.ports import free_tcp_ports
 
     run_dir = stage.workdir / f"n{n}"
     run_dir.mkdir(parents=True, exist_ok=True)

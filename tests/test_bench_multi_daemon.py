@@ -102,7 +102,7 @@ def test_metrics_ports_are_distinct_and_free_for_tcp() -> None:
     TCP port in use) and no two daemons get the same one."""
     import socket
 
-    from benchmarks.ports import free_tcp_ports
+    from tests.support.ports import free_tcp_ports
 
     ports = free_tcp_ports(4)
     assert len(set(ports)) == 4

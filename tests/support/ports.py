@@ -1,8 +1,9 @@
 """Ports for tests, always asked of the OS (never a fixed number or range): a TCP port that nothing listens
-on, a TCP port held by a listening socket, and a run of UDP ports that bound a moment ago."""
+on, distinct TCP ports for listeners to come, a TCP port held by a listening socket, and a run of UDP ports that bound a moment ago."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
 
 
@@ -11,6 +12,16 @@ def closed_tcp_port(host: str = "127.0.0.1") -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind((host, 0))
         return int(s.getsockname()[1])
+
+
+def free_tcp_ports(k: int, host: str = "127.0.0.1") -> list[int]:
+    """`k` distinct TCP ports the OS just handed out, all held while they are chosen (so none repeats), then
+    closed: a daemon's metrics listener each. A UDP check says nothing of a TCP port (their numbers are apart)."""
+    with contextlib.ExitStack() as stack:
+        socks = [stack.enter_context(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) for _ in range(k)]
+        for sock in socks:
+            sock.bind((host, 0))
+        return [int(sock.getsockname()[1]) for sock in socks]
 
 
 def listening_socket(host: str = "127.0.0.1") -> socket.socket:
