@@ -40,6 +40,10 @@ EXAMPLES = {  # entry -> (an example question, a question worded like it, a near
     ),
 }
 
+# the operator's knowledge base scored by the lexicon alone: the policy's classifier (kb_classifier.py) answers
+# "на холд поставить пока мы на зимовке" itself once the example is gone, and what is measured here is the examples
+LEXICAL = dataclasses.replace(KNOWLEDGE, classifier=None)
+
 KK_EXAMPLES = {  # the same in Kazakh: the example's case endings and verb forms are not the question's
     "kk-pause": (
         "жазғы демалысқа ауылға кетеміз интернетті ұйықтатып қоюға бола ма",
@@ -117,7 +121,7 @@ async def test_the_store_keeps_example_questions_scores_with_them_and_never_read
             )
     entries, rejects = parse_kb_lines(lines, KNOWLEDGE)
     assert not rejects
-    kb = KnowledgeBase(db, HashEmbedder(256), KNOWLEDGE)
+    kb = KnowledgeBase(db, HashEmbedder(256), LEXICAL)
     await kb.ingest(entries)
     assert await kb.questions() == {k: (v[0],) for k, v in EXAMPLES.items()}
     for entry_id, (example, like, near) in EXAMPLES.items():

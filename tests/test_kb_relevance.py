@@ -4,6 +4,7 @@ recall are printed at the end of the run (conftest.py, "measured") and held to m
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -13,7 +14,8 @@ import pytest
 from ai_operator.kb.relevance import RELEVANCE_GATE
 from ai_operator.kb.selection import FALLBACK_MARGIN
 from ai_operator.kb.store import KnowledgeBase
-from policies.operator.knowledge import SCORER
+from policies.operator.kb_classifier import HELD_OUT
+from policies.operator.knowledge import KNOWLEDGE, SCORER
 from tests.support import kb_gate as G
 
 fold, relevance, stem, terms, unseen_words = SCORER.fold, SCORER.relevance, SCORER.stem, SCORER.terms, SCORER.unseen_words
@@ -117,6 +119,22 @@ def test_relevance_is_deterministic_bounded_and_reports_terms() -> None:
 CALIBRATION_MIN = {"precision": 0.95, "recall": 0.94, "rejection": 0.97}
 HELD_OUT_MIN = {"precision": 0.94, "recall": 0.92, "rejection": 0.97}
 TARGET = {"precision": 0.95, "recall": 0.90, "rejection": 0.97}
+# The questions the operator's classifier (policies/operator/kb_classifier.py) never learnt: "held-out" and the four
+# blind splits -20..-23 (1,909 lines). Lexicon alone 0.955, 0.848, 0.948 (-22 and -23 on their first run, before
+# the classifier existed: 0.955, 0.865, 0.960 and 0.941, 0.841, 0.923); with it 0.977, 0.951, 0.974 (each split's
+# own line above).
+NEVER_LEARNT_MIN = {"precision": 0.96, "recall": 0.93, "rejection": 0.96}
+LEXICAL = dataclasses.replace(KNOWLEDGE, classifier=None)
+
+
+async def lexicon_alone(kb: KnowledgeBase, item: G.Labelled) -> G.Outcome:
+    """A labelled question's outcome scored by the lexicon alone (the policy's knowledge base without its
+    classifier): the figures before it, measured in the same run."""
+    hits = await kb.search(G.asked(item), item.lang, item.region,
+                           fallback_languages=("ru",) if item.lang == "kk" else (), profile=LEXICAL)
+    best = hits[0] if hits else None
+    return G.Outcome(item, G.topic(best.entry_id) if best else "", best.relevance if best else 0.0,
+                     best.fallback if best else False)
 
 
 async def test_gate_precision_and_recall_on_the_labelled_questions(kb: KnowledgeBase, record_property) -> None:
@@ -132,6 +150,8 @@ async def test_gate_precision_and_recall_on_the_labelled_questions(kb: Knowledge
             assert best.relevance is not None and best.gate == RELEVANCE_GATE
         outcomes.append(G.Outcome(item, G.topic(best.entry_id) if best else "", best.relevance if best else 0.0,
                                   best.fallback if best else False))
+    unlearnt = [o for o in outcomes if o.item.split in HELD_OUT]
+    lexical = [await lexicon_alone(kb, o.item) for o in unlearnt]
     by_split = {s: [o for o in outcomes if o.item.split == s] for s in G.SPLITS}
     threshold, plateau = G.calibrate(by_split["calibration"])
     lines = [f"kb relevance gate ({len(items)} labelled questions, ru+kk): calibrated threshold {threshold:.2f} "
@@ -139,17 +159,22 @@ async def test_gate_precision_and_recall_on_the_labelled_questions(kb: Knowledge
     shipped = {s: G.figures(o, RELEVANCE_GATE) for s, o in by_split.items()}
     lines += [shipped[s].line(f"  {s:<11}") for s in G.SPLITS]
     lines.append(G.figures(by_split["held-out"], threshold).line(f"  {'held-out':<11}@calibrated"))
-    held = shipped["held-out"]
+    held, before = G.figures(unlearnt, RELEVANCE_GATE), G.figures(lexical, RELEVANCE_GATE)
+    lines.append(f"  never learnt by the classifier ({', '.join(sorted(HELD_OUT))}): {len(unlearnt)} questions; "
+                 f"lexicon alone precision {before.precision:.3f} recall {before.recall:.3f} out-of-scope rejected "
+                 f"{before.rejection:.3f} -> with the classifier {held.precision:.3f} {held.recall:.3f} "
+                 f"{held.rejection:.3f}")
     short = [k for k, v in TARGET.items() if {"precision": held.precision, "recall": held.recall,
                                                 "rejection": held.rejection}[k] < v]
-    lines.append(f"  held-out target (precision {TARGET['precision']}, recall {TARGET['recall']}, out-of-scope "
+    lines.append(f"  never-learnt target (precision {TARGET['precision']}, recall {TARGET['recall']}, out-of-scope "
                  f"rejected {TARGET['rejection']}): {'met' if not short else 'NOT met: ' + ', '.join(short)}")
     for line in lines:
         record_property("report", line)
     report = "\n".join(lines)
     assert RELEVANCE_GATE in plateau, report  # the shipped threshold is one the calibration split supports
-    for split, minimum in (("calibration", CALIBRATION_MIN), ("held-out", HELD_OUT_MIN)):
-        f = shipped[split]
+    for split, minimum in (("calibration", CALIBRATION_MIN), ("held-out", HELD_OUT_MIN),
+                           ("never learnt", NEVER_LEARNT_MIN)):
+        f = held if split == "never learnt" else shipped[split]
         got = {"precision": f.precision, "recall": f.recall, "rejection": f.rejection}
         assert all(got[k] >= v for k, v in minimum.items()), f"{split}: {got} below {minimum}\n{report}"
 

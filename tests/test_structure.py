@@ -24,6 +24,7 @@ POLICY_MAY_IMPORT = {
     "ai_operator.kb.relevance": "pure text scoring with the policy's own lexicon (its knowledge base's scorer)",
     "ai_operator.kb.morphology": "pure word analysis: Russian lemmas (pymorphy3's dictionary, loaded once)",
     "ai_operator.kb.kazakh": "pure word analysis: Kazakh stems",
+    "ai_operator.kb.classifier": "the learned question classifier's model (numpy), read from the policy's own file",
 }
 # Configuration knows nothing of the runtime but the provider registry's names: a provider name is the value of a
 # declared key (`STT_PROVIDER`, `ROUTE_<NAME>_STT`), so it is checked when the file is read, with the registered

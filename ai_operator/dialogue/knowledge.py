@@ -73,13 +73,16 @@ class KnowledgeProfile:
     policy from its own lexicon and word analysis (an `ai_operator.kb.relevance.Scorer`; the contract does not
     look inside it). The runtime knows no language, scope or word of its own. `asks`: how the policy turns a
     caller's question (question, language, scope value or "") into the search it sends, so that `kb calibrate` asks
-    labelled questions the way a call does; None: the question as said, in its language alone."""
+    labelled questions the way a call does; None: the question as said, in its language alone. `classifier`: the
+    policy's learned question classifier (an `ai_operator.kb.classifier.QuestionClassifier`), which decides
+    relevance where it is sure; None: the scorer alone."""
 
     name: str
     languages: tuple[str, ...]
     scope: KnowledgeScope
     scorer: Any
     asks: Callable[[str, str, str], KnowledgeSearch] | None = None
+    classifier: Any = None
 
 
 @runtime_checkable

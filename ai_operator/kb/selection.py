@@ -10,7 +10,7 @@ chooses at every gate it tries, from the same candidates, so what it measures is
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ai_operator.dialogue import KnowledgeHit
@@ -27,7 +27,8 @@ class Candidates:
     """The scored candidates of one search: `rows` (the search statement's own rows, search_sql.py), their
     relevance by entry id (`scored`), that of the other scope values' entries the text matched (`elsewhere`), the
     asked `language` and its `fallback` (or None), the `scorer` and the number of hits wanted (`limit`);
-    `stored_gate`: the gate calibrated for the embedder as the statement read it (gate.py; None: none)."""
+    `stored_gate`: the gate calibrated for the embedder as the statement read it (gate.py; None: none); `judge`:
+    the policy's classifier's say on the scores at a gate (classifier.judged; None: the scores as they are)."""
 
     rows: Sequence[tuple]
     scored: dict[str, Relevance]
@@ -37,11 +38,13 @@ class Candidates:
     scorer: Scorer
     limit: int
     stored_gate: str | None = None
+    judge: Callable[[Mapping[str, Relevance], float], dict[str, Relevance]] | None = None
 
     def choose(self, gate: float) -> tuple[list[KnowledgeHit], Relevance | None]:
         """The hits at `gate`, most relevant first, and the other scope value's entry the question is about (then
         no hits), if any."""
-        rel = {k: v.score for k, v in self.scored.items()}
+        scored = self.judge(self.scored, gate) if self.judge else dict(self.scored)
+        rel = {k: v.score for k, v in scored.items()}
         primary = [r for r in self.rows if r[5] == self.language]
         hits_rows, is_fallback = primary, False
         if self.fallback:
@@ -49,8 +52,8 @@ class Candidates:
             if other and _falls_back(primary, other, rel, self.language, self.fallback, gate):
                 hits_rows, is_fallback = other, True
         national = max((rel[r[0]] for r in hits_rows if not r[11]), default=0.0)
-        hits_rows = sorted(hits_rows, key=lambda r: (-_rank(self.scored[r[0]], r[11], national, gate), -r[4], r[0]))
-        named = _other_region_match(self.scored[hits_rows[0][0]] if hits_rows else None, self.elsewhere,
+        hits_rows = sorted(hits_rows, key=lambda r: (-_rank(scored[r[0]], r[11], national, gate), -r[4], r[0]))
+        named = _other_region_match(scored[hits_rows[0][0]] if hits_rows else None, self.elsewhere,
                                     self.scorer, gate)
         if named is not None:
             return [], named

@@ -19,6 +19,7 @@ from pgvector import Vector
 from psycopg import AsyncConnection
 
 from ai_operator.dialogue import KnowledgeHit, KnowledgeProfile
+from ai_operator.kb.classifier import judge_of
 from ai_operator.kb.embeddings import Embedder
 from ai_operator.kb.gate import (
     DROP_OTHER_GATES_SQL,
@@ -301,7 +302,8 @@ class KnowledgeBase:
         unseen = scorer.unseen_words(query, [(r[1], r[3]) for r in rows])
         return Candidates(rows, {r[0]: scorer.relevance(query, r[1], r[3], unseen, r[13]) for r in rows},
                           [scorer.relevance(query, r[1], r[3], unseen, r[13]) for r in fetched if not r[10]],
-                          language, fallback, scorer, limit, fetched[0][12] if fetched else None)
+                          language, fallback, scorer, limit, fetched[0][12] if fetched else None,
+                          judge_of(profile.classifier, scorer, query, language, rows))
 
     async def _gate_of(self, profile: KnowledgeProfile | None, stored: str | None) -> GateInUse:
         """The gate in use for `profile` given the stored value a search read: the last one worked out while that

@@ -13,6 +13,7 @@ from ai_operator.dialogue import KnowledgeProfile, KnowledgeScope
 from ai_operator.kb.kazakh import is_kazakh, is_kazakh_negated_verb, is_kazakh_verb_form, kazakh_oblique
 from ai_operator.kb.morphology import normal_forms, russian_noun_reading, russian_pos, warm_up
 from ai_operator.kb.relevance import PERSON, PLACE, Scorer
+from policies.operator.kb_classifier import CLASSIFIER
 from policies.operator.language import LANGUAGES
 
 REGION = KnowledgeScope(key="region", field="regions", everywhere="*", pattern=r"[A-Z]{2}-[A-Z0-9]{1,3}",
@@ -83,4 +84,4 @@ class RussianKazakh:
 
 
 SCORER = Scorer(lexicon, RussianKazakh())
-KNOWLEDGE = KnowledgeProfile(name="operator", languages=LANGUAGES, scope=REGION, scorer=SCORER)
+KNOWLEDGE = KnowledgeProfile(name="operator", languages=LANGUAGES, scope=REGION, scorer=SCORER, classifier=CLASSIFIER)

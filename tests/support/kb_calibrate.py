@@ -20,6 +20,7 @@ from ai_operator.dialogue import KnowledgeProfile, knowledge_profile
 from ai_operator.kb import calibration as C
 from ai_operator.kb.store import KnowledgeBase
 from policies import load_policy
+from policies.operator.kb_classifier import HELD_OUT
 from tests.support import kb_gate as G
 
 _profile = knowledge_profile(load_policy("operator"))  # with the policy's `asks`: asked as a call asks
@@ -47,11 +48,12 @@ class Measured:
 
 async def measure(kb: KnowledgeBase, *, in_scope: int = 100, low: int = 3, mid: int = 6, outside: int = 30
                   ) -> list[Measured]:
-    """The calibration split's questions in file order, measured until there are `in_scope` steady right ones
-    reaching `RIGHT_MIN` or more, `low` and `mid` in the bands, and `outside` never-answered out-of-scope ones."""
+    """The questions the policy's classifier never learnt (kb_classifier.HELD_OUT: those it learnt it answers at
+    every gate) in file order, measured until there are `in_scope` steady right ones reaching `RIGHT_MIN` or more,
+    `low` and `mid` in the bands, and `outside` never-answered out-of-scope ones."""
     out: list[Measured] = []
     counts = {"right": 0, "low": 0, "mid": 0, "outside": 0}
-    for item in (i for i in G.load() if i.split == "calibration"):
+    for item in (i for i in G.load() if i.split in HELD_OUT):
         if counts["right"] >= in_scope and counts["low"] >= low and counts["mid"] >= mid and counts["outside"] >= outside:
             break
         ask = ASKS(item.q, item.lang, item.region)
@@ -87,8 +89,9 @@ def _pools(measured: list[Measured]) -> tuple[list[Measured], list[Measured], li
 
 
 def write(path: Path, items: list[G.Labelled]) -> Path:
+    """`items` as a labelled file of one split, "calibration" (`kb calibrate`'s default)."""
     path.write_text("".join(json.dumps({"q": i.q, "lang": i.lang, "region": i.region, "expect": list(i.expect),
-                                        "kind": i.kind, "split": i.split}, ensure_ascii=False) + "\n"
+                                        "kind": i.kind, "split": "calibration"}, ensure_ascii=False) + "\n"
                             for i in items), encoding="utf-8")
     return path
 

@@ -96,8 +96,11 @@ SPLITS = (
     "held-out-19",
     "held-out-20",
     "held-out-21",
+    "held-out-22",
+    "held-out-23",
     "calibration-colloquial",
     "calibration-situations",
+    "calibration-near-misses",
 )
 
 
