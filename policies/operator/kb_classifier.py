@@ -22,7 +22,7 @@ MODEL = Path(__file__).resolve().parent / "kb_classifier.npz"
 DIGEST = MODEL.with_suffix(".sha256")
 LABELLED = Path(__file__).resolve().parents[2] / "tests" / "data" / "kb_relevance.jsonl"
 ARTICLES = Path(__file__).resolve().parents[2] / "etc" / "kb" / "sample.jsonl"
-HELD_OUT = frozenset(["held-out", "held-out-20", "held-out-21", "held-out-22", "held-out-23"])
+HELD_OUT = frozenset(["held-out", "held-out-20", "held-out-21", "held-out-22", "held-out-23", "held-out-24"])
 
 
 def training_rows(lines: Iterable[str]) -> list[dict]:

@@ -43,7 +43,15 @@ articles and the region names only) by m25-heldout19 while a blind check of the 
 "held-out-20" lines (315, ru 187 / kk 128, 76 out of scope, mostly near misses), written blind (from the
 articles and the region names only) by m26-heldout20 while a blind check of the sixth round ran. So were the
 "held-out-21" lines (324, ru 199 / kk 125, 76 out of scope, mostly near misses), written blind (from the
-articles and the region names only) by m27-heldout21 while a blind check of the sixth round ran. The
+articles and the region names only) by m27-heldout21 while a blind check of the sixth round ran. So were the
+"held-out-22" and "held-out-23" lines (320 and 323, ru 191 / kk 129 and ru 183 / kk 140, 75 and 78 out of scope),
+written blind by two helpers while the question classifier (policies/operator/kb_classifier.py) was being built,
+and the "held-out-24" lines (321, ru 193 / kk 128, 77 out of scope), written blind after it was, and run once
+before anything was changed for them. The classifier learns every split but these five and "held-out"
+(`kb_classifier.HELD_OUT`). The "calibration-near-misses" and "calibration-near-misses-2" lines (420 and 320, all
+out of scope: questions that borrow an article's words or a question's shape about things not ours: another
+operator, a TV programme, a gas bill, a printer, a lottery SMS) were written blind, as training lines for the
+classifier's out-of-scope class. The
 "calibration-colloquial" lines (71, ru 42 / kk 29; k2-kb-semantic: 48 in scope asked in words
 neither the articles nor the lexicon use, "затащить интернет", "расценки на домашку", 23 near misses in the same
 words) are tuning lines that no mechanism answers yet (10 of 48 before the round, 15 with word vectors, which were
@@ -98,9 +106,11 @@ SPLITS = (
     "held-out-21",
     "held-out-22",
     "held-out-23",
+    "held-out-24",
     "calibration-colloquial",
     "calibration-situations",
     "calibration-near-misses",
+    "calibration-near-misses-2",
 )
 
 
