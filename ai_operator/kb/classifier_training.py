@@ -37,15 +37,14 @@ class Example:
     label: str
 
 
-def _vocabulary(docs: Iterable[Sequence[str]], min_df: int) -> tuple[dict[str, int], np.ndarray, int]:
+def _vocabulary(docs: Sequence[Sequence[str]], min_df: int) -> tuple[dict[str, int], np.ndarray]:
+    """The tokens in at least `min_df` of `docs`, numbered in sorted order, and their smoothed idf."""
     df: Counter[str] = Counter()
-    n = 0
     for tokens in docs:
         df.update(set(tokens))
-        n += 1
     kept = sorted(t for t, c in df.items() if c >= min_df)
-    idf = np.array([math.log((1 + n) / (1 + df[t])) + 1.0 for t in kept])
-    return {t: i for i, t in enumerate(kept)}, idf, n
+    idf = np.array([math.log((1 + len(docs)) / (1 + df[t])) + 1.0 for t in kept])
+    return {t: i for i, t in enumerate(kept)}, idf
 
 
 def train(examples: Sequence[Example], articles: Iterable[str], threshold: float = DEFAULT_THRESHOLD,
@@ -56,8 +55,8 @@ def train(examples: Sequence[Example], articles: Iterable[str], threshold: float
 
     gram_docs = [char_ngrams(e.folded) for e in examples]
     concept_docs = [concept_tokens(e.keys, e.language) for e in examples]
-    grams, gram_idf, _ = _vocabulary(gram_docs, MIN_GRAM_QUESTIONS)
-    concepts, concept_idf, _ = _vocabulary(concept_docs, 1)
+    grams, gram_idf = _vocabulary(gram_docs, MIN_GRAM_QUESTIONS)
+    concepts, concept_idf = _vocabulary(concept_docs, 1)
     rows, cols, vals = [], [], []
     for i, (g, k) in enumerate(zip(gram_docs, concept_docs, strict=True)):
         for offset, (c_idx, w) in ((0, feature_block(g, grams, gram_idf)), (len(grams), feature_block(k, concepts, concept_idf))):

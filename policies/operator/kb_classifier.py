@@ -4,9 +4,11 @@ articles of etc/kb/sample.jsonl as they are (an article edited or added since is
 the classifier is retrained), and shipped as `kb_classifier.npz` beside this module; `CLASSIFIER` is None when the
 file is absent.
 
-Retrain after the labelled questions, the sample articles or the lexicon change (the model's concept features are the lexicon's keys):
-`.venv/bin/python scripts/train_kb_classifier.py` (needs the `dev` extra's scikit-learn; about 10 s). It
-records a digest of the lines it learnt from, and tests/test_kb_classifier.py fails when the file is stale.
+Retrain after the labelled questions, the sample articles or the lexicon change (the model's concept features
+are the lexicon's keys): `.venv/bin/python scripts/train_kb_classifier.py` (needs the `dev` extra's scikit-learn;
+about 10 s). It records a digest of the lines it learnt from, and tests/test_kb_classifier.py fails when those
+lines or the sample articles changed since; a lexicon change is not detected (the model keeps working, with
+features that drift from what it learnt), so retrain after one.
 """
 
 from __future__ import annotations
